@@ -1,0 +1,31 @@
+# Every target creates what it needs: a virtual environment in $(VENV) with the package installed.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test test-all run bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+test: $(STAMP)  ## the test suite without the slow tests
+	$(BIN)/python -m pytest -m "not slow" -q
+
+test-all: $(STAMP)  ## every test, slow ones included
+	$(BIN)/python -m pytest -q
+
+run: $(STAMP)  ## the main job: one seeded 4-player game among random players, hand by hand
+	$(BIN)/hearts-demo --seed 0
+
+bench: $(STAMP)  ## engine speed against OpenSpiel's hearts
+	$(BIN)/python benchmarks/bench_core.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

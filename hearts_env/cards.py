@@ -1,0 +1,124 @@
+"""Card ids, names and the deck for each player count (RULES.md, "Cards and seats").
+
+A card's id is ``suit * 13 + (rank - 2)`` with suits clubs 0, diamonds 1, spades 2, hearts 3 and
+ranks 2..14, so ``2C = 0``, ``QS = 36``, ``AH = 51``. The id is also the action id of every
+environment. Names are a rank character from ``23456789TJQKA`` and a suit character from ``CDSH``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+NUM_CARDS = 52
+NUM_SUITS = 4
+NUM_RANKS = 13
+CLUBS, DIAMONDS, SPADES, HEARTS = range(NUM_SUITS)
+SUIT_CHARS = "CDSH"
+SUIT_SYMBOLS = "♣♦♠♥"
+RANK_CHARS = "23456789TJQKA"
+MIN_PLAYERS, MAX_PLAYERS = 3, 7
+
+# Cards taken out so that the deck divides evenly among the players (never a point card).
+REMOVED_CARDS: dict[int, tuple[str, ...]] = {
+    3: ("2D",),
+    4: (),
+    5: ("2D", "2C"),
+    6: ("2D", "3D", "3C", "4C"),
+    7: ("2D", "3D", "3C"),
+}
+
+
+def card_id(suit: int, rank: int) -> int:
+    """The id of the card of ``suit`` (0..3) and ``rank`` (2..14)."""
+    if not 0 <= suit < NUM_SUITS or not 2 <= rank <= 14:
+        raise ValueError(f"no card with suit {suit} and rank {rank} (suit 0..3, rank 2..14)")
+    return suit * NUM_RANKS + rank - 2
+
+
+def suit_of(card: int) -> int:
+    return card // NUM_RANKS
+
+
+def rank_of(card: int) -> int:
+    """Rank 2..14 (J=11, Q=12, K=13, A=14)."""
+    return card % NUM_RANKS + 2
+
+
+def parse_card(text: str) -> int:
+    """Card id of a name such as ``"QS"``, ``"th"`` or ``"10H"``."""
+    name = text.strip().upper()
+    if name.startswith("10"):
+        name = "T" + name[2:]
+    if len(name) != 2 or name[0] not in RANK_CHARS or name[1] not in SUIT_CHARS:
+        raise ValueError(
+            f"not a card: {text!r} (expected a rank from {RANK_CHARS} or 10, then a suit from {SUIT_CHARS})"
+        )
+    return SUIT_CHARS.index(name[1]) * NUM_RANKS + RANK_CHARS.index(name[0])
+
+
+def parse_cards(text: str | Iterable[str | int]) -> list[int]:
+    """Card ids of a space- or comma-separated string of names, or of an iterable of names/ids."""
+    items = text.replace(",", " ").split() if isinstance(text, str) else text
+    return [parse_card(c) if isinstance(c, str) else _check_id(c) for c in items]
+
+
+def _check_id(card: int) -> int:
+    if not 0 <= int(card) < NUM_CARDS:
+        raise ValueError(f"card id {card} is out of range 0..51")
+    return int(card)
+
+
+def card_name(card: int) -> str:
+    """``"QS"`` for 36."""
+    card = _check_id(card)
+    return RANK_CHARS[card % NUM_RANKS] + SUIT_CHARS[card // NUM_RANKS]
+
+
+def card_symbol(card: int) -> str:
+    """``"Q♠"`` for 36; ten is written ``"10"``."""
+    card = _check_id(card)
+    rank = RANK_CHARS[card % NUM_RANKS]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // NUM_RANKS]
+
+
+def check_num_players(num_players: int) -> int:
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+    return int(num_players)
+
+
+def removed_cards(num_players: int) -> tuple[int, ...]:
+    """Ids of the cards taken out of the deck for ``num_players``."""
+    return tuple(parse_card(c) for c in REMOVED_CARDS[check_num_players(num_players)])
+
+
+def deck(num_players: int) -> np.ndarray:
+    """Sorted ids of the cards in play for ``num_players``."""
+    return np.setdiff1d(np.arange(NUM_CARDS), removed_cards(num_players))
+
+
+def hand_size(num_players: int) -> int:
+    return len(deck(num_players)) // num_players
+
+
+def lowest_club(num_players: int) -> int:
+    """The club that leads the first trick: 2C, or 3C where 2C is removed."""
+    return int(deck(num_players)[0])
+
+
+def deal_from_hands(hands: Sequence[str | Iterable[str | int]]) -> np.ndarray:
+    """A ``deals`` row for ``core.new_games``: the seat holding each card, -1 for cards not held.
+
+    ``hands[s]`` lists seat ``s``'s cards, e.g. ``["2C 3C QS ...", "AH KH ...", ...]``.
+    """
+    row = np.full(NUM_CARDS, -1, dtype=np.int8)
+    for seat, hand in enumerate(hands):
+        for card in parse_cards(hand):
+            if row[card] != -1:
+                raise ValueError(f"{card_name(card)} is given to seat {row[card]} and seat {seat}")
+            row[card] = seat
+    return row

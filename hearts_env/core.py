@@ -1,0 +1,522 @@
+"""The vectorised Hearts engine: a batch of games stepped together with numpy.
+
+A ``State`` is a frozen dataclass of arrays with the batch axis first. Hands, passes and taken
+piles are ``uint64`` bitboards (bit ``c`` set = card id ``c`` present). The functions here take a
+state and return a new one; arrays are never modified in place, so a state may be kept and
+reused (for search, or to retry after an illegal action).
+
+    state = new_games(HeartsRules(), batch_size=1024, seed=0)
+    while not state.done.all():
+        state = step(state, sample_actions(state, rng))
+
+Every game of a batch sits in one of three phases: ``PASS`` (the seat to act picks one card to
+pass; cards move only after every seat has picked ``pass_count``), ``PLAY`` (the seat to act plays
+to the trick) and ``GAME_OVER``. A hand that ends is scored within the step of its last card and
+the next hand is dealt at once, so ``hand_over`` marks the states that followed a completed hand
+and ``last_hand_points`` holds that hand's score.
+
+No Python loop over games or cards runs in ``step`` or ``legal_mask``. Later deals of a game are
+drawn from the game's own key (``State.key``) and its hand number through a counter-based hash,
+so a game plays out the same whether it runs alone or in any batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from hearts_env import cards
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, card_name
+from hearts_env.rules import HeartsRules
+
+PASS, PLAY, GAME_OVER = 0, 1, 2
+PHASE_NAMES = ("pass", "play", "game over")
+
+_U64 = np.uint64
+BIT = _U64(1) << np.arange(NUM_CARDS, dtype=_U64)  # (52,) bitboard of each single card
+SUIT_BITS = _U64(0x1FFF) << (np.arange(cards.NUM_SUITS, dtype=_U64) * _U64(NUM_RANKS))
+HEART_BITS = SUIT_BITS[cards.HEARTS]
+QS = cards.parse_card("QS")
+JD = cards.parse_card("JD")
+POINT_BITS = HEART_BITS | BIT[QS]
+SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS
+_MOON_POINTS = 26  # 13 hearts + the QS
+_NO_CARD = -1
+
+
+@dataclass(frozen=True)
+class State:
+    """A batch of B games of P players. Seats are 0..P-1, clockwise."""
+
+    rules: HeartsRules
+    key: np.ndarray  # (B,) uint64: seeds the game's later deals
+    hand_number: np.ndarray  # (B,) int32: 1 for a game's first hand
+    phase: np.ndarray  # (B,) int8: PASS, PLAY or GAME_OVER
+    to_play: np.ndarray  # (B,) int8: seat to act; -1 once the game is over
+    hands: np.ndarray  # (B, P) uint64: cards in each seat's hand
+    passed: np.ndarray  # (B, P) uint64: cards each seat picked to pass this hand (in flight during PASS)
+    trick: np.ndarray  # (B, P) int8: card each seat played to the current trick, -1 if none yet
+    leader: np.ndarray  # (B,) int8: seat that leads (led) the current trick
+    winner: np.ndarray  # (B,) int8: seat winning the current trick so far (= leader before a card)
+    trick_size: np.ndarray  # (B,) int8: cards in the current trick
+    tricks_played: np.ndarray  # (B,) int8: tricks completed this hand
+    last_trick: np.ndarray  # (B, P) int8: card each seat played to the last completed trick, -1 before any
+    last_trick_winner: np.ndarray  # (B,) int8: seat that took the last completed trick, -1 before any
+    hearts_broken: np.ndarray  # (B,) bool
+    taken: np.ndarray  # (B, P) uint64: cards each seat has taken in tricks this hand
+    scores: np.ndarray  # (B, P) int32: game totals
+    last_hand_points: np.ndarray  # (B, P) int32: score of the last completed hand (moon, JD applied)
+    hand_over: np.ndarray  # (B,) bool: the step that made this state completed a hand
+    winners: np.ndarray  # (B, P) bool: lowest total once the game is over (ties shared)
+    legal: np.ndarray  # (B,) uint64: legal cards of the seat to act; 0 once the game is over
+
+    @property
+    def batch_size(self) -> int:
+        return self.phase.shape[0]
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def done(self) -> np.ndarray:
+        """(B,) bool: the game is over."""
+        return self.phase == GAME_OVER
+
+    @property
+    def pass_offset(self) -> np.ndarray:
+        """(B,) int: this hand's pass receiver offset (receiver = seat + offset mod P); 0 = no pass."""
+        return _pass_offset(self.rules, self.hand_number)
+
+    @property
+    def hand_points(self) -> np.ndarray:
+        """(B, P) int32: points taken so far this hand, before any moon adjustment."""
+        return _raw_points(self.rules, self.taken)
+
+    @property
+    def lead_suit(self) -> np.ndarray:
+        """(B,) int8: suit led to the current trick, -1 before the lead."""
+        lead = self.trick[np.arange(self.batch_size), self.leader]
+        return np.where(lead >= 0, SUIT_OF[lead], -1).astype(np.int8)
+
+    def __getitem__(self, index: int | slice | np.ndarray) -> State:
+        """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
+        if isinstance(index, (int, np.integer)):
+            index = slice(index, index + 1) if index != -1 else slice(-1, None)
+        return dataclasses.replace(
+            self, **{f: getattr(self, f)[index] for f in _ARRAY_FIELDS}
+        )
+
+
+_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(State) if f.name != "rules")
+
+
+def bits_to_mask(bits: np.ndarray) -> np.ndarray:
+    """Bitboards of any shape (...) to a (..., 52) bool mask."""
+    bits = np.ascontiguousarray(bits, dtype="<u8")
+    unpacked = np.unpackbits(bits.view(np.uint8).reshape(*bits.shape, 8), axis=-1, bitorder="little")
+    return unpacked[..., :NUM_CARDS].view(bool)
+
+
+def mask_to_bits(mask: np.ndarray) -> np.ndarray:
+    """A (..., 52) bool mask to bitboards of shape (...)."""
+    mask = np.asarray(mask, dtype=bool)
+    packed = np.packbits(mask, axis=-1, bitorder="little")  # (..., 7)
+    padded = np.zeros((*mask.shape[:-1], 8), dtype=np.uint8)
+    padded[..., : packed.shape[-1]] = packed
+    return padded.view("<u8")[..., 0].astype(_U64)
+
+
+def bits_to_cards(bits: int | np.integer) -> list[int]:
+    """Card ids in one bitboard, ascending."""
+    return np.flatnonzero(bits_to_mask(np.asarray(bits))).tolist()
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """(B, 52) bool: legal cards for the seat to act; all False once a game is over."""
+    return bits_to_mask(state.legal)
+
+
+# ---------------------------------------------------------------------------------------------
+# Starting games and dealing
+
+
+def new_games(
+    rules: HeartsRules | None = None,
+    batch_size: int | None = None,
+    seed: int | np.random.SeedSequence | None = None,
+    deals: np.ndarray | None = None,
+) -> State:
+    """Start a batch of games at hand 1.
+
+    Give ``batch_size`` for random deals, or ``deals``, an int array (B, 52) holding the seat dealt
+    each card (-1 for the cards removed at this player count), for given first deals. ``seed``
+    seeds every random deal of the batch (the first, when not given, and all later ones).
+    """
+    rules = HeartsRules() if rules is None else rules
+    if deals is None:
+        if batch_size is None or isinstance(batch_size, bool) or int(batch_size) < 1:
+            raise ValueError(f"batch_size must be a positive int when no deals are given, got {batch_size!r}")
+        batch_size = int(batch_size)
+    else:
+        deals = _check_deals(rules, deals)
+        if batch_size is not None and batch_size != deals.shape[0]:
+            raise ValueError(f"batch_size {batch_size} disagrees with deals of {deals.shape[0]} games")
+        batch_size = deals.shape[0]
+    key = np.random.default_rng(seed).integers(0, 2**64, size=batch_size, dtype=_U64, endpoint=False)
+    hand_number = np.ones(batch_size, dtype=np.int32)
+    hands = _hands_from_deals(rules, deals) if deals is not None else _deal(rules, key, hand_number)
+    P = rules.num_players
+    state = State(
+        rules=rules,
+        key=key,
+        hand_number=hand_number,
+        phase=np.zeros(batch_size, np.int8),
+        to_play=np.zeros(batch_size, np.int8),
+        hands=hands,
+        passed=np.zeros((batch_size, P), _U64),
+        trick=np.full((batch_size, P), _NO_CARD, np.int8),
+        leader=np.zeros(batch_size, np.int8),
+        winner=np.zeros(batch_size, np.int8),
+        trick_size=np.zeros(batch_size, np.int8),
+        tricks_played=np.zeros(batch_size, np.int8),
+        last_trick=np.full((batch_size, P), _NO_CARD, np.int8),
+        last_trick_winner=np.full(batch_size, -1, np.int8),
+        hearts_broken=np.zeros(batch_size, bool),
+        taken=np.zeros((batch_size, P), _U64),
+        scores=np.zeros((batch_size, P), np.int32),
+        last_hand_points=np.zeros((batch_size, P), np.int32),
+        hand_over=np.zeros(batch_size, bool),
+        winners=np.zeros((batch_size, P), bool),
+        legal=np.zeros(batch_size, _U64),
+    )
+    work = _Work(state)
+    _start_hands(work, slice(None))
+    _update_legal(work)
+    return work.state()
+
+
+def _check_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
+    deals = np.asarray(deals)
+    if deals.ndim != 2 or deals.shape[1] != NUM_CARDS or deals.shape[0] < 1:
+        raise ValueError(f"deals must have shape (B, 52) with B >= 1, got {deals.shape}")
+    if not np.issubdtype(deals.dtype, np.integer):
+        raise ValueError(f"deals must hold integer seats, got dtype {deals.dtype}")
+    P = rules.num_players
+    removed = np.zeros(NUM_CARDS, bool)
+    removed[list(cards.removed_cards(P))] = True
+    bad_seat = (deals < -1) | (deals >= P)
+    if bad_seat.any():
+        g, c = np.argwhere(bad_seat)[0]
+        raise ValueError(f"deals: game {g} gives {card_name(c)} to seat {deals[g, c]}; seats are -1..{P - 1}")
+    wrong_removed = (deals == -1) != removed
+    if wrong_removed.any():
+        g, c = np.argwhere(wrong_removed)[0]
+        what = "is removed with" if removed[c] else "must be dealt with"
+        raise ValueError(f"deals: game {g}: {card_name(c)} {what} {P} players (seat {deals[g, c]} given)")
+    counts = (deals[:, :, None] == np.arange(P)).sum(axis=1)
+    wrong_count = counts != rules.hand_size
+    if wrong_count.any():
+        g, s = np.argwhere(wrong_count)[0]
+        raise ValueError(f"deals: game {g} gives seat {s} {counts[g, s]} cards; each seat gets {rules.hand_size}")
+    return deals.astype(np.int8)
+
+
+def _hands_from_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
+    held = deals[:, None, :] == np.arange(rules.num_players)[None, :, None]  # (B, P, 52)
+    return np.bitwise_or.reduce(np.where(held, BIT, _U64(0)), axis=2)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """A counter-based hash: well-mixed uint64 from uint64 (wrapping arithmetic)."""
+    x = x + _U64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return x ^ (x >> _U64(31))
+
+
+def _deal(rules: HeartsRules, key: np.ndarray, hand_number: np.ndarray) -> np.ndarray:
+    """(n, P) hands for hand ``hand_number`` of the games with these keys."""
+    deck = cards.deck(rules.num_players).astype(_U64)
+    counter = _splitmix64(key ^ (hand_number.astype(_U64) * _U64(0xD1B54A32D192ED03)))
+    noise = _splitmix64(counter[:, None] + deck * _U64(0xA0761D6478BD642F))
+    order = np.argsort(noise, axis=1)  # a uniform random permutation of the deck per game
+    dealt = BIT[deck[order]].reshape(len(key), rules.num_players, rules.hand_size)
+    return np.bitwise_or.reduce(dealt, axis=2)
+
+
+def _pass_offset(rules: HeartsRules, hand_number: np.ndarray) -> np.ndarray:
+    if rules.pass_count == 0:
+        return np.zeros_like(hand_number)
+    offsets = np.asarray(rules.pass_offsets)
+    return offsets[(hand_number - 1) % len(offsets)]
+
+
+def _raw_points(rules: HeartsRules, taken: np.ndarray) -> np.ndarray:
+    hearts = np.bitwise_count(taken & HEART_BITS).astype(np.int32)
+    return hearts + 13 * ((taken >> _U64(QS)) & _U64(1)).astype(np.int32)
+
+
+def _holder(hands: np.ndarray, card: int) -> np.ndarray:
+    """(n,) seat holding ``card`` in each game."""
+    return np.argmax((hands & BIT[card]) != 0, axis=1).astype(np.int8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stepping
+
+
+class _Work:
+    """Mutable copies of a state's arrays, made once per step (the input state stays untouched)."""
+
+    def __init__(self, state: State) -> None:
+        self.rules = state.rules
+        for f in _ARRAY_FIELDS:
+            setattr(self, f, getattr(state, f).copy())
+
+    def state(self) -> State:
+        return State(rules=self.rules, **{f: getattr(self, f) for f in _ARRAY_FIELDS})
+
+
+def _select(mask: np.ndarray) -> slice | np.ndarray | None:
+    """Index of the games where ``mask`` holds: all of them as a slice, none as None."""
+    if mask.all():
+        return slice(None)
+    if not mask.any():
+        return None
+    return np.flatnonzero(mask)
+
+
+def step(state: State, actions: np.ndarray) -> State:
+    """Apply one card id per game for the seat to act; return the new state.
+
+    Actions of games that are over are ignored. If any action is illegal, a ``ValueError`` names
+    the game, the card and the rule, and nothing changes.
+    """
+    actions = np.asarray(actions)
+    B = state.batch_size
+    if actions.shape != (B,) or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
+    live = state.phase != GAME_OVER
+    cards_ = np.where(live, actions, 0)
+    out_of_range = (cards_ < 0) | (cards_ >= NUM_CARDS)
+    if out_of_range.any():
+        g = int(np.argmax(out_of_range))
+        raise ValueError(f"game {g}: action {actions[g]} is not a card id (0..51)")
+    bit = BIT[cards_]
+    illegal = live & ((state.legal & bit) == 0)
+    if illegal.any():
+        g = int(np.argmax(illegal))
+        raise ValueError(f"game {g}: {card_name(int(cards_[g]))} is illegal: {explain_illegal(state, g, int(cards_[g]))}")
+
+    work = _Work(state)
+    work.hand_over[:] = False
+    passing = _select(state.phase == PASS)
+    if passing is not None:
+        _pass_card(work, passing, cards_[passing], bit[passing])
+    playing = _select(state.phase == PLAY)
+    if playing is not None:
+        _play_card(work, playing, cards_[playing], bit[playing])
+    _update_legal(work)
+    return work.state()
+
+
+def _pass_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarray) -> None:
+    rules = w.rules
+    rows = np.arange(len(w.phase))[g]
+    seat = w.to_play[g]
+    w.hands[rows, seat] ^= bit
+    w.passed[rows, seat] |= bit
+    seat_done = np.bitwise_count(w.passed[rows, seat]) == rules.pass_count
+    w.to_play[g] = seat + seat_done
+    complete = _select(w.to_play[g] == rules.num_players)
+    if complete is None:
+        return
+    rows = rows[complete]
+    # Every seat has picked: the passes move together. Seat s receives from seat s - offset.
+    offset = _pass_offset(rules, w.hand_number[rows])
+    giver = (np.arange(rules.num_players) - offset[:, None]) % rules.num_players
+    w.hands[rows] |= np.take_along_axis(w.passed[rows], giver, axis=1)
+    _start_play(w, rows)
+
+
+def _start_play(w: _Work, rows: slice | np.ndarray) -> None:
+    first = _holder(w.hands[rows], cards.lowest_club(w.rules.num_players))
+    w.phase[rows] = PLAY
+    w.to_play[rows] = first
+    w.leader[rows] = first
+    w.winner[rows] = first
+
+
+def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarray) -> None:
+    rules = w.rules
+    P = rules.num_players
+    rows = np.arange(len(w.phase))[g]
+    seat = w.to_play[g]
+    w.hands[rows, seat] ^= bit
+    w.trick[rows, seat] = card
+    # The winner so far is the leader before any card, so the first card compares with itself.
+    lead = w.trick[rows, w.leader[g]]
+    best = w.trick[rows, w.winner[g]]
+    beats = (SUIT_OF[card] == SUIT_OF[lead]) & (card > best)
+    w.winner[g] = np.where(beats, seat, w.winner[g])
+    breaks = (bit & (POINT_BITS if rules.queen_breaks_hearts else HEART_BITS)) != 0
+    w.hearts_broken[g] |= breaks
+    w.trick_size[g] += 1
+    w.to_play[g] = (seat + 1) % P
+
+    ended = _select(w.trick_size[g] == P)
+    if ended is None:
+        return
+    rows = rows[ended]
+    winner = w.winner[rows]
+    trick_bits = np.bitwise_or.reduce(BIT[w.trick[rows]], axis=1)
+    w.taken[rows, winner] |= trick_bits
+    w.last_trick[rows] = w.trick[rows]
+    w.last_trick_winner[rows] = winner
+    w.trick[rows] = _NO_CARD
+    w.trick_size[rows] = 0
+    w.leader[rows] = winner
+    w.to_play[rows] = winner
+    w.tricks_played[rows] += 1
+    hand_done = _select(w.tricks_played[rows] == rules.hand_size)
+    if hand_done is not None:
+        _end_hand(w, rows[hand_done])
+
+
+def _end_hand(w: _Work, rows: slice | np.ndarray) -> None:
+    """Score the completed hand, then end the game or deal the next hand."""
+    rules = w.rules
+    points = hand_score(rules, w.taken[rows], w.scores[rows])
+    scores = w.scores[rows] + points
+    w.scores[rows] = scores
+    w.last_hand_points[rows] = points
+    w.hand_over[rows] = True
+    if rules.target_score is None:
+        over = np.ones(len(scores), bool)
+    else:
+        over = (scores >= rules.target_score).any(axis=1)
+    over_rows = rows[over]
+    w.phase[over_rows] = GAME_OVER
+    w.to_play[over_rows] = -1
+    w.winners[over_rows] = scores[over] == scores[over].min(axis=1, keepdims=True)
+    next_rows = rows[~over]
+    if len(next_rows):
+        w.hand_number[next_rows] += 1
+        w.hands[next_rows] = _deal(rules, w.key[next_rows], w.hand_number[next_rows])
+        _start_hands(w, next_rows)
+
+
+def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """(n, P) int32 score of completed hands from the cards each seat took (n, P) and the game
+    totals before the hand (n, P): hearts 1, QS 13, the moon rule, then the JD rule."""
+    raw = _raw_points(rules, taken)
+    moon = raw == _MOON_POINTS  # (n, P): the shooter, if any
+    shot = moon.any(axis=1, keepdims=True)
+    add = np.where(shot, _MOON_POINTS - raw, raw)  # shooter 0, others 26
+    subtract = np.where(shot, -raw, raw)  # shooter -26, others 0
+    if rules.moon == "add_to_others":
+        points = add
+    elif rules.moon == "subtract_from_self":
+        points = subtract
+    else:  # shooter_choice: add, unless that ends the game with the shooter not among the winners
+        after = totals + add
+        ends = (
+            np.ones(len(after), bool) if rules.target_score is None else (after >= rules.target_score).any(axis=1)
+        )
+        shooter_total = np.where(moon, after, np.iinfo(np.int32).min).max(axis=1)
+        loses = ends & (shooter_total > after.min(axis=1))
+        points = np.where(loses[:, None], subtract, add)
+    if rules.jack_of_diamonds:
+        points = points - 10 * ((taken >> _U64(JD)) & _U64(1)).astype(np.int32)
+    return points.astype(np.int32)
+
+
+def _start_hands(w: _Work, rows: slice | np.ndarray) -> None:
+    """Reset the per-hand arrays of freshly dealt games and open the pass (or play) phase."""
+    w.passed[rows] = 0
+    w.taken[rows] = 0
+    w.trick[rows] = _NO_CARD
+    w.trick_size[rows] = 0
+    w.tricks_played[rows] = 0
+    w.hearts_broken[rows] = False
+    no_pass = _pass_offset(w.rules, w.hand_number[rows]) == 0
+    w.phase[rows] = PASS
+    w.to_play[rows] = 0
+    idx = np.arange(len(w.phase))[rows]
+    if no_pass.any():
+        _start_play(w, idx[no_pass])
+
+
+def _update_legal(w: _Work) -> None:
+    """Legal cards of the seat to act, as one cascade of rules over the whole batch."""
+    rules = w.rules
+    B = len(w.phase)
+    hand = w.hands[np.arange(B), w.to_play]  # to_play -1 (game over) reads a hand; masked below
+    first_trick = w.tricks_played == 0
+    # Following: the led suit if held.
+    lead = w.trick[np.arange(B), w.leader]
+    follow = hand & SUIT_BITS[SUIT_OF[lead]]
+    # Void: any card, except no hearts or QS on the first trick unless the hand holds only those.
+    discard = hand
+    if rules.no_points_on_first_trick:
+        safe = hand & ~POINT_BITS
+        discard = np.where(first_trick & (safe != 0), safe, hand)
+    following = np.where(follow != 0, follow, discard)
+    # Leading: the lowest club opens the hand; hearts only once broken or if the hand holds only
+    # hearts and the QS. The QS may always be led.
+    only_points = (hand & ~POINT_BITS) == 0
+    leading = np.where(w.hearts_broken | only_points, hand, hand & ~HEART_BITS)
+    leading = np.where(first_trick, hand & BIT[cards.lowest_club(rules.num_players)], leading)
+    play = np.where(w.trick_size == 0, leading, following)
+    w.legal[:] = np.where(w.phase == PLAY, play, np.where(w.phase == PASS, hand, _U64(0)))
+
+
+def explain_illegal(state: State, game: int, card: int) -> str:
+    """Which rule forbids ``card`` for the seat to act in ``game`` (for error messages)."""
+    if state.phase[game] == GAME_OVER:
+        return "the game is over"
+    seat = int(state.to_play[game])
+    hand = int(state.hands[game, seat])
+    if state.phase[game] == PASS and int(state.passed[game, seat]) >> card & 1:
+        return f"seat {seat} has already picked it to pass"
+    if not hand >> card & 1:
+        return f"seat {seat} does not hold it"
+    if state.phase[game] == PASS:
+        return "it cannot be passed"
+    first_trick = state.tricks_played[game] == 0
+    if state.trick_size[game] == 0:
+        low = cards.lowest_club(state.num_players)
+        if first_trick:
+            return f"the first trick must be led with {card_name(low)}"
+        return "hearts are not broken: a heart may be led only once broken or from a hand of only hearts (and the QS)"
+    suit = int(state.lead_suit[game])
+    if hand & int(SUIT_BITS[suit]):
+        return f"seat {seat} must follow suit ({cards.SUIT_CHARS[suit]})"
+    return "no hearts or QS on the first trick unless the hand holds nothing else"
+
+
+def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
+    """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
+    legal = state.legal
+    count = np.bitwise_count(legal)
+    k = (rng.random(len(legal)) * count).astype(np.uint8)  # rank of the chosen set bit
+    return _select_bit(legal, k)
+
+
+_BYTE_SELECT = np.array(  # _BYTE_SELECT[b, k]: position of the k-th set bit of byte b
+    [[[i for i in range(8) if b >> i & 1][k] if k < bin(b).count("1") else 0 for k in range(8)] for b in range(256)],
+    dtype=np.int16,
+)
+
+
+def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Position of the k-th (0-based) set bit of each bitboard; 0 where there is none."""
+    as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(len(bits), 8)
+    counts = np.cumsum(np.bitwise_count(as_bytes), axis=1, dtype=np.int16)
+    byte = np.minimum((counts <= k[:, None]).sum(axis=1), 7)
+    rows = np.arange(len(bits))
+    before = counts[rows, byte] - np.bitwise_count(as_bytes[rows, byte])
+    return byte * 8 + _BYTE_SELECT[as_bytes[rows, byte], k - before]
