@@ -7,6 +7,7 @@ environment. Names are a rank character from ``23456789TJQKA`` and a suit charac
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -96,9 +97,12 @@ def removed_cards(num_players: int) -> tuple[int, ...]:
     return tuple(parse_card(c) for c in REMOVED_CARDS[check_num_players(num_players)])
 
 
+@functools.cache
 def deck(num_players: int) -> np.ndarray:
-    """Sorted ids of the cards in play for ``num_players``."""
-    return np.setdiff1d(np.arange(NUM_CARDS), removed_cards(num_players))
+    """Sorted ids of the cards in play for ``num_players`` (read-only)."""
+    ids = np.setdiff1d(np.arange(NUM_CARDS), removed_cards(num_players))
+    ids.flags.writeable = False
+    return ids
 
 
 def hand_size(num_players: int) -> int:

@@ -23,6 +23,7 @@ so a game plays out the same whether it runs alone or in any batch.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -269,24 +270,62 @@ def _holder(hands: np.ndarray, card: int) -> np.ndarray:
 
 
 class _Work:
-    """Mutable copies of a state's arrays, made once per step (the input state stays untouched)."""
+    """The arrays of the state a step is building. An array is copied from the input state when
+    first touched, so the input state never changes and untouched arrays are shared."""
 
     def __init__(self, state: State) -> None:
+        self._state = state
         self.rules = state.rules
-        for f in _ARRAY_FIELDS:
-            setattr(self, f, getattr(state, f).copy())
+        self.rows = _rows(state.batch_size)
+        self.base = self.rows * state.rules.num_players  # flat index of each game's seat 0
+
+    def __getattr__(self, name: str) -> np.ndarray:  # only called for arrays not yet copied
+        array = getattr(self._state, name).copy()
+        setattr(self, name, array)
+        return array
 
     def state(self) -> State:
-        return State(rules=self.rules, **{f: getattr(self, f) for f in _ARRAY_FIELDS})
+        # A shallow copy with the changed arrays swapped in (dataclasses.replace costs more per step).
+        new = object.__new__(State)
+        new.__dict__.update(self._state.__dict__)
+        new.__dict__.update((f, v) for f, v in vars(self).items() if f in _ARRAY_SET)
+        return new
+
+
+_ARRAY_SET = frozenset(_ARRAY_FIELDS)
+
+
+@functools.cache
+def _rows(batch_size: int) -> np.ndarray:
+    rows = np.arange(batch_size)
+    rows.flags.writeable = False
+    return rows
 
 
 def _select(mask: np.ndarray) -> slice | np.ndarray | None:
     """Index of the games where ``mask`` holds: all of them as a slice, none as None."""
-    if mask.all():
+    count = np.count_nonzero(mask)  # cheaper than mask.all() and mask.any()
+    if count == len(mask):
         return slice(None)
-    if not mask.any():
+    if count == 0:
         return None
     return np.flatnonzero(mask)
+
+
+def _by_value(values: np.ndarray) -> list[tuple[int, slice | np.ndarray]]:
+    """(value, games holding it) for each distinct value; one slice of all games in the common
+    case where the batch moves in lockstep."""
+    first = values[0]
+    if np.count_nonzero(values != first) == 0:
+        return [(int(first), slice(None))]
+    return [(int(v), np.flatnonzero(values == v)) for v in np.unique(values)]
+
+
+def _compose(w: _Work, g: slice | np.ndarray, sub: slice | np.ndarray) -> slice | np.ndarray:
+    """The games ``sub`` of the selection ``g`` (slices stay slices, so indexing stays a view)."""
+    if isinstance(sub, slice):
+        return g
+    return w.rows[g][sub]
 
 
 def step(state: State, actions: np.ndarray) -> State:
@@ -297,44 +336,47 @@ def step(state: State, actions: np.ndarray) -> State:
     """
     actions = np.asarray(actions)
     B = state.batch_size
-    if actions.shape != (B,) or not np.issubdtype(actions.dtype, np.integer):
+    if actions.shape != (B,) or actions.dtype.kind not in "iu":
         raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
-    live = state.phase != GAME_OVER
-    cards_ = np.where(live, actions, 0)
-    out_of_range = (cards_ < 0) | (cards_ >= NUM_CARDS)
-    if out_of_range.any():
+    over = state.phase == GAME_OVER
+    any_over = np.count_nonzero(over) > 0
+    card = np.where(over, 0, actions) if any_over else actions
+    out_of_range = (card < 0) | (card >= NUM_CARDS)
+    if np.count_nonzero(out_of_range):
         g = int(np.argmax(out_of_range))
         raise ValueError(f"game {g}: action {actions[g]} is not a card id (0..51)")
-    bit = BIT[cards_]
-    illegal = live & ((state.legal & bit) == 0)
-    if illegal.any():
+    bit = BIT[card]
+    illegal = (state.legal & bit) == 0
+    if any_over:
+        illegal &= ~over
+    if np.count_nonzero(illegal):
         g = int(np.argmax(illegal))
-        raise ValueError(f"game {g}: {card_name(int(cards_[g]))} is illegal: {explain_illegal(state, g, int(cards_[g]))}")
+        raise ValueError(f"game {g}: {card_name(int(card[g]))} is illegal: {explain_illegal(state, g, int(card[g]))}")
 
-    work = _Work(state)
-    work.hand_over[:] = False
-    passing = _select(state.phase == PASS)
-    if passing is not None:
-        _pass_card(work, passing, cards_[passing], bit[passing])
-    playing = _select(state.phase == PLAY)
-    if playing is not None:
-        _play_card(work, playing, cards_[playing], bit[playing])
-    _update_legal(work)
-    return work.state()
+    w = _Work(state)
+    if np.count_nonzero(state.hand_over):
+        w.hand_over = np.zeros(B, bool)
+    for phase, games in _by_value(state.phase):
+        if phase == PASS:
+            _pass_card(w, games, bit[games])
+        elif phase == PLAY:
+            _play_card(w, games, card[games], bit[games])
+    _update_legal(w)
+    return w.state()
 
 
-def _pass_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarray) -> None:
+def _pass_card(w: _Work, g: slice | np.ndarray, bit: np.ndarray) -> None:
     rules = w.rules
-    rows = np.arange(len(w.phase))[g]
     seat = w.to_play[g]
-    w.hands[rows, seat] ^= bit
-    w.passed[rows, seat] |= bit
-    seat_done = np.bitwise_count(w.passed[rows, seat]) == rules.pass_count
-    w.to_play[g] = seat + seat_done
+    flat = w.base[g] + seat
+    w.hands.reshape(-1)[flat] ^= bit
+    passed = w.passed.reshape(-1)
+    passed[flat] |= bit
+    w.to_play[g] = seat + (np.bitwise_count(passed[flat]) == rules.pass_count)
     complete = _select(w.to_play[g] == rules.num_players)
     if complete is None:
         return
-    rows = rows[complete]
+    rows = _compose(w, g, complete)
     # Every seat has picked: the passes move together. Seat s receives from seat s - offset.
     offset = _pass_offset(rules, w.hand_number[rows])
     giver = (np.arange(rules.num_players) - offset[:, None]) % rules.num_players
@@ -352,28 +394,28 @@ def _start_play(w: _Work, rows: slice | np.ndarray) -> None:
 
 def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarray) -> None:
     rules = w.rules
-    P = rules.num_players
-    rows = np.arange(len(w.phase))[g]
+    base = w.base[g]
     seat = w.to_play[g]
-    w.hands[rows, seat] ^= bit
-    w.trick[rows, seat] = card
+    w.hands.reshape(-1)[base + seat] ^= bit
+    trick = w.trick.reshape(-1)
+    trick[base + seat] = card
     # The winner so far is the leader before any card, so the first card compares with itself.
-    lead = w.trick[rows, w.leader[g]]
-    best = w.trick[rows, w.winner[g]]
-    beats = (SUIT_OF[card] == SUIT_OF[lead]) & (card > best)
-    w.winner[g] = np.where(beats, seat, w.winner[g])
-    breaks = (bit & (POINT_BITS if rules.queen_breaks_hearts else HEART_BITS)) != 0
-    w.hearts_broken[g] |= breaks
+    winner = w.winner[g]
+    lead = trick[base + w.leader[g]]
+    beats = (SUIT_OF[card] == SUIT_OF[lead]) & (card > trick[base + winner])
+    w.winner[g] = np.where(beats, seat, winner)
+    w.hearts_broken[g] |= _BREAKS_HEARTS[rules.queen_breaks_hearts][card]
     w.trick_size[g] += 1
-    w.to_play[g] = (seat + 1) % P
+    w.to_play[g] = _next_seat(rules.num_players)[seat]
 
-    ended = _select(w.trick_size[g] == P)
-    if ended is None:
-        return
-    rows = rows[ended]
+    ended = _select(w.trick_size[g] == rules.num_players)
+    if ended is not None:
+        _end_trick(w, _compose(w, g, ended))
+
+
+def _end_trick(w: _Work, rows: slice | np.ndarray) -> None:
     winner = w.winner[rows]
-    trick_bits = np.bitwise_or.reduce(BIT[w.trick[rows]], axis=1)
-    w.taken[rows, winner] |= trick_bits
+    w.taken.reshape(-1)[w.base[rows] + winner] |= np.bitwise_or.reduce(BIT[w.trick[rows]], axis=1)
     w.last_trick[rows] = w.trick[rows]
     w.last_trick_winner[rows] = winner
     w.trick[rows] = _NO_CARD
@@ -381,12 +423,23 @@ def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarra
     w.leader[rows] = winner
     w.to_play[rows] = winner
     w.tricks_played[rows] += 1
-    hand_done = _select(w.tricks_played[rows] == rules.hand_size)
+    hand_done = _select(w.tricks_played[rows] == w.rules.hand_size)
     if hand_done is not None:
-        _end_hand(w, rows[hand_done])
+        _end_hand(w, w.rows[_compose(w, rows, hand_done)])
 
 
-def _end_hand(w: _Work, rows: slice | np.ndarray) -> None:
+_BREAKS_HEARTS = {  # [queen_breaks_hearts][card]: playing the card breaks hearts
+    False: (SUIT_OF == cards.HEARTS),
+    True: (SUIT_OF == cards.HEARTS) | (np.arange(NUM_CARDS) == QS),
+}
+
+
+@functools.cache
+def _next_seat(num_players: int) -> np.ndarray:
+    return ((np.arange(num_players) + 1) % num_players).astype(np.int8)
+
+
+def _end_hand(w: _Work, rows: np.ndarray) -> None:
     """Score the completed hand, then end the game or deal the next hand."""
     rules = w.rules
     points = hand_score(rules, w.taken[rows], w.scores[rows])
@@ -445,33 +498,46 @@ def _start_hands(w: _Work, rows: slice | np.ndarray) -> None:
     no_pass = _pass_offset(w.rules, w.hand_number[rows]) == 0
     w.phase[rows] = PASS
     w.to_play[rows] = 0
-    idx = np.arange(len(w.phase))[rows]
     if no_pass.any():
-        _start_play(w, idx[no_pass])
+        _start_play(w, w.rows[rows][no_pass])
+
+
+_LEADING, _FOLLOWING = 2 * PLAY, 2 * PLAY + 1
 
 
 def _update_legal(w: _Work) -> None:
-    """Legal cards of the seat to act, as one cascade of rules over the whole batch."""
-    rules = w.rules
-    B = len(w.phase)
-    hand = w.hands[np.arange(B), w.to_play]  # to_play -1 (game over) reads a hand; masked below
-    first_trick = w.tricks_played == 0
-    # Following: the led suit if held.
-    lead = w.trick[np.arange(B), w.leader]
-    follow = hand & SUIT_BITS[SUIT_OF[lead]]
-    # Void: any card, except no hearts or QS on the first trick unless the hand holds only those.
-    discard = hand
-    if rules.no_points_on_first_trick:
-        safe = hand & ~POINT_BITS
-        discard = np.where(first_trick & (safe != 0), safe, hand)
-    following = np.where(follow != 0, follow, discard)
-    # Leading: the lowest club opens the hand; hearts only once broken or if the hand holds only
-    # hearts and the QS. The QS may always be led.
+    """Legal cards of the seat to act in every game."""
+    hand = w.hands.reshape(-1)[w.base + w.to_play]  # to_play -1 (game over) reads a hand; masked below
+    legal = np.zeros(len(hand), _U64)
+    situation = 2 * w.phase + (w.trick_size > 0)  # PASS, _LEADING, _FOLLOWING or game over
+    for kind, g in _by_value(situation):
+        if kind == 2 * PASS:
+            legal[g] = hand[g]
+        elif kind == _LEADING:
+            legal[g] = _lead_legal(w, g, hand[g])
+        elif kind == _FOLLOWING:
+            legal[g] = _follow_legal(w, g, hand[g])
+    w.legal = legal
+
+
+def _lead_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """The lowest club opens the hand; hearts may be led once broken, or from a hand of only
+    hearts and the QS. The QS may always be led."""
     only_points = (hand & ~POINT_BITS) == 0
-    leading = np.where(w.hearts_broken | only_points, hand, hand & ~HEART_BITS)
-    leading = np.where(first_trick, hand & BIT[cards.lowest_club(rules.num_players)], leading)
-    play = np.where(w.trick_size == 0, leading, following)
-    w.legal[:] = np.where(w.phase == PLAY, play, np.where(w.phase == PASS, hand, _U64(0)))
+    legal = np.where(w.hearts_broken[g] | only_points, hand, hand & ~HEART_BITS)
+    return np.where(w.tricks_played[g] == 0, hand & BIT[cards.lowest_club(w.rules.num_players)], legal)
+
+
+def _follow_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """Follow the led suit if able; else any card, except that on the first trick hearts and
+    the QS only when the hand holds nothing else."""
+    lead = w.trick.reshape(-1)[w.base[g] + w.leader[g]]
+    follow = hand & SUIT_BITS[SUIT_OF[lead]]
+    discard = hand
+    if w.rules.no_points_on_first_trick:
+        safe = hand & ~POINT_BITS
+        discard = np.where((w.tricks_played[g] == 0) & (safe != 0), safe, hand)
+    return np.where(follow != 0, follow, discard)
 
 
 def explain_illegal(state: State, game: int, card: int) -> str:
@@ -500,23 +566,22 @@ def explain_illegal(state: State, game: int, card: int) -> str:
 
 def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
-    legal = state.legal
-    count = np.bitwise_count(legal)
-    k = (rng.random(len(legal)) * count).astype(np.uint8)  # rank of the chosen set bit
-    return _select_bit(legal, k)
+    B = state.batch_size
+    chunks = np.ascontiguousarray(state.legal, dtype="<u8").view("<u2").reshape(B, 4)  # 16 cards each
+    counts = np.bitwise_count(chunks).astype(np.int32)
+    before = np.zeros((B, 4), np.int32)  # legal cards in the chunks below each chunk
+    before[:, 1] = counts[:, 0]
+    before[:, 2] = before[:, 1] + counts[:, 1]
+    before[:, 3] = before[:, 2] + counts[:, 2]
+    k = (rng.random(B) * (before[:, 3] + counts[:, 3])).astype(np.int32)  # rank among the legal cards
+    chunk = (k >= before[:, 1]).astype(np.int32) + (k >= before[:, 2]) + (k >= before[:, 3])
+    flat = _rows(B) * 4 + chunk
+    return chunk * 16 + _select16()[chunks.reshape(-1)[flat], k - before.reshape(-1)[flat]]
 
 
-_BYTE_SELECT = np.array(  # _BYTE_SELECT[b, k]: position of the k-th set bit of byte b
-    [[[i for i in range(8) if b >> i & 1][k] if k < bin(b).count("1") else 0 for k in range(8)] for b in range(256)],
-    dtype=np.int16,
-)
-
-
-def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Position of the k-th (0-based) set bit of each bitboard; 0 where there is none."""
-    as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(len(bits), 8)
-    counts = np.cumsum(np.bitwise_count(as_bytes), axis=1, dtype=np.int16)
-    byte = np.minimum((counts <= k[:, None]).sum(axis=1), 7)
-    rows = np.arange(len(bits))
-    before = counts[rows, byte] - np.bitwise_count(as_bytes[rows, byte])
-    return byte * 8 + _BYTE_SELECT[as_bytes[rows, byte], k - before]
+@functools.cache
+def _select16() -> np.ndarray:
+    """(65536, 16) uint8: position of the k-th set bit of a 16-bit word (0 where there is none)."""
+    bits = (np.arange(1 << 16)[:, None] >> np.arange(16)) & 1
+    seen = np.cumsum(bits, axis=1)
+    return np.stack([np.argmax(seen > k, axis=1) for k in range(16)], axis=1).astype(np.uint8)

@@ -1,0 +1,94 @@
+"""Engine speed: card plays per second of random legal play over whole hands, against OpenSpiel.
+
+Each measured hand is dealt, passed (3 cards left) and played to the end by uniformly random
+legal moves; a "card play" is one of the 52 cards played to tricks (passing and dealing are
+timed but not counted). OpenSpiel's ``hearts`` is driven from Python the usual way
+(``legal_actions`` then ``apply_action``, chance outcomes sampled) in the same run.
+
+    python benchmarks/bench_core.py                      # all batch sizes, 3 s each
+    python benchmarks/bench_core.py --batch-sizes 4096 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from hearts_env import HeartsRules
+from hearts_env.core import new_games, sample_actions, step
+
+PLAYS_PER_HAND = 52
+
+
+def bench_engine(batch_size: int, seconds: float, seed: int) -> dict:
+    rules = HeartsRules(target_score=None)  # one hand per game: deal, pass left, play
+    rng = np.random.default_rng(seed)
+    hands = actions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = new_games(rules, batch_size=batch_size, seed=seed + hands)
+        while not state.done[0]:  # games of one batch finish together (lockstep)
+            state = step(state, sample_actions(state, rng))
+            actions += batch_size
+        hands += batch_size
+    elapsed = time.perf_counter() - start
+    return {
+        "batch_size": batch_size,
+        "hands": hands,
+        "seconds": elapsed,
+        "plays_per_s": hands * PLAYS_PER_HAND / elapsed,
+        "actions_per_s": actions / elapsed,
+    }
+
+
+def bench_openspiel(seconds: float, seed: int) -> dict | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"can_lead_hearts_instead_of_qs": True})
+    rng = np.random.default_rng(seed)
+    hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+        hands += 1
+    elapsed = time.perf_counter() - start
+    return {"hands": hands, "seconds": elapsed, "plays_per_s": hands * PLAYS_PER_HAND / elapsed}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each measurement")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args(argv)
+
+    new_games(HeartsRules(), batch_size=8, seed=0)  # warm up lookup tables
+    reference = bench_openspiel(args.seconds, args.seed)
+    results = [bench_engine(b, args.seconds, args.seed) for b in args.batch_sizes]
+    print(f"{'engine':>18} {'card plays/s':>14} {'x OpenSpiel':>12}")
+    if reference:
+        print(f"{'OpenSpiel hearts':>18} {reference['plays_per_s']:>14,.0f} {1.0:>12.1f}")
+    for r in results:
+        ratio = r["plays_per_s"] / reference["plays_per_s"] if reference else float("nan")
+        r["x_openspiel"] = ratio
+        print(f"{'B = ' + str(r['batch_size']):>18} {r['plays_per_s']:>14,.0f} {ratio:>12.1f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"openspiel": reference, "engine": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
