@@ -106,9 +106,7 @@ class State:
         """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
         if isinstance(index, (int, np.integer)):
             index = slice(index, index + 1) if index != -1 else slice(-1, None)
-        return dataclasses.replace(
-            self, **{f: getattr(self, f)[index] for f in _ARRAY_FIELDS}
-        )
+        return dataclasses.replace(self, **{f: getattr(self, f)[index] for f in _ARRAY_FIELDS})
 
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(State) if f.name != "rules")
@@ -415,7 +413,8 @@ def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarra
 
 def _end_trick(w: _Work, rows: slice | np.ndarray) -> None:
     winner = w.winner[rows]
-    w.taken.reshape(-1)[w.base[rows] + winner] |= np.bitwise_or.reduce(BIT[w.trick[rows]], axis=1)
+    trick_bits = np.bitwise_or.reduce(BIT.take(w.trick[rows].T), axis=0)  # (P, n) layout reduces fast
+    w.taken.reshape(-1)[w.base[rows] + winner] |= trick_bits
     w.last_trick[rows] = w.trick[rows]
     w.last_trick_winner[rows] = winner
     w.trick[rows] = _NO_CARD
@@ -476,9 +475,7 @@ def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.
         points = subtract
     else:  # shooter_choice: add, unless that ends the game with the shooter not among the winners
         after = totals + add
-        ends = (
-            np.ones(len(after), bool) if rules.target_score is None else (after >= rules.target_score).any(axis=1)
-        )
+        ends = np.ones(len(after), bool) if rules.target_score is None else (after >= rules.target_score).any(axis=1)
         shooter_total = np.where(moon, after, np.iinfo(np.int32).min).max(axis=1)
         loses = ends & (shooter_total > after.min(axis=1))
         points = np.where(loses[:, None], subtract, add)
@@ -566,22 +563,24 @@ def explain_illegal(state: State, game: int, card: int) -> str:
 
 def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
-    B = state.batch_size
-    chunks = np.ascontiguousarray(state.legal, dtype="<u8").view("<u2").reshape(B, 4)  # 16 cards each
-    counts = np.bitwise_count(chunks).astype(np.int32)
-    before = np.zeros((B, 4), np.int32)  # legal cards in the chunks below each chunk
-    before[:, 1] = counts[:, 0]
-    before[:, 2] = before[:, 1] + counts[:, 1]
-    before[:, 3] = before[:, 2] + counts[:, 2]
-    k = (rng.random(B) * (before[:, 3] + counts[:, 3])).astype(np.int32)  # rank among the legal cards
-    chunk = (k >= before[:, 1]).astype(np.int32) + (k >= before[:, 2]) + (k >= before[:, 3])
-    flat = _rows(B) * 4 + chunk
-    return chunk * 16 + _select16()[chunks.reshape(-1)[flat], k - before.reshape(-1)[flat]]
+    legal = state.legal
+    k = (rng.random(len(legal)) * np.bitwise_count(legal)).astype(np.int64)  # rank among the legal cards
+    return _select_bit(legal, k)
 
 
-@functools.cache
-def _select16() -> np.ndarray:
-    """(65536, 16) uint8: position of the k-th set bit of a 16-bit word (0 where there is none)."""
-    bits = (np.arange(1 << 16)[:, None] >> np.arange(16)) & 1
-    seen = np.cumsum(bits, axis=1)
-    return np.stack([np.argmax(seen > k, axis=1) for k in range(16)], axis=1).astype(np.uint8)
+def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Position of the k-th (0-based) set bit of each bitboard, by halving the word three times
+    (32, 16, 8 bits) and finishing in a 256-entry table."""
+    position = np.zeros(len(bits), np.int64)
+    for width in (32, 16, 8):
+        low = np.bitwise_count(bits & _U64((1 << width) - 1)).astype(np.int64)
+        upper = k >= low  # the bit lies in the upper half
+        k = k - low * upper
+        bits = np.where(upper, bits >> _U64(width), bits)
+        position += width * upper
+    return position + _BYTE_SELECT.take((bits & _U64(0xFF)).astype(np.int64) * 8 + k)
+
+
+_BYTE_SELECT = np.array(  # [byte * 8 + k]: position of the k-th set bit of the byte (0 if none)
+    [([i for i in range(8) if b >> i & 1] + [0] * 8)[k] for b in range(256) for k in range(8)], dtype=np.int64
+)
