@@ -463,25 +463,24 @@ def _end_hand(w: _Work, rows: np.ndarray) -> None:
 
 def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """(n, P) int32 score of completed hands from the cards each seat took (n, P) and the game
-    totals before the hand (n, P): hearts 1, QS 13, the moon rule, then the JD rule."""
+    totals before the hand (n, P): hearts 1, QS 13, the moon rule, and the JD rule on top."""
     raw = _raw_points(rules, taken)
+    bonus = -10 * ((taken >> _U64(JD)) & _U64(1)).astype(np.int32) if rules.jack_of_diamonds else 0
     moon = raw == _MOON_POINTS  # (n, P): the shooter, if any
     shot = moon.any(axis=1, keepdims=True)
-    add = np.where(shot, _MOON_POINTS - raw, raw)  # shooter 0, others 26
-    subtract = np.where(shot, -raw, raw)  # shooter -26, others 0
+    add = np.where(shot, _MOON_POINTS - raw, raw) + bonus  # shooter 0, others 26
+    subtract = np.where(shot, -raw, raw) + bonus  # shooter -26, others 0
     if rules.moon == "add_to_others":
-        points = add
-    elif rules.moon == "subtract_from_self":
-        points = subtract
-    else:  # shooter_choice: add, unless that ends the game with the shooter not among the winners
-        after = totals + add
-        ends = np.ones(len(after), bool) if rules.target_score is None else (after >= rules.target_score).any(axis=1)
-        shooter_total = np.where(moon, after, np.iinfo(np.int32).min).max(axis=1)
-        loses = ends & (shooter_total > after.min(axis=1))
-        points = np.where(loses[:, None], subtract, add)
-    if rules.jack_of_diamonds:
-        points = points - 10 * ((taken >> _U64(JD)) & _U64(1)).astype(np.int32)
-    return points.astype(np.int32)
+        return add.astype(np.int32)
+    if rules.moon == "subtract_from_self":
+        return subtract.astype(np.int32)
+    # shooter_choice: add, unless the hand's full score (JD included) would then end the game with
+    # the shooter's total above the lowest.
+    after = totals + add
+    ends = np.ones(len(after), bool) if rules.target_score is None else (after >= rules.target_score).any(axis=1)
+    shooter_total = np.where(moon, after, np.iinfo(np.int32).min).max(axis=1)
+    loses = ends & (shooter_total > after.min(axis=1))
+    return np.where(loses[:, None], subtract, add).astype(np.int32)
 
 
 def _start_hands(w: _Work, rows: slice | np.ndarray) -> None:
