@@ -229,21 +229,33 @@ def _hands_from_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """A counter-based hash: well-mixed uint64 from uint64 (wrapping arithmetic)."""
+    """A counter-based hash: well-mixed uint64 from uint64 (wrapping arithmetic, in place on a copy)."""
     x = x + _U64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
-    return x ^ (x >> _U64(31))
+    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+        x ^= x >> _U64(shift)
+        x *= _U64(multiplier)
+    x ^= x >> _U64(31)
+    return x
 
 
 def _deal(rules: HeartsRules, key: np.ndarray, hand_number: np.ndarray) -> np.ndarray:
     """(n, P) hands for hand ``hand_number`` of the games with these keys."""
-    deck = cards.deck(rules.num_players).astype(_U64)
+    deck = _deck8(rules.num_players)
+    n, P = len(key), rules.num_players
     counter = _splitmix64(key ^ (hand_number.astype(_U64) * _U64(0xD1B54A32D192ED03)))
-    noise = _splitmix64(counter[:, None] + deck * _U64(0xA0761D6478BD642F))
-    order = np.argsort(noise, axis=1)  # a uniform random permutation of the deck per game
-    dealt = BIT[deck[order]].reshape(len(key), rules.num_players, rules.hand_size)
-    return np.bitwise_or.reduce(dealt, axis=2)
+    words = _splitmix64(counter[:, None] + np.arange(1, 27, dtype=_U64) * _U64(0xA0761D6478BD642F))
+    # Sort keys: 26 random high bits over the card id in the low 6; sorting them shuffles the deck.
+    # Ties in the random bits (about 2e-5 per deal) only bias the order negligibly.
+    keys = words.view(np.uint32)[:, : len(deck)] & np.uint32(0xFFFFFFC0) | deck.astype(np.uint32)
+    keys.sort(axis=1)
+    shuffled = (keys & np.uint32(63)).astype(np.int8).reshape(n, P, rules.hand_size)
+    by_position = np.ascontiguousarray(shuffled.transpose(2, 0, 1))  # (hand_size, n, P): reduces fast
+    return np.bitwise_or.reduce(BIT.take(by_position), axis=0)
+
+
+@functools.cache
+def _deck8(num_players: int) -> np.ndarray:
+    return cards.deck(num_players).astype(np.int8)
 
 
 def _pass_offset(rules: HeartsRules, hand_number: np.ndarray) -> np.ndarray:
@@ -339,11 +351,11 @@ def step(state: State, actions: np.ndarray) -> State:
     over = state.phase == GAME_OVER
     any_over = np.count_nonzero(over) > 0
     card = np.where(over, 0, actions) if any_over else actions
-    out_of_range = (card < 0) | (card >= NUM_CARDS)
+    out_of_range = card.view(f"u{card.itemsize}") >= NUM_CARDS  # negatives wrap to huge values
     if np.count_nonzero(out_of_range):
         g = int(np.argmax(out_of_range))
         raise ValueError(f"game {g}: action {actions[g]} is not a card id (0..51)")
-    bit = BIT[card]
+    bit = BIT.take(card)
     illegal = (state.legal & bit) == 0
     if any_over:
         illegal &= ~over
@@ -394,17 +406,19 @@ def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarra
     rules = w.rules
     base = w.base[g]
     seat = w.to_play[g]
-    w.hands.reshape(-1)[base + seat] ^= bit
+    flat = base + seat
+    hands = w.hands.reshape(-1)
+    hands[flat] = hands.take(flat) ^ bit
     trick = w.trick.reshape(-1)
-    trick[base + seat] = card
+    trick[flat] = card
     # The winner so far is the leader before any card, so the first card compares with itself.
     winner = w.winner[g]
-    lead = trick[base + w.leader[g]]
-    beats = (SUIT_OF[card] == SUIT_OF[lead]) & (card > trick[base + winner])
+    lead = trick.take(base + w.leader[g])
+    beats = (SUIT_OF.take(card) == SUIT_OF.take(lead)) & (card > trick.take(base + winner))
     w.winner[g] = np.where(beats, seat, winner)
-    w.hearts_broken[g] |= _BREAKS_HEARTS[rules.queen_breaks_hearts][card]
+    w.hearts_broken[g] |= _BREAKS_HEARTS[rules.queen_breaks_hearts].take(card)
     w.trick_size[g] += 1
-    w.to_play[g] = _next_seat(rules.num_players)[seat]
+    w.to_play[g] = _next_seat(rules.num_players).take(seat)
 
     ended = _select(w.trick_size[g] == rules.num_players)
     if ended is not None:
@@ -503,9 +517,9 @@ _LEADING, _FOLLOWING = 2 * PLAY, 2 * PLAY + 1
 
 def _update_legal(w: _Work) -> None:
     """Legal cards of the seat to act in every game."""
-    hand = w.hands.reshape(-1)[w.base + w.to_play]  # to_play -1 (game over) reads a hand; masked below
-    legal = np.zeros(len(hand), _U64)
+    hand = w.hands.reshape(-1).take(w.base + w.to_play)  # to_play -1 (game over) reads a hand; unused
     situation = 2 * w.phase + (w.trick_size > 0)  # PASS, _LEADING, _FOLLOWING or game over
+    legal = np.zeros(len(hand), _U64)
     for kind, g in _by_value(situation):
         if kind == 2 * PASS:
             legal[g] = hand[g]
@@ -527,8 +541,8 @@ def _lead_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray
 def _follow_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray:
     """Follow the led suit if able; else any card, except that on the first trick hearts and
     the QS only when the hand holds nothing else."""
-    lead = w.trick.reshape(-1)[w.base[g] + w.leader[g]]
-    follow = hand & SUIT_BITS[SUIT_OF[lead]]
+    lead = w.trick.reshape(-1).take(w.base[g] + w.leader[g])
+    follow = hand & SUIT_BITS.take(SUIT_OF.take(lead))
     discard = hand
     if w.rules.no_points_on_first_trick:
         safe = hand & ~POINT_BITS
@@ -563,21 +577,23 @@ def explain_illegal(state: State, game: int, card: int) -> str:
 def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
     legal = state.legal
-    k = (rng.random(len(legal)) * np.bitwise_count(legal)).astype(np.int64)  # rank among the legal cards
+    k = (rng.random(len(legal)) * np.bitwise_count(legal)).astype(np.uint8)  # rank among the legal cards
     return _select_bit(legal, k)
 
 
 def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Position of the k-th (0-based) set bit of each bitboard, by halving the word three times
     (32, 16, 8 bits) and finishing in a 256-entry table."""
-    position = np.zeros(len(bits), np.int64)
+    bits = bits.copy()
+    k = k.astype(np.uint8)  # a copy, updated in place below
+    position = np.zeros(len(bits), np.uint8)
     for width in (32, 16, 8):
-        low = np.bitwise_count(bits & _U64((1 << width) - 1)).astype(np.int64)
-        upper = k >= low  # the bit lies in the upper half
-        k = k - low * upper
-        bits = np.where(upper, bits >> _U64(width), bits)
-        position += width * upper
-    return position + _BYTE_SELECT.take((bits & _U64(0xFF)).astype(np.int64) * 8 + k)
+        low = np.bitwise_count(bits & _U64((1 << width) - 1))
+        upper = (k >= low).view(np.uint8)  # 1 where the bit lies in the upper half
+        k -= low * upper
+        np.right_shift(bits, _U64(width) * upper, out=bits)
+        position += np.uint8(width) * upper
+    return position + _BYTE_SELECT.take((bits & _U64(0xFF)).astype(np.intp) * 8 + k)
 
 
 _BYTE_SELECT = np.array(  # [byte * 8 + k]: position of the k-th set bit of the byte (0 if none)
