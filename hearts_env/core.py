@@ -294,6 +294,10 @@ class _Work:
         setattr(self, name, array)
         return array
 
+    def peek(self, name: str) -> np.ndarray:
+        """An array as it stands, without copying it: for reading only."""
+        return self.__dict__[name] if name in self.__dict__ else getattr(self._state, name)
+
     def state(self) -> State:
         # A shallow copy with the changed arrays swapped in (dataclasses.replace costs more per step).
         new = object.__new__(State)
@@ -326,7 +330,7 @@ def _by_value(values: np.ndarray) -> list[tuple[int, slice | np.ndarray]]:
     """(value, games holding it) for each distinct value; one slice of all games in the common
     case where the batch moves in lockstep."""
     first = values[0]
-    if np.count_nonzero(values != first) == 0:
+    if len(values) == 1 or np.count_nonzero(values != first) == 0:
         return [(int(first), slice(None))]
     return [(int(v), np.flatnonzero(values == v)) for v in np.unique(values)]
 
@@ -413,7 +417,7 @@ def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarra
     trick[flat] = card
     # The winner so far is the leader before any card, so the first card compares with itself.
     winner = w.winner[g]
-    lead = trick.take(base + w.leader[g])
+    lead = trick.take(base + w.peek("leader")[g])
     beats = (SUIT_OF.take(card) == SUIT_OF.take(lead)) & (card > trick.take(base + winner))
     w.winner[g] = np.where(beats, seat, winner)
     w.hearts_broken[g] |= _BREAKS_HEARTS[rules.queen_breaks_hearts].take(card)
@@ -517,16 +521,19 @@ _LEADING, _FOLLOWING = 2 * PLAY, 2 * PLAY + 1
 
 def _update_legal(w: _Work) -> None:
     """Legal cards of the seat to act in every game."""
-    hand = w.hands.reshape(-1).take(w.base + w.to_play)  # to_play -1 (game over) reads a hand; unused
-    situation = 2 * w.phase + (w.trick_size > 0)  # PASS, _LEADING, _FOLLOWING or game over
-    legal = np.zeros(len(hand), _U64)
-    for kind, g in _by_value(situation):
+    hand = w.peek("hands").reshape(-1).take(w.base + w.peek("to_play"))  # game over: reads a hand, unused
+    situation = 2 * w.peek("phase") + (w.peek("trick_size") > 0)  # PASS, _LEADING, _FOLLOWING or over
+    groups = _by_value(situation)
+    legal = hand if len(groups) == 1 else np.zeros(len(hand), _U64)  # one group: fill `hand` in place
+    for kind, g in groups:
         if kind == 2 * PASS:
             legal[g] = hand[g]
         elif kind == _LEADING:
             legal[g] = _lead_legal(w, g, hand[g])
         elif kind == _FOLLOWING:
             legal[g] = _follow_legal(w, g, hand[g])
+        else:
+            legal[g] = 0
     w.legal = legal
 
 
@@ -534,19 +541,20 @@ def _lead_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray
     """The lowest club opens the hand; hearts may be led once broken, or from a hand of only
     hearts and the QS. The QS may always be led."""
     only_points = (hand & ~POINT_BITS) == 0
-    legal = np.where(w.hearts_broken[g] | only_points, hand, hand & ~HEART_BITS)
-    return np.where(w.tricks_played[g] == 0, hand & BIT[cards.lowest_club(w.rules.num_players)], legal)
+    legal = np.where(w.peek("hearts_broken")[g] | only_points, hand, hand & ~HEART_BITS)
+    opening = w.peek("tricks_played")[g] == 0
+    return np.where(opening, hand & BIT[cards.lowest_club(w.rules.num_players)], legal)
 
 
 def _follow_legal(w: _Work, g: slice | np.ndarray, hand: np.ndarray) -> np.ndarray:
     """Follow the led suit if able; else any card, except that on the first trick hearts and
     the QS only when the hand holds nothing else."""
-    lead = w.trick.reshape(-1).take(w.base[g] + w.leader[g])
+    lead = w.peek("trick").reshape(-1).take(w.base[g] + w.peek("leader")[g])
     follow = hand & SUIT_BITS.take(SUIT_OF.take(lead))
     discard = hand
     if w.rules.no_points_on_first_trick:
         safe = hand & ~POINT_BITS
-        discard = np.where((w.tricks_played[g] == 0) & (safe != 0), safe, hand)
+        discard = np.where((w.peek("tricks_played")[g] == 0) & (safe != 0), safe, hand)
     return np.where(follow != 0, follow, discard)
 
 
@@ -578,7 +586,12 @@ def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
     legal = state.legal
     k = (rng.random(len(legal)) * np.bitwise_count(legal)).astype(np.uint8)  # rank among the legal cards
+    if len(legal) <= _SMALL_BATCH:  # fewer, larger array operations win when there are few games
+        return np.count_nonzero(np.cumsum(legal_mask(state), axis=1) <= k[:, None], axis=1)
     return _select_bit(legal, k)
+
+
+_SMALL_BATCH = 16
 
 
 def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
