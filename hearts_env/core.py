@@ -63,6 +63,11 @@ class State:
     winner: np.ndarray  # (B,) int8: seat winning the current trick so far (= leader before a card)
     trick_size: np.ndarray  # (B,) int8: cards in the current trick
     tricks_played: np.ndarray  # (B,) int8: tricks completed this hand
+    played: np.ndarray  # (B, P) uint64: cards each seat played to the completed tricks of this hand
+    voids: np.ndarray  # (B, P) uint8: bit s set if the seat failed to follow suit s in a completed trick
+    tricks: np.ndarray  # (B, H, P) int8: card each seat played to each completed trick, -1 if not yet;
+    #   H = hand size when the games record their history (``new_games(history=True)``), else 0
+    trick_leaders: np.ndarray  # (B, H) int8: seat that led each completed trick, -1 if not yet
     last_trick: np.ndarray  # (B, P) int8: card each seat played to the last completed trick, -1 before any
     last_trick_winner: np.ndarray  # (B,) int8: seat that took the last completed trick, -1 before any
     hearts_broken: np.ndarray  # (B,) bool
@@ -147,12 +152,14 @@ def new_games(
     batch_size: int | None = None,
     seed: int | np.random.SeedSequence | None = None,
     deals: np.ndarray | None = None,
+    history: bool = False,
 ) -> State:
     """Start a batch of games at hand 1.
 
     Give ``batch_size`` for random deals, or ``deals``, an int array (B, 52) holding the seat dealt
     each card (-1 for the cards removed at this player count), for given first deals. ``seed``
     seeds every random deal of the batch (the first, when not given, and all later ones).
+    ``history`` records every trick of the hand in ``State.tricks`` (it costs some speed).
     """
     rules = HeartsRules() if rules is None else rules
     if deals is None:
@@ -181,6 +188,10 @@ def new_games(
         winner=np.zeros(batch_size, np.int8),
         trick_size=np.zeros(batch_size, np.int8),
         tricks_played=np.zeros(batch_size, np.int8),
+        played=np.zeros((batch_size, P), _U64),
+        voids=np.zeros((batch_size, P), np.uint8),
+        tricks=np.full((batch_size, rules.hand_size if history else 0, P), _NO_CARD, np.int8),
+        trick_leaders=np.full((batch_size, rules.hand_size if history else 0), -1, np.int8),
         last_trick=np.full((batch_size, P), _NO_CARD, np.int8),
         last_trick_winner=np.full(batch_size, -1, np.int8),
         hearts_broken=np.zeros(batch_size, bool),
@@ -431,9 +442,17 @@ def _play_card(w: _Work, g: slice | np.ndarray, card: np.ndarray, bit: np.ndarra
 
 def _end_trick(w: _Work, rows: slice | np.ndarray) -> None:
     winner = w.winner[rows]
-    trick_bits = np.bitwise_or.reduce(BIT.take(w.trick[rows].T), axis=0)  # (P, n) layout reduces fast
-    w.taken.reshape(-1)[w.base[rows] + winner] |= trick_bits
-    w.last_trick[rows] = w.trick[rows]
+    trick = w.trick[rows]
+    card_bits = BIT.take(trick.T)  # (P, n): this layout reduces fast
+    w.taken.reshape(-1)[w.base[rows] + winner] |= np.bitwise_or.reduce(card_bits, axis=0)
+    w.played[rows] |= card_bits.T
+    lead_suit = SUIT_OF.take(trick.reshape(-1).take(w.base[: len(trick)] + w.leader[rows]))  # (n, P) flat
+    w.voids[rows] |= _SUIT_FLAG.take(lead_suit)[:, None] * (SUIT_OF.take(trick) != lead_suit[:, None])
+    if w.peek("tricks").shape[1]:  # the games record their history
+        games, number = w.rows[rows], w.tricks_played[rows]
+        w.tricks[games, number] = trick
+        w.trick_leaders[games, number] = w.leader[rows]
+    w.last_trick[rows] = trick
     w.last_trick_winner[rows] = winner
     w.trick[rows] = _NO_CARD
     w.trick_size[rows] = 0
@@ -445,6 +464,7 @@ def _end_trick(w: _Work, rows: slice | np.ndarray) -> None:
         _end_hand(w, w.rows[_compose(w, rows, hand_done)])
 
 
+_SUIT_FLAG = (1 << np.arange(cards.NUM_SUITS)).astype(np.uint8)  # bit of each suit in ``voids``
 _BREAKS_HEARTS = {  # [queen_breaks_hearts][card]: playing the card breaks hearts
     False: (SUIT_OF == cards.HEARTS),
     True: (SUIT_OF == cards.HEARTS) | (np.arange(NUM_CARDS) == QS),
@@ -505,6 +525,11 @@ def _start_hands(w: _Work, rows: slice | np.ndarray) -> None:
     """Reset the per-hand arrays of freshly dealt games and open the pass (or play) phase."""
     w.passed[rows] = 0
     w.taken[rows] = 0
+    w.played[rows] = 0
+    w.voids[rows] = 0
+    if w.peek("tricks").shape[1]:
+        w.tricks[rows] = _NO_CARD
+        w.trick_leaders[rows] = -1
     w.trick[rows] = _NO_CARD
     w.trick_size[rows] = 0
     w.tricks_played[rows] = 0
