@@ -98,8 +98,8 @@ class State:
 
     @property
     def hand_points(self) -> np.ndarray:
-        """(B, P) int32: points taken so far this hand, before any moon adjustment."""
-        return _raw_points(self.rules, self.taken)
+        """(B, P) int32: points taken so far this hand (JD rule included), before any moon adjustment."""
+        return points_taken(self.rules, self.taken)
 
     @property
     def lead_suit(self) -> np.ndarray:
@@ -276,9 +276,19 @@ def _pass_offset(rules: HeartsRules, hand_number: np.ndarray) -> np.ndarray:
     return offsets[(hand_number - 1) % len(offsets)]
 
 
-def _raw_points(rules: HeartsRules, taken: np.ndarray) -> np.ndarray:
+def _raw_points(taken: np.ndarray) -> np.ndarray:
+    """Hearts 1, QS 13, of taken piles (any shape of bitboards)."""
     hearts = np.bitwise_count(taken & HEART_BITS).astype(np.int32)
     return hearts + 13 * ((taken >> _U64(QS)) & _U64(1)).astype(np.int32)
+
+
+def _jd_bonus(rules: HeartsRules, taken: np.ndarray) -> np.ndarray | int:
+    return -10 * ((taken >> _U64(JD)) & _U64(1)).astype(np.int32) if rules.jack_of_diamonds else 0
+
+
+def points_taken(rules: HeartsRules, taken: np.ndarray) -> np.ndarray:
+    """Points of taken piles (any shape of bitboards) before the moon: hearts, QS, and the JD rule."""
+    return _raw_points(taken) + _jd_bonus(rules, taken)
 
 
 def _holder(hands: np.ndarray, card: int) -> np.ndarray:
@@ -502,8 +512,8 @@ def _end_hand(w: _Work, rows: np.ndarray) -> None:
 def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """(n, P) int32 score of completed hands from the cards each seat took (n, P) and the game
     totals before the hand (n, P): hearts 1, QS 13, the moon rule, and the JD rule on top."""
-    raw = _raw_points(rules, taken)
-    bonus = -10 * ((taken >> _U64(JD)) & _U64(1)).astype(np.int32) if rules.jack_of_diamonds else 0
+    raw = _raw_points(taken)
+    bonus = _jd_bonus(rules, taken)
     moon = raw == _MOON_POINTS  # (n, P): the shooter, if any
     shot = moon.any(axis=1, keepdims=True)
     add = np.where(shot, _MOON_POINTS - raw, raw) + bonus  # shooter 0, others 26

@@ -215,10 +215,7 @@ def describe(os_state, state, g: int, rules: HeartsRules) -> str:
 
 def _points_so_far(state, rules: HeartsRules) -> np.ndarray:
     """(B, 4) points taken this hand as OpenSpiel counts them during play (JD included)."""
-    points = state.hand_points.astype(np.int64)
-    if rules.jack_of_diamonds:
-        points -= 10 * ((state.taken >> np.uint64(_JD)) & np.uint64(1)).astype(np.int64)
-    return points
+    return state.hand_points.astype(np.int64)
 
 
 def check_decision(os_states, state, rules: HeartsRules) -> list[list[int]]:

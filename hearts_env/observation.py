@@ -1,0 +1,135 @@
+"""The flat observation vector of one seat, made from its information set.
+
+The vector is ``uint8``: card sections are 0/1 bits in card-id order (``index = suit * 13 +
+rank - 2``), counts are small integers. Seats are relative to the observer (0 = itself, 1 = its
+left, ...). Its layout depends only on the number of players, the JD rule and ``history``;
+``ObservationLayout.split`` returns the named sections of any vector. The compact layout
+(``history=False``), with P players:
+
+| section | size | holds |
+|---|---|---|
+| ``hand`` | 52 | the observer's cards |
+| ``played`` | P x 52 | cards each seat has played this hand (current trick included) |
+| ``trick`` | P x 52 | the card each seat played to the current trick |
+| ``passed`` | 52 | cards the observer passed this hand |
+| ``received`` | 52 | cards passed to the observer this hand (once the passes land) |
+| ``trick_leader`` | P | one-hot: seat that leads the current trick |
+| ``voids`` | P x 4 | suits each seat is known to be void in (failed to follow) |
+| ``points`` | P | hearts and QS points each seat has taken this hand (0..26) |
+| ``jd_taken`` | P | one-hot: seat that took the JD (only with ``jack_of_diamonds``) |
+| ``scores`` | P | each game total minus the lowest total, capped at 255 |
+| ``to_target`` | 1 | target score minus the highest total, capped to 0..255 (0 for one-hand games) |
+| ``hearts_broken`` | 1 | 1 once hearts are broken |
+| ``phase`` | 2 | one-hot: passing, playing |
+| ``pass_direction`` | P | one-hot receiver offset of this hand's pass (0 = no pass, 1 = left, ...) |
+| ``tricks_played`` | 1 | completed tricks this hand |
+
+``history=True`` appends ``history`` (H x P x 52: the card each seat played to each completed
+trick, H = hand size) and ``history_leaders`` (H x P: one-hot leader of each trick); the games
+must then record their history (``core.new_games(..., history=True)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.core import BIT, JD, PASS, PLAY, _raw_points, bits_to_mask
+from hearts_env.infoset import InfoSet
+from hearts_env.rules import HeartsRules
+
+LAYOUT_VERSION = 1
+"""Bumped whenever the layout changes, so saved policies can refuse observations they do not know."""
+
+_CAP = 255
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Named sections of the observation vector for one rules set."""
+
+    rules: HeartsRules
+    history: bool = False
+    sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        P, H = self.rules.num_players, self.rules.hand_size
+        shapes: dict[str, tuple[int, ...]] = {
+            "hand": (NUM_CARDS,),
+            "played": (P, NUM_CARDS),
+            "trick": (P, NUM_CARDS),
+            "passed": (NUM_CARDS,),
+            "received": (NUM_CARDS,),
+            "trick_leader": (P,),
+            "voids": (P, NUM_SUITS),
+            "points": (P,),
+        }
+        if self.rules.jack_of_diamonds:
+            shapes["jd_taken"] = (P,)
+        shapes |= {
+            "scores": (P,),
+            "to_target": (1,),
+            "hearts_broken": (1,),
+            "phase": (2,),
+            "pass_direction": (P,),
+            "tricks_played": (1,),
+        }
+        if self.history:
+            shapes |= {"history": (H, P, NUM_CARDS), "history_leaders": (H, P)}
+        sections, start = {}, 0
+        for name, shape in shapes.items():
+            size = int(np.prod(shape))
+            sections[name] = (slice(start, start + size), shape)
+            start += size
+        object.__setattr__(self, "sections", sections)
+
+    @property
+    def size(self) -> int:
+        return max(s.stop for s, _ in self.sections.values())
+
+    def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """The named sections of observations (..., size), each reshaped to (..., *section shape)."""
+        lead = observation.shape[:-1]
+        return {name: observation[..., s].reshape(*lead, *shape) for name, (s, shape) in self.sections.items()}
+
+
+def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
+    """(B, layout.size) uint8 observations of the information sets."""
+    B, P = len(info.seat), info.num_players
+    out = np.zeros((B, layout.size), np.uint8)
+    view = layout.split(out)
+    view["hand"][:] = bits_to_mask(info.hand)
+    view["played"][:] = bits_to_mask(info.played)
+    in_trick = np.where(info.trick >= 0, BIT.take(np.maximum(info.trick, 0)), np.uint64(0))
+    view["trick"][:] = bits_to_mask(in_trick)
+    view["passed"][:] = bits_to_mask(info.passed)
+    view["received"][:] = bits_to_mask(info.received)
+    _one_hot(view["trick_leader"], info.trick_leader)
+    view["voids"][:] = (info.voids[:, :, None] >> np.arange(NUM_SUITS, dtype=np.uint8)) & 1
+    view["points"][:] = _raw_points(info.taken)
+    if info.rules.jack_of_diamonds:
+        view["jd_taken"][:] = (info.taken >> np.uint64(JD)) & np.uint64(1)
+    view["scores"][:] = np.minimum(info.scores - info.scores.min(axis=1, keepdims=True), _CAP)
+    if info.rules.target_score is not None:
+        view["to_target"][:, 0] = np.clip(info.rules.target_score - info.scores.max(axis=1), 0, _CAP)
+    view["hearts_broken"][:, 0] = info.hearts_broken
+    view["phase"][:, 0] = info.phase == PASS
+    view["phase"][:, 1] = info.phase == PLAY
+    _one_hot(view["pass_direction"], info.pass_offset)
+    view["tricks_played"][:, 0] = info.tricks_played
+    if layout.history:
+        if info.tricks.shape[1] == 0:
+            raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
+        cards = np.where(info.tricks >= 0, BIT.take(np.maximum(info.tricks, 0)), np.uint64(0))
+        view["history"][:] = bits_to_mask(cards)
+        _one_hot(view["history_leaders"], info.trick_leaders)
+    return out
+
+
+def _one_hot(out: np.ndarray, index: np.ndarray) -> None:
+    """Set ``out[..., index] = 1`` where index >= 0 (out is zeros of shape (..., n))."""
+    n = out.shape[-1]
+    out[:] = (index[..., None] == np.arange(n)) & (index[..., None] >= 0)
+
