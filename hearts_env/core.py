@@ -619,11 +619,15 @@ def explain_illegal(state: State, game: int, card: int) -> str:
 
 def sample_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """(B,) int: a uniformly random legal card per game (0 for games that are over)."""
-    legal = state.legal
-    k = (rng.random(len(legal)) * np.bitwise_count(legal)).astype(np.uint8)  # rank among the legal cards
-    if len(legal) <= _SMALL_BATCH:  # fewer, larger array operations win when there are few games
-        return np.count_nonzero(np.cumsum(legal_mask(state), axis=1) <= k[:, None], axis=1)
-    return _select_bit(legal, k)
+    return sample_from_bits(state.legal, rng)
+
+
+def sample_from_bits(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) int: a uniformly random set bit (card) of each bitboard (0 for an empty one)."""
+    k = (rng.random(len(bits)) * np.bitwise_count(bits)).astype(np.uint8)  # rank among the set bits
+    if len(bits) <= _SMALL_BATCH:  # fewer, larger array operations win when there are few games
+        return np.count_nonzero(np.cumsum(bits_to_mask(bits), axis=1) <= k[:, None], axis=1)
+    return _select_bit(bits, k)
 
 
 _SMALL_BATCH = 16
