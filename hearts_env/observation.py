@@ -97,8 +97,7 @@ class ObservationLayout:
 
 def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
     """(B, layout.size) uint8 observations of the information sets."""
-    B, P = len(info.seat), info.num_players
-    out = np.zeros((B, layout.size), np.uint8)
+    out = np.zeros((len(info.seat), layout.size), np.uint8)
     view = layout.split(out)
     view["hand"][:] = bits_to_mask(info.hand)
     view["played"][:] = bits_to_mask(info.played)

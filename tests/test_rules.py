@@ -436,7 +436,8 @@ def test_moon_played_out(moon, jd):
     assert state.leader[0] == 0
     state = play_to_last_card(state)
     assert len(names(state.taken[0, 0])) == 48 and not state.taken[0, 1:].any()  # 12 tricks to seat 0
-    assert state.hand_points[0].tolist() == [25, 0, 0, 0]  # the AH is still in seat 3's hand
+    # The AH is still in seat 3's hand; hand_points counts the JD rule, before the moon.
+    assert state.hand_points[0].tolist() == [25 - 10 * jd, 0, 0, 0]
     assert hand(state, 3) == {"AH"}
     state = play_out(state)
     assert state.hand_over[0]
