@@ -10,11 +10,12 @@ Seats are relative to the observer: 0 = itself, 1 = its left, ..., P - 1 = its r
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from hearts_env.core import BIT, PASS, SUIT_OF, State, _rows
+from hearts_env.core import _SUIT_FLAG, BIT, PASS, SUIT_BITS, SUIT_OF, State, _rows
 from hearts_env.rules import HeartsRules
 
 _NO_CARD = -1
@@ -55,52 +56,57 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
     """The information set of ``seat`` (B,) in every game; default: the seat to act."""
     B, P = state.batch_size, state.num_players
     seat = state.to_play if seat is None else np.broadcast_to(np.asarray(seat, dtype=np.int8), (B,))
-    seat = np.where(seat < 0, 0, seat).astype(np.int8)  # games over: observe from seat 0
-    # order[b, r]: absolute seat of relative seat r; to_rel maps absolute seats back.
-    order = (seat[:, None] + np.arange(P)) % P
-    flat = _rows(B)[:, None] * P + order
+    seat = np.maximum(seat, 0).astype(np.int8)  # games over: observe from seat 0
+    rows = _rows(B)
+    flat = (rows * P)[:, None] + _rotations(P).take(seat, axis=0)  # flat index of relative seat r
 
-    def rel(values: np.ndarray) -> np.ndarray:  # (B, P) absolute -> relative
-        return values.reshape(B * P, *values.shape[2:])[flat]
+    def rel(values: np.ndarray) -> np.ndarray:  # (B, P, ...) by absolute seat -> by relative seat
+        return values.reshape(B * P, *values.shape[2:]).take(flat, axis=0)
 
-    def to_rel(absolute: np.ndarray) -> np.ndarray:  # seats -> relative seats, -1 stays -1
-        return np.where(absolute >= 0, (absolute - seat.reshape(seat.shape + (1,) * (absolute.ndim - 1))) % P, -1)
+    def to_rel(absolute: np.ndarray) -> np.ndarray:  # absolute seats -> relative seats, -1 stays -1
+        shape = seat.shape + (1,) * (absolute.ndim - 1)
+        return np.where(absolute >= 0, (absolute - seat.reshape(shape)) % P, -1).astype(np.int8)
 
-    own = _rows(B) * P + seat
+    own = rows * P + seat
     offset = state.pass_offset
-    moved = (state.phase != PASS) & (offset != 0)  # the passes have landed
-    giver = _rows(B) * P + (seat - offset) % P
-    received = np.where(moved, state.passed.reshape(-1).take(giver), np.uint64(0))
+    landed = (state.phase != PASS) & (offset != 0)  # the passes have moved
+    giver = rows * P + (seat - offset) % P
     trick = rel(state.trick)
-    in_trick = np.where(trick >= 0, BIT.take(np.maximum(trick, 0)), np.uint64(0))
+    in_trick = np.where(trick >= 0, BIT.take(trick), np.uint64(0))  # -1 reads BIT[-1]; masked
     return InfoSet(
         rules=state.rules,
         seat=seat,
         phase=state.phase,
-        to_play=to_rel(state.to_play).astype(np.int8),
+        to_play=to_rel(state.to_play),
         hand_number=state.hand_number,
         pass_offset=offset,
         hand=state.hands.reshape(-1).take(own),
         legal=np.where(state.to_play == seat, state.legal, np.uint64(0)),
         passed=state.passed.reshape(-1).take(own),
-        received=received,
+        received=np.where(landed, state.passed.reshape(-1).take(giver), np.uint64(0)),
         played=rel(state.played) | in_trick,
         trick=trick,
         trick_leader=np.where(state.phase == PASS, -1, to_rel(state.leader)).astype(np.int8),
-        tricks=np.take_along_axis(state.tricks, order[:, None, :], axis=2),
-        trick_leaders=to_rel(state.trick_leaders).astype(np.int8),
+        tricks=rel(state.tricks.transpose(0, 2, 1)).transpose(0, 2, 1),
+        trick_leaders=to_rel(state.trick_leaders),
         tricks_played=state.tricks_played,
         hearts_broken=state.hearts_broken,
-        voids=rel(state.voids) | _current_voids(state, trick),
+        voids=rel(state.voids) | _current_voids(state, in_trick),
         taken=rel(state.taken),
         points=rel(state.hand_points),
         scores=rel(state.scores),
     )
 
 
-def _current_voids(state: State, trick: np.ndarray) -> np.ndarray:
-    """(B, P) uint8: suits seats failed to follow in the current trick (``trick`` is relative)."""
+@functools.cache
+def _rotations(num_players: int) -> np.ndarray:
+    """(P, P): row s lists the absolute seats of relative seats 0..P-1 seen from seat s."""
+    return (np.arange(num_players)[:, None] + np.arange(num_players)) % num_players
+
+
+def _current_voids(state: State, in_trick: np.ndarray) -> np.ndarray:
+    """(B, P) uint8: the led suit's bit for seats that failed to follow it in the current trick."""
     lead = state.trick.reshape(-1).take(_rows(state.batch_size) * state.num_players + state.leader)
-    lead_suit = np.where(lead >= 0, SUIT_OF.take(np.maximum(lead, 0)), 0)
-    off_suit = (trick >= 0) & (SUIT_OF.take(np.maximum(trick, 0)) != lead_suit[:, None]) & (lead >= 0)[:, None]
-    return (off_suit * (1 << lead_suit)[:, None]).astype(np.uint8)
+    lead_suit = SUIT_OF.take(lead)  # lead -1 (no card yet) reads a suit; masked by in_trick == 0
+    off_suit = (in_trick != 0) & ((in_trick & SUIT_BITS.take(lead_suit)[:, None]) == 0)
+    return off_suit * _SUIT_FLAG.take(lead_suit)[:, None]
