@@ -1,6 +1,9 @@
 # Every target creates what it needs: a virtual environment in $(VENV) with the package installed.
 PYTHON ?= python3
 VENV ?= .venv
+# The torch build to install. The default is the CPU wheel of this project's machines; elsewhere
+# use e.g. TORCH_SPEC="torch --index-url https://download.pytorch.org/whl/cpu" or a CUDA build.
+TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
@@ -9,7 +12,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m pip install -q $(TORCH_SPEC)
+	$(BIN)/python -m pip install -q -e ".[test,train]"
 	touch $(STAMP)
 
 test: $(STAMP)  ## the test suite without the slow tests

@@ -1,12 +1,10 @@
 """Rewards, one knob shared by every environment.
 
-| mode | reward |
-|---|---|
-| ``points`` (default) | minus the points of each trick as it is taken; at hand end a moon |
-| | correction, so that a hand's rewards sum to minus its score |
-| ``hand`` | minus the hand's score, at hand end |
-| ``zero_sum`` | at hand end: the mean of the other seats' hand scores minus one's own |
-| ``win`` | at game end: 1 for a win (1/k each for a k-way tie), else 0 |
+- ``points`` (default): minus the points of each trick as it is taken, plus a correction at hand
+  end for the moon, so that a hand's rewards sum to minus its score;
+- ``hand``: minus the hand's score, at hand end;
+- ``zero_sum``: at hand end, the mean of the other seats' hand scores minus one's own;
+- ``win``: at game end, 1 for a win (1/k each for a k-way tie), else 0.
 
 ``step_rewards(before, after, mode)`` gives what one step paid each seat; an environment hands
 each agent the sum of what built up since its own last move.
