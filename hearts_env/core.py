@@ -119,9 +119,9 @@ _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(State) if f.name != "ru
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
     """Bitboards of any shape (...) to a (..., 52) bool mask."""
-    bits = np.ascontiguousarray(bits, dtype="<u8")
-    unpacked = np.unpackbits(bits.view(np.uint8).reshape(*bits.shape, 8), axis=-1, bitorder="little")
-    return unpacked[..., :NUM_CARDS].view(bool)
+    bits = np.asarray(bits, dtype="<u8")
+    as_bytes = np.ascontiguousarray(bits).view(np.uint8).reshape(*bits.shape, 8)
+    return np.unpackbits(as_bytes, axis=-1, count=NUM_CARDS, bitorder="little").view(bool)
 
 
 def mask_to_bits(mask: np.ndarray) -> np.ndarray:

@@ -55,8 +55,13 @@ class InfoSet:
 def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
     """The information set of ``seat`` (B,) in every game; default: the seat to act."""
     B, P = state.batch_size, state.num_players
-    seat = state.to_play if seat is None else np.broadcast_to(np.asarray(seat, dtype=np.int8), (B,))
-    seat = np.maximum(seat, 0).astype(np.int8)  # games over: observe from seat 0
+    if seat is None:
+        seat = np.maximum(state.to_play, 0)  # games over: observe from seat 0
+    else:
+        seat = np.broadcast_to(np.asarray(seat), (B,))
+        if seat.min() < 0 or seat.max() >= P:
+            raise ValueError(f"seat must be in 0..{P - 1}, got {seat.min() if seat.min() < 0 else seat.max()}")
+    seat = seat.astype(np.int8)
     rows = _rows(B)
     flat = (rows * P)[:, None] + _rotations(P).take(seat, axis=0)  # flat index of relative seat r
 

@@ -40,9 +40,8 @@ def step_rewards(before: State, after: State, mode: str) -> np.ndarray:
         others = (score.sum(axis=1, keepdims=True) - score) / (P - 1)
         rewards = np.where(hand_over, others - score, 0)
     elif mode == "win":
-        ended = (after.done & ~before.done)[:, None]
         share = after.winners / np.maximum(after.winners.sum(axis=1, keepdims=True), 1)
-        rewards = np.where(ended, share, 0)
+        rewards = np.where(after.done[:, None], share, 0)
     else:
         check_reward_mode(mode)
     # Games that were already over when the step began pay nothing.

@@ -1,0 +1,325 @@
+"""
+# Hearts
+
+A PettingZoo AEC environment of Hearts for 3 to 7 players, over the vectorised core
+(``hearts_env.core``) with a batch of one game. The env holds no rule logic: every rule, knob
+and score comes from the core.
+
+| Import             | `from hearts_env.aec import env`                          |
+|--------------------|-----------------------------------------------------------|
+| Actions            | Discrete                                                  |
+| Parallel API       | No                                                        |
+| Manual Control     | No                                                        |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
+| Agents             | `num_players`: 3..7 (4 by default)                        |
+| Action Shape       | (1,)                                                      |
+| Action Values      | Discrete(52)                                              |
+| Observation Shape  | (609,) for the standard 4-player game (`layout.size`)     |
+| Observation Values | [0, 255]                                                  |
+
+Agent ``player_s`` sits in seat ``s`` of the core (seats run clockwise). The game decides who acts:
+during the pass each seat in turn picks its cards one at a time (``player_0`` first); in play the
+holder of the lowest club leads the first trick, then each trick's winner leads the next. So one
+agent may act several times in a row, and the order is not round-robin.
+
+### Observation Space
+
+The observation is a dictionary with an ``'observation'`` element, the seat's information set
+encoded as a flat ``uint8`` vector, and an ``'action_mask'`` element, the legal cards.
+
+The ``observation`` vector is ``hearts_env.observation.encode`` of ``hearts_env.infoset.infoset``
+for the agent's own seat: its hand, the cards it passed and received, every card played this
+hand and by whom, the current trick and its leader, known voids, points taken, game totals, the
+pass direction and the phase. Seats in it are relative to the observer (0 = itself, 1 = its
+left, ...). Nothing hidden goes in. The table of sections is in the docstring of
+``hearts_env/observation.py``; ``env.unwrapped.layout.split(obs["observation"])`` returns the
+named sections of a vector. ``history=True`` appends every completed trick of the hand.
+
+#### Legal Actions Mask
+
+``action_mask`` is an ``int8`` vector of 52 entries, 1 for each card the agent may pick now. It is
+all zeros for every agent except the one whose turn it is, and for every agent once the game is
+over.
+
+### Action Space
+
+A card id 0..51: ``suit * 13 + rank - 2`` with suits clubs, diamonds, spades, hearts (``2C = 0``,
+``QS = 36``, ``AH = 51``; see ``hearts_env.cards``). In the pass phase an action picks one card to
+pass: a seat acts ``pass_count`` times, and the cards move only when every seat has picked. In
+the play phase an action plays a card to the trick.
+
+Illegal actions:
+
+- ``raw_env`` raises ``ValueError`` naming the agent, the card and the rule (an action that is
+  not an int card id 0..51 also raises ``ValueError``); nothing changes, so the agent may act
+  again.
+- ``env()`` adds PettingZoo's usual wrappers. An action outside ``Discrete(52)`` fails
+  ``AssertOutOfBoundsWrapper``'s assertion; a card outside the action mask ends the game through
+  ``TerminateIllegalWrapper``: the agent that moved gets ``illegal_reward``, the others 0 for that
+  step, and every agent is terminated and truncated. ``OrderEnforcingWrapper`` refuses calls
+  before ``reset()``.
+
+### Rewards
+
+``reward`` picks one of the modes of ``hearts_env.rewards``:
+
+| mode | reward |
+|---|---|
+| ``"points"`` (default) | minus the points of each trick as it is taken; at hand end a moon |
+| | correction, so that a hand's rewards sum to minus its score |
+| ``"hand"`` | minus the hand's score, at hand end |
+| ``"zero_sum"`` | at hand end: the mean of the other seats' hand scores minus one's own |
+| ``"win"`` | at game end: 1 for a win (1/k each for a k-way tie), else 0 |
+
+A step pays every agent (a trick taken pays the taker, a hand's end pays everyone). Each agent
+receives, through ``last()``, the sum of what built up since its own last move, so rewards
+earned on other agents' moves are never lost or given to the wrong agent. Summed over a game,
+an agent's rewards are minus its final total in the ``"points"`` and ``"hand"`` modes.
+
+When the game ends every agent is terminated (``truncations`` stay False) and receives its last
+rewards through ``last()``; then each steps ``None`` once, as PettingZoo's ``_was_dead_step``
+expects. ``infos[agent]`` holds ``hand_number``, ``scores`` (game totals by seat) and
+``last_hand_points`` (the score of the last completed hand by seat, moon and JD rules applied).
+
+### Arguments
+
+``` python
+env(num_players=4, pass_count=3, pass_cycle=None, no_points_on_first_trick=True,
+    queen_breaks_hearts=True, jack_of_diamonds=False, moon="add_to_others", target_score=100,
+    reward="points", history=False, render_mode=None, illegal_reward=None)
+```
+
+The first eight are the knobs of ``hearts_env.rules.HeartsRules`` (RULES.md), passed through
+unchanged; ``rules=HeartsRules(...)`` may be given instead of them.
+
+``reward``: one of ``"points"``, ``"hand"``, ``"zero_sum"``, ``"win"``.
+
+``history``: append the full trick history of the hand to the observation.
+
+``render_mode``: None, ``"ansi"`` (``render()`` returns the table as text, hands and scores with
+unicode suits) or ``"human"`` (prints it after every step).
+
+``illegal_reward`` (``env()`` only): the reward for an illegal move; None picks -1 in ``"win"``
+mode, else ``-(target_score + 26)`` (-26 for a one-hand game), at least as bad as the worst game
+a seat can have in the ``"points"`` and ``"hand"`` modes, so an illegal move never pays.
+
+``reset(seed=None, options=None)``: ``seed`` makes the game that of
+``core.new_games(rules, batch_size=1, seed=seed)``; a later ``reset()`` without a seed deals a
+new game drawn from that seed. ``options={"deals": deal}`` gives the first hand's deal, an int
+array of 52 entries holding the seat dealt each card (-1 for the cards removed at this player
+count, see ``cards.deal_from_hands``); later hands are dealt from the seed. Other option keys are
+ignored.
+
+### Version History
+
+* v0: Initial version (hearts_env 0.1.0)
+
+### Example
+
+``` python
+import numpy as np
+from hearts_env.aec import env
+
+table = env(num_players=4, render_mode="ansi")
+table.reset(seed=0)
+rng = np.random.default_rng(0)
+for agent in table.agent_iter():
+    observation, reward, termination, truncation, info = table.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+    table.step(action)
+print(table.render())
+table.close()
+```
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from hearts_env import core
+from hearts_env.cards import NUM_CARDS, card_name
+from hearts_env.infoset import InfoSet, infoset
+from hearts_env.observation import ObservationLayout, encode
+from hearts_env.render import render_game
+from hearts_env.rewards import check_reward_mode, step_rewards
+from hearts_env.rules import HeartsRules
+
+ObsType = dict[str, np.ndarray]
+
+
+def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
+    """``raw_env(**kwargs)`` in PettingZoo's usual wrappers: an illegal move ends the game with
+    ``illegal_reward`` for the agent that made it (default: ``default_illegal_reward``)."""
+    table = raw_env(**kwargs)
+    if illegal_reward is None:
+        illegal_reward = default_illegal_reward(table.rules, table.reward_mode)
+    wrapped = wrappers.TerminateIllegalWrapper(table, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
+    """-1 in ``"win"`` mode; else minus (target score + 26), 26 for a one-hand game: no game
+    can cost a seat more in the ``"points"`` and ``"hand"`` modes."""
+    if check_reward_mode(reward) == "win":
+        return -1.0
+    return -float((rules.target_score or 0) + 26)
+
+
+class raw_env(AECEnv[str, ObsType, int]):
+    """Hearts as a PettingZoo AEC environment; see the module docstring."""
+
+    metadata = {"name": "hearts_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        reward: str = "points",
+        history: bool = False,
+        render_mode: str | None = None,
+        rules: HeartsRules | None = None,
+        **knobs: Any,
+    ) -> None:
+        super().__init__()
+        if rules is not None and knobs:
+            raise ValueError(f"give rules or rule knobs, not both (got rules and {', '.join(knobs)})")
+        self.rules = rules if rules is not None else HeartsRules(**knobs)
+        self.reward_mode = check_reward_mode(reward)
+        if not isinstance(history, (bool, np.bool_)):
+            raise ValueError(f"history must be True or False, got {history!r}")
+        self.history = bool(history)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.layout = ObservationLayout(self.rules, history=self.history)
+
+        self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0, 255, (self.layout.size,), np.uint8),
+                    "action_mask": spaces.Box(0, 1, (NUM_CARDS,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_CARDS) for agent in self.possible_agents}
+        self._seeds: np.random.SeedSequence | None = None
+        self._state: core.State | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def core_state(self) -> core.State:
+        """The core's state of the game (a batch of one); treat it as read-only."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._seeds is None:
+            self._seeds = np.random.SeedSequence(seed)
+            game_seed: int | np.random.SeedSequence | None = seed if seed is not None else self._seeds.spawn(1)[0]
+        else:
+            game_seed = self._seeds.spawn(1)[0]
+        deals = (options or {}).get("deals")
+        if deals is not None:
+            deals = np.asarray(deals).reshape(1, -1)
+        self._state = core.new_games(
+            self.rules, batch_size=1 if deals is None else None, seed=game_seed, deals=deals, history=self.history
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._update_infos()
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[int(self._state.to_play[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        before = self.core_state
+        card = _card_id(agent, action)
+        if not int(before.legal[0]) >> card & 1:
+            raise ValueError(f"{agent}: {card_name(card)} is illegal: {core.explain_illegal(before, 0, card)}")
+        after = core.step(before, np.array([card]))
+        self._state = after
+
+        self._cumulative_rewards[agent] = 0.0  # it has received what built up since its last move
+        paid = step_rewards(before, after, self.reward_mode)[0]
+        self.rewards = {a: float(paid[self._seat[a]]) for a in self.agents}
+        self._accumulate_rewards()
+        self._update_infos()
+        if after.done[0]:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[0]  # each agent then steps None, in seat order
+        else:
+            self.agent_selection = self.possible_agents[int(after.to_play[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> ObsType:
+        info = self.infoset(agent)
+        on_turn = agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        )
+        mask = core.bits_to_mask(info.legal)[0] if on_turn else np.zeros(NUM_CARDS, bool)
+        return {"observation": encode(info, self.layout)[0], "action_mask": mask.astype(np.int8)}
+
+    def infoset(self, agent: str) -> InfoSet:
+        """The information set of ``agent``'s seat (a batch of one), for agents that read info sets."""
+        return infoset(self.core_state, self._seat[agent])
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_game(self.core_state)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def _update_infos(self) -> None:
+        state = self.core_state
+        info = {
+            "hand_number": int(state.hand_number[0]),
+            "scores": tuple(state.scores[0].tolist()),
+            "last_hand_points": tuple(state.last_hand_points[0].tolist()),
+        }
+        self.infos = {agent: dict(info) for agent in self.agents}
+
+
+def _card_id(agent: str, action: object) -> int:
+    """The card id of an action, or a ValueError."""
+    try:
+        card = operator.index(action)  # ints and numpy integers
+    except TypeError:
+        raise ValueError(f"{agent}: an action must be an int card id 0..{NUM_CARDS - 1}, got {action!r}") from None
+    if not 0 <= card < NUM_CARDS:
+        raise ValueError(f"{agent}: action {card} is not a card id (0..{NUM_CARDS - 1})")
+    return card

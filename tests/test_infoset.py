@@ -1,0 +1,548 @@
+"""Tests of ``hearts_env.infoset``: what one seat may know.
+
+* No leak: the cards of the other seats are moved among them wherever the observer cannot tell
+  (respecting every constraint it knows: card counts, known voids, the cards it passed and
+  received, the lowest club that opens the hand) and the in-flight passes of the other seats are
+  swapped during the pass; the observer's info set and its encoded observation must not change.
+  Changing the observer's own hand must change them.
+* Relative seats: every per-seat field is the absolute state rotated to the observer.
+* A plain-Python record of the actions (picks, tricks, who failed to follow) is the reference for
+  ``received``, ``passed``, ``voids``, ``tricks`` and ``trick_leaders``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from hearts_env import HeartsRules, cards
+from hearts_env.core import (
+    GAME_OVER,
+    PASS,
+    PLAY,
+    State,
+    bits_to_cards,
+    new_games,
+    sample_actions,
+    step,
+)
+from hearts_env.infoset import InfoSet, infoset
+from hearts_env.observation import ObservationLayout, encode
+
+INFO_FIELDS = [f.name for f in dataclasses.fields(InfoSet) if f.name != "rules"]
+QS = cards.parse_card("QS")
+HEART_MASK = sum(1 << c for c in range(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS))
+POINT_MASK = HEART_MASK | 1 << QS
+SUIT_MASK = [sum(1 << (s * 13 + r) for r in range(13)) for s in range(4)]
+OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
+
+
+def suit(card: int) -> int:
+    return card // 13
+
+
+def bits(card_ids) -> int:
+    return sum(1 << int(c) for c in card_ids)
+
+
+def pass_offset(rules: HeartsRules, hand_number: int) -> int:
+    direction = rules.pass_direction(int(hand_number))
+    return rules.num_players - 1 if direction == "right" else OFFSETS[direction]
+
+
+def random_states(rules: HeartsRules, batch: int, seed: int, history: bool, steps: int, keep: float) -> list[State]:
+    """States of ``batch`` random games, kept with probability ``keep`` after each step."""
+    rng = np.random.default_rng(seed)
+    state = new_games(rules, batch_size=batch, seed=seed, history=history)
+    kept = [state]
+    for _ in range(steps):
+        state = step(state, sample_actions(state, rng))
+        if rng.random() < keep:
+            kept.append(state)
+    return kept
+
+
+def rules_id(rules: HeartsRules) -> str:
+    default = HeartsRules(num_players=rules.num_players)
+    knobs = [
+        f"{f}={getattr(rules, f)}"
+        for f in (
+            "pass_count",
+            "pass_cycle",
+            "no_points_on_first_trick",
+            "queen_breaks_hearts",
+            "jack_of_diamonds",
+            "moon",
+            "target_score",
+        )
+        if getattr(rules, f) != getattr(default, f)
+    ]
+    return ",".join([f"P{rules.num_players}", *knobs])
+
+
+def steps_for_hands(rules: HeartsRules, hands: int) -> int:
+    return hands * (rules.num_players * rules.pass_count + len(cards.deck(rules.num_players)))
+
+
+def reference_legal(state: State) -> np.ndarray:
+    """(B,) uint64: the legal cards of the seat to act, written from RULES.md (plain Python)."""
+    rules = state.rules
+    low = cards.lowest_club(rules.num_players)
+    out = np.zeros(state.batch_size, np.uint64)
+    for g in range(state.batch_size):
+        if state.phase[g] == GAME_OVER:
+            continue
+        hand = int(state.hands[g, state.to_play[g]])
+        first_trick = state.tricks_played[g] == 0
+        if state.phase[g] == PASS:
+            legal = hand
+        elif state.trick_size[g] == 0:
+            if first_trick:
+                legal = hand & 1 << low
+            elif state.hearts_broken[g] or hand & ~POINT_MASK == 0:
+                legal = hand
+            else:
+                legal = hand & ~HEART_MASK
+        else:
+            follow = hand & SUIT_MASK[suit(int(state.trick[g, state.leader[g]]))]
+            if follow:
+                legal = follow
+            elif rules.no_points_on_first_trick and first_trick and hand & ~POINT_MASK:
+                legal = hand & ~POINT_MASK
+            else:
+                legal = hand
+        out[g] = legal
+    return out
+
+
+def assert_infosets_equal(a: InfoSet, b: InfoSet, what: str) -> None:
+    for name in INFO_FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=f"{what}: InfoSet.{name}")
+
+
+def layouts_for(state: State) -> list[ObservationLayout]:
+    layouts = [ObservationLayout(state.rules)]
+    if state.tricks.shape[1]:
+        layouts.append(ObservationLayout(state.rules, history=True))
+    return layouts
+
+
+# ---------------------------------------------------------------------------------------------
+# No hidden information leaks
+
+
+def scramble(state: State, observer: np.ndarray, rng: np.random.Generator, attempts: int = 16):
+    """A copy of ``state`` with cards swapped among the other seats where ``observer`` cannot tell.
+
+    The pool is every card in another seat's hand (and, during the pass, in another seat's in-flight
+    picks), except the cards the observer passed and the lowest club. Two pool cards in different
+    places swap places unless that would give a seat a card of a suit it is known void in. The
+    swap is applied to every hand and every ``passed`` record, so after the pass the records stay
+    true (a card that seat c passed to seat a and that moves to seat b is replaced, in c's record,
+    by the card that moved to a). Returns the new state (its ``legal`` recomputed) and which
+    games changed.
+    """
+    P = state.num_players
+    info = infoset(state, observer)
+    hands, passed = state.hands.copy(), state.passed.copy()
+    low = cards.lowest_club(P)
+    for g in range(state.batch_size):
+        if state.phase[g] == GAME_OVER:
+            continue
+        o = int(observer[g])
+        pinned = set(bits_to_cards(passed[g, o])) | {low}
+        place: dict[int, tuple[int, str]] = {}
+        for a in range(P):
+            if a == o:
+                continue
+            for c in bits_to_cards(hands[g, a]):
+                place[c] = (a, "hand")
+            if state.phase[g] == PASS:
+                for c in bits_to_cards(passed[g, a]):
+                    place[c] = (a, "passed")
+        pool = sorted(set(place) - pinned)
+        if len(pool) < 2:
+            continue
+
+        known_void = [int(info.voids[g, (a - o) % P]) for a in range(P)]
+        for _ in range(attempts):
+            x, y = (int(c) for c in rng.choice(pool, 2, replace=False))
+            (seat_x, _), (seat_y, _) = place[x], place[y]
+            if place[x] == place[y] or known_void[seat_y] >> suit(x) & 1 or known_void[seat_x] >> suit(y) & 1:
+                continue
+            swap = (1 << x) | (1 << y)
+            for array in (hands, passed):
+                for a in range(P):
+                    v = int(array[g, a])
+                    if (v >> x ^ v >> y) & 1:
+                        array[g, a] = np.uint64(v ^ swap)
+            place[x], place[y] = place[y], place[x]
+    changed = (hands != state.hands).any(axis=1) | (passed != state.passed).any(axis=1)
+    new = dataclasses.replace(state, hands=hands, passed=passed)
+    return dataclasses.replace(new, legal=reference_legal(new)), changed
+
+
+LEAK_CASES = [HeartsRules(num_players=p) for p in range(3, 8)] + [
+    HeartsRules(num_players=4, pass_count=1, jack_of_diamonds=True),
+    HeartsRules(num_players=5, pass_count=0, queen_breaks_hearts=False),
+    HeartsRules(num_players=6, no_points_on_first_trick=False, target_score=None),
+]
+
+
+@pytest.mark.parametrize("history", [False, True], ids=["compact", "history"])
+@pytest.mark.parametrize("rules", LEAK_CASES, ids=rules_id)
+def test_other_seats_cards_do_not_leak(rules: HeartsRules, history: bool) -> None:
+    rng = np.random.default_rng(rules.num_players * 10 + history)
+    states = random_states(rules, 6, seed=int(rng.integers(1 << 30)), history=history, keep=0.12, steps=260)
+    assert len(states) > 15
+    changed_total = considered = 0
+    phases = set()
+    for state in states:
+        assert np.array_equal(reference_legal(state), state.legal), "the test's legal-move reference is wrong"
+        observer = rng.integers(0, rules.num_players, state.batch_size).astype(np.int8)
+        swapped, changed = scramble(state, observer, rng)
+        step(swapped, sample_actions(swapped, rng))  # the swapped state is one the engine can play on
+        assert np.array_equal(swapped.hands[state.done], state.hands[state.done])
+        changed_total += changed.sum()
+        considered += (~state.done).sum()
+        phases.update(state.phase[changed].tolist())
+        # The future deals (the game's key) are hidden too.
+        swapped = dataclasses.replace(swapped, key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
+        before, after = infoset(state, observer), infoset(swapped, observer)
+        assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
+        for layout in layouts_for(state):
+            np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
+    assert changed_total > 0.6 * considered, "too few states were changed for the test to mean anything"
+    if rules.pass_count:
+        assert PASS in phases
+    assert PLAY in phases
+
+
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_in_flight_passes_of_other_seats_do_not_leak(num_players: int) -> None:
+    """During the pass, two other seats that have picked as many cards trade their picks whole."""
+    rules = HeartsRules(num_players=num_players)
+    rng = np.random.default_rng(num_players)
+    state = new_games(rules, batch_size=8, seed=num_players)
+    layout = ObservationLayout(rules)
+    checked = 0
+    for _ in range(num_players * rules.pass_count - 1):
+        state = step(state, sample_actions(state, rng))
+        assert (state.phase == PASS).all()
+        counts = np.bitwise_count(state.passed[0])
+        for o in range(num_players):
+            pickers = [a for a in range(num_players) if a != o and counts[a] == rules.pass_count]
+            if len(pickers) < 2:
+                continue
+            a, b = pickers[:2]
+            passed = state.passed.copy()
+            passed[:, [a, b]] = passed[:, [b, a]]
+            swapped = dataclasses.replace(state, passed=passed)
+            assert np.array_equal(reference_legal(swapped), state.legal)
+            before, after = infoset(state, o), infoset(swapped, o)
+            assert_infosets_equal(before, after, f"observer {o}, seats {a} and {b} trade their picks")
+            np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_own_hand_changes_the_observation(num_players: int) -> None:
+    rules = HeartsRules(num_players=num_players)
+    rng = np.random.default_rng(100 + num_players)
+    states = random_states(rules, 6, seed=num_players, history=False, keep=0.1, steps=steps_for_hands(rules, 2))
+    layout = ObservationLayout(rules)
+    checked = 0
+    for state in states:
+        for g in range(state.batch_size):
+            if state.done[g]:
+                continue
+            one = state[g]
+            o = int(rng.integers(num_players))
+            others = [a for a in range(num_players) if a != o and int(one.hands[0, a])]
+            own = bits_to_cards(one.hands[0, o])
+            if not own or not others:
+                continue
+            a = int(rng.choice(others))
+            x, y = int(rng.choice(own)), int(rng.choice(bits_to_cards(one.hands[0, a])))
+            hands = one.hands.copy()
+            hands[0, o] ^= np.uint64((1 << x) | (1 << y))
+            hands[0, a] ^= np.uint64((1 << x) | (1 << y))
+            changed = dataclasses.replace(one, hands=hands)
+            changed = dataclasses.replace(changed, legal=reference_legal(changed))
+            before, after = infoset(one, o), infoset(changed, o)
+            assert before.hand[0] != after.hand[0]
+            obs_before, obs_after = encode(before, layout), encode(after, layout)
+            hand = layout.sections["hand"][0]
+            assert not np.array_equal(obs_before[:, hand], obs_after[:, hand])
+            checked += 1
+    assert checked > 20
+
+
+# ---------------------------------------------------------------------------------------------
+# Relative seats
+
+
+def rotate(values: np.ndarray, seat: int) -> np.ndarray:
+    """(B, P, ...) absolute -> relative to ``seat``: out[:, r] = values[:, (seat + r) % P]."""
+    P = values.shape[1]
+    return values[:, (seat + np.arange(P)) % P]
+
+
+def card_bits(trick: np.ndarray) -> np.ndarray:
+    out = np.zeros(trick.shape, np.uint64)
+    for index in np.ndindex(trick.shape):
+        if trick[index] >= 0:
+            out[index] = np.uint64(1 << int(trick[index]))
+    return out
+
+
+def current_trick_voids(state: State) -> np.ndarray:
+    """(B, P) uint8, absolute seats: suits seats failed to follow in the current trick (plain Python)."""
+    out = np.zeros((state.batch_size, state.num_players), np.uint8)
+    for g in range(state.batch_size):
+        lead = int(state.trick[g, state.leader[g]])
+        if lead < 0:
+            continue
+        for a in range(state.num_players):
+            c = int(state.trick[g, a])
+            if c >= 0 and suit(c) != suit(lead):
+                out[g, a] = 1 << suit(lead)
+    return out
+
+
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_fields_are_rotated_to_the_observer(num_players: int) -> None:
+    rules = HeartsRules(num_players=num_players, jack_of_diamonds=num_players % 2 == 0, target_score=40)
+    states = random_states(rules, 8, seed=7 * num_players, history=True, keep=0.25, steps=steps_for_hands(rules, 8))
+    assert any(s.done.any() for s in states), "no finished game among the states"
+    P = num_players
+    for state in states:
+        voids = state.voids | current_trick_voids(state)
+        for s in range(P):
+            info = infoset(state, s)
+            assert info.num_players == P and info.rules == rules
+            np.testing.assert_array_equal(info.seat, s)
+            np.testing.assert_array_equal(info.hand, state.hands[:, s])
+            np.testing.assert_array_equal(info.passed, state.passed[:, s])
+            np.testing.assert_array_equal(info.legal, np.where(state.to_play == s, state.legal, 0))
+            for name in ("phase", "hand_number", "tricks_played", "hearts_broken"):
+                np.testing.assert_array_equal(getattr(info, name), getattr(state, name), err_msg=name)
+            np.testing.assert_array_equal(info.pass_offset, [pass_offset(rules, h) for h in state.hand_number])
+            np.testing.assert_array_equal(info.scores, rotate(state.scores, s))
+            np.testing.assert_array_equal(info.points, rotate(state.hand_points, s))
+            np.testing.assert_array_equal(info.taken, rotate(state.taken, s))
+            np.testing.assert_array_equal(info.trick, rotate(state.trick, s))
+            np.testing.assert_array_equal(info.played, rotate(state.played | card_bits(state.trick), s))
+            np.testing.assert_array_equal(info.voids, rotate(voids, s))
+            np.testing.assert_array_equal(info.tricks, state.tricks[:, :, (s + np.arange(P)) % P])
+            leaders = np.where(state.trick_leaders >= 0, (state.trick_leaders - s) % P, -1)
+            np.testing.assert_array_equal(info.trick_leaders, leaders)
+            to_play = np.where(state.done, -1, (state.to_play.astype(int) - s) % P)
+            np.testing.assert_array_equal(info.to_play, to_play)
+            live = ~state.done
+            leader = np.where(state.phase == PASS, -1, (state.leader.astype(int) - s) % P)
+            np.testing.assert_array_equal(info.trick_leader[live], leader[live])
+        # The default observer is the seat to act.
+        acting = infoset(state)
+        np.testing.assert_array_equal(acting.seat[~state.done], state.to_play[~state.done])
+        np.testing.assert_array_equal(acting.to_play[~state.done], 0)
+        np.testing.assert_array_equal(acting.legal, state.legal)
+
+
+def test_per_game_observer_seats() -> None:
+    """A (B,) array of seats observes each game from its own seat."""
+    rules = HeartsRules(num_players=5)
+    states = random_states(rules, 10, seed=3, history=False, keep=0.2, steps=120)
+    rng = np.random.default_rng(0)
+    for state in states:
+        seats = rng.integers(0, 5, state.batch_size)
+        together = infoset(state, seats)
+        for g, s in enumerate(seats):
+            alone = infoset(state[g], int(s))
+            for name in INFO_FIELDS:
+                np.testing.assert_array_equal(getattr(together, name)[g], getattr(alone, name)[0], err_msg=name)
+
+
+# ---------------------------------------------------------------------------------------------
+# A plain-Python record of the actions as the reference
+
+
+class Record:
+    """One game's current hand as played: picks per seat, completed tricks, the current trick."""
+
+    def __init__(self, num_players: int) -> None:
+        self.P = num_players
+        self.picks: list[set[int]] = [set() for _ in range(num_players)]
+        self.tricks: list[tuple[int, list[int]]] = []  # (leader, card per seat)
+        self.leader = -1
+        self.current: dict[int, int] = {}
+
+    def act(self, phase: int, seat: int, card: int) -> None:
+        if phase == PASS:
+            self.picks[seat].add(card)
+            return
+        if not self.current:
+            self.leader = seat
+        self.current[seat] = card
+        if len(self.current) == self.P:
+            self.tricks.append((self.leader, [self.current[a] for a in range(self.P)]))
+            self.current = {}
+
+    def voids(self, current: bool) -> list[int]:
+        """Suit bits each seat failed to follow: completed tricks, and the current one if ``current``."""
+        out = [0] * self.P
+        tricks = [(leader, dict(enumerate(played))) for leader, played in self.tricks]
+        if current and self.current:
+            tricks.append((self.leader, self.current))
+        for leader, played in tricks:
+            led = suit(played[leader])
+            for a, c in played.items():
+                if suit(c) != led:
+                    out[a] |= 1 << led
+        return out
+
+
+SEQUENCE_CASES = [HeartsRules(num_players=p) for p in range(3, 8)] + [
+    HeartsRules(num_players=4, target_score=30, jack_of_diamonds=True),
+    HeartsRules(num_players=5, pass_count=1, target_score=30, pass_cycle=("right", "none", "left")),
+    HeartsRules(num_players=3, pass_count=0, no_points_on_first_trick=False),
+]
+
+
+def play_recorded(rules: HeartsRules, batch: int, seed: int, history: bool, steps: int):
+    """Yield (state, records) after each step of random games, the records kept in plain Python."""
+    rng = np.random.default_rng(seed)
+    state = new_games(rules, batch_size=batch, seed=seed, history=history)
+    records = [Record(rules.num_players) for _ in range(batch)]
+    yield state, records
+    for _ in range(steps):
+        actions = sample_actions(state, rng)
+        after = step(state, actions)
+        for g, record in enumerate(records):
+            if state.done[g]:
+                continue
+            record.act(int(state.phase[g]), int(state.to_play[g]), int(actions[g]))
+            if after.hand_over[g] and not after.done[g]:
+                records[g] = Record(rules.num_players)
+        state = after
+        yield state, records
+
+
+@pytest.mark.parametrize("rules", SEQUENCE_CASES, ids=rules_id)
+def test_passed_and_received_follow_the_picks(rules: HeartsRules) -> None:
+    P = rules.num_players
+    seen_received = seen_before = 0
+    directions = set()
+    for state, records in play_recorded(rules, 6, seed=P, history=False, steps=steps_for_hands(rules, 4) + 20):
+        for s in range(P):
+            info = infoset(state, s)
+            for g, record in enumerate(records):
+                picks_done = sum(map(len, record.picks))
+                offset = pass_offset(rules, state.hand_number[g])
+                assert int(info.passed[g]) == bits(record.picks[s])
+                landed = offset != 0 and picks_done == P * rules.pass_count
+                if landed:
+                    assert state.phase[g] != PASS
+                    assert int(info.received[g]) == bits(record.picks[(s - offset) % P])
+                    directions.add(offset)
+                    seen_received += 1
+                else:
+                    assert int(info.received[g]) == 0, f"game {g} seat {s}: received before the passes land"
+                    seen_before += 1
+    assert seen_before > 0
+    if rules.pass_count:
+        assert seen_received > 0
+        # A seat takes at most 26 points a hand: every game plays 2 hands (target 30), or 4 (target 100).
+        reached = 3 if rules.target_score == 100 else 2
+        assert directions >= {pass_offset(rules, h) for h in range(1, reached + 1)} - {0}
+
+
+@pytest.mark.parametrize("rules", SEQUENCE_CASES, ids=rules_id)
+def test_voids_follow_the_failures_to_follow_suit(rules: HeartsRules) -> None:
+    P = rules.num_players
+    marked = 0
+    for state, records in play_recorded(rules, 6, seed=10 + P, history=False, steps=steps_for_hands(rules, 3)):
+        infos = [infoset(state, s) for s in range(P)]
+        for g, record in enumerate(records):
+            completed, everything = record.voids(current=False), record.voids(current=True)
+            assert state.voids[g].tolist() == completed, f"game {g}: State.voids"
+            for s, info in enumerate(infos):
+                expected = [everything[(s + r) % P] for r in range(P)]
+                assert info.voids[g].tolist() == expected, f"game {g} observer {s}: InfoSet.voids"
+            marked += sum(map(bool, everything)) - sum(map(bool, completed))
+    assert marked > 0, "no seat failed to follow in a current trick: the test never checked that case"
+
+
+def test_voids_scripted() -> None:
+    """Seat 2 holds no clubs: it is void in clubs from its first discard, in the trick and after it."""
+    hands = [
+        "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+        "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+        "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+        "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+    ]
+    rules = HeartsRules(pass_count=0)
+    state = new_games(rules, deals=cards.deal_from_hands(hands)[None], seed=0)
+    clubs, diamonds = 1 << cards.CLUBS, 1 << cards.DIAMONDS
+    expected = [  # relative to seat 0, after each card: voids known
+        ("2C", [0, 0, 0, 0]),
+        ("2D", [0, clubs, 0, 0]),
+        ("2S", [0, clubs, clubs, 0]),
+        ("2H", [0, clubs, clubs, clubs]),  # hearts on the first trick: the seat holds only hearts
+        ("3C", [0, clubs, clubs, clubs]),
+        ("3D", [0, clubs, clubs, clubs]),
+    ]
+    for name, voids in expected:
+        state = step(state, np.array([cards.parse_card(name)]))
+        assert infoset(state, 0).voids[0].tolist() == voids, name
+        assert infoset(state, 1).voids[0].tolist() == voids[1:] + voids[:1], name
+    assert state.voids[0].tolist() == [0, clubs, clubs, clubs]
+    state = step(state, np.array([cards.parse_card("3S")]))  # seat 2 fails to follow clubs: no news
+    state = step(state, np.array([cards.parse_card("3H")]))
+    assert state.voids[0].tolist() == [0, clubs, clubs, clubs]
+    assert not any(v & diamonds for v in infoset(state, 0).voids[0].tolist())
+
+
+@pytest.mark.parametrize("rules", SEQUENCE_CASES, ids=rules_id)
+def test_history_matches_the_tricks_played(rules: HeartsRules) -> None:
+    P, H = rules.num_players, rules.hand_size
+    full = 0
+    for state, records in play_recorded(rules, 5, seed=20 + P, history=True, steps=steps_for_hands(rules, 2) + 5):
+        assert state.tricks.shape == (5, H, P) and state.trick_leaders.shape == (5, H)
+        infos = [infoset(state, s) for s in range(P)]
+        for g, record in enumerate(records):
+            tricks = np.full((H, P), -1)
+            leaders = np.full(H, -1)
+            for h, (leader, played) in enumerate(record.tricks):
+                tricks[h], leaders[h] = played, leader
+            np.testing.assert_array_equal(state.tricks[g], tricks)
+            np.testing.assert_array_equal(state.trick_leaders[g], leaders)
+            assert state.tricks_played[g] == len(record.tricks) or state.done[g]
+            for s, info in enumerate(infos):
+                np.testing.assert_array_equal(info.tricks[g], tricks[:, (s + np.arange(P)) % P])
+                np.testing.assert_array_equal(info.trick_leaders[g], np.where(leaders >= 0, (leaders - s) % P, -1))
+            full += len(record.tricks) == H - 1
+    assert full > 0, "no hand was checked up to its last trick"
+
+
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_no_history_without_recording(num_players: int) -> None:
+    rules = HeartsRules(num_players=num_players)
+    rng = np.random.default_rng(0)
+    state = new_games(rules, batch_size=3, seed=0)
+    for _ in range(steps_for_hands(rules, 1) // 2):
+        state = step(state, sample_actions(state, rng))
+        assert state.tricks.shape == (3, 0, num_players) and state.trick_leaders.shape == (3, 0)
+    info = infoset(state, 1)
+    assert info.tricks.shape == (3, 0, num_players) and info.trick_leaders.shape == (3, 0)
+    assert state.tricks_played.min() > 0
+
+
+@pytest.mark.parametrize("seat", [-1, 4, np.array([0, 1, 2, 5])])
+def test_seats_out_of_range_are_refused(seat) -> None:
+    state = new_games(HeartsRules(), batch_size=4, seed=0)
+    with pytest.raises(ValueError, match=r"seat must be in 0\.\.3"):
+        infoset(state, seat)

@@ -1,0 +1,388 @@
+"""Tests of ``hearts_env.observation``: the layout and what each section of the vector holds.
+
+The expected sections are written from the module docstring's table. Each section is read back
+through ``ObservationLayout.split`` and compared with a reference computed here straight from the
+absolute ``State`` (seats rotated by hand), for scripted and random states.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from hearts_env import HeartsRules, cards
+from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
+from hearts_env.infoset import infoset
+from hearts_env.observation import ObservationLayout, encode
+
+QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
+HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)
+OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
+
+
+def documented_sections(num_players: int, jd: bool, history: bool) -> dict[str, tuple[int, ...]]:
+    """Section shapes from the module docstring, in the table's order."""
+    P, H = num_players, cards.hand_size(num_players)
+    shapes = {
+        "hand": (52,),
+        "played": (P, 52),
+        "trick": (P, 52),
+        "passed": (52,),
+        "received": (52,),
+        "trick_leader": (P,),
+        "voids": (P, 4),
+        "points": (P,),
+    }
+    if jd:
+        shapes["jd_taken"] = (P,)
+    shapes |= {
+        "scores": (P,),
+        "to_target": (1,),
+        "hearts_broken": (1,),
+        "phase": (2,),
+        "pass_direction": (P,),
+        "tricks_played": (1,),
+    }
+    if history:
+        shapes |= {"history": (H, P, 52), "history_leaders": (H, P)}
+    return shapes
+
+
+def pass_offset(rules: HeartsRules, hand_number: int) -> int:
+    direction = rules.pass_direction(int(hand_number))
+    return rules.num_players - 1 if direction == "right" else OFFSETS[direction]
+
+
+def random_states(rules: HeartsRules, batch: int, seed: int, history: bool, steps: int, keep: float) -> list[State]:
+    """States of ``batch`` random games, kept with probability ``keep`` after each step."""
+    rng = np.random.default_rng(seed)
+    state = new_games(rules, batch_size=batch, seed=seed, history=history)
+    kept = [state]
+    for _ in range(steps):
+        state = step(state, sample_actions(state, rng))
+        if rng.random() < keep:
+            kept.append(state)
+    return kept
+
+
+def one_hot(index: np.ndarray, n: int) -> np.ndarray:
+    """(..., n) uint8, all zero where index < 0."""
+    index = np.asarray(index)
+    return ((index[..., None] == np.arange(n)) & (index[..., None] >= 0)).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout
+
+
+@pytest.mark.parametrize("history", [False, True])
+@pytest.mark.parametrize("jd", [False, True])
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_layout_sections_and_size(num_players: int, jd: bool, history: bool) -> None:
+    P = num_players
+    layout = ObservationLayout(HeartsRules(num_players=P, jack_of_diamonds=jd), history=history)
+    expected = documented_sections(P, jd, history)
+    assert list(layout.sections) == list(expected), "sections (in the documented order)"
+    for name, (where, shape) in layout.sections.items():
+        assert shape == expected[name], name
+        assert where.stop - where.start == int(np.prod(shape)), name
+    # The size, counted by hand: 3 x 52 card rows, 2 x P x 52, 8 per-seat rows of P (trick leader,
+    # 4 voids, points, scores, pass direction) and 5 singles; P more for the JD; H x P x 53 for history.
+    size = 3 * 52 + 2 * P * 52 + 8 * P + 5 + (P if jd else 0)
+    if history:
+        size += cards.hand_size(P) * P * 53
+    assert layout.size == size
+    if P == 4:
+        assert (
+            layout.size
+            == {(False, False): 609, (True, False): 613, (False, True): 3365, (True, True): 3369}[(jd, history)]
+        )
+
+
+@pytest.mark.parametrize("history", [False, True])
+@pytest.mark.parametrize("num_players", range(3, 8))
+def test_sections_tile_the_vector(num_players: int, history: bool) -> None:
+    layout = ObservationLayout(HeartsRules(num_players=num_players, jack_of_diamonds=True), history=history)
+    starts = sorted((where.start, where.stop) for where, _ in layout.sections.values())
+    assert starts[0][0] == 0 and starts[-1][1] == layout.size
+    for (_, stop), (start, _) in zip(starts[:-1], starts[1:], strict=True):
+        assert stop == start, "a gap or an overlap between sections"
+    # split of the positions 0..size-1: every position read exactly once, each section in place.
+    positions = np.arange(layout.size)
+    parts = layout.split(positions)
+    assert set(parts) == set(layout.sections)
+    seen = np.concatenate([part.ravel() for part in parts.values()])
+    assert sorted(seen.tolist()) == positions.tolist()
+    for name, (where, shape) in layout.sections.items():
+        assert parts[name].shape == shape
+        np.testing.assert_array_equal(parts[name].ravel(), positions[where])
+    # Leading axes are kept.
+    batch = np.arange(6 * layout.size).reshape(2, 3, layout.size)
+    for name, part in layout.split(batch).items():
+        shape = layout.sections[name][1]
+        assert part.shape == (2, 3, *shape)
+        np.testing.assert_array_equal(part[1, 2].ravel(), batch[1, 2, layout.sections[name][0]])
+
+
+def test_layout_depends_only_on_players_jd_and_history() -> None:
+    base = ObservationLayout(HeartsRules())
+    for knobs in (
+        dict(pass_count=0),
+        dict(pass_count=1, pass_cycle=("none", "left")),
+        dict(moon="shooter_choice"),
+        dict(target_score=None),
+        dict(target_score=500),
+        dict(queen_breaks_hearts=False, no_points_on_first_trick=False),
+    ):
+        layout = ObservationLayout(HeartsRules(**knobs))
+        assert layout.sections == base.sections, knobs
+        assert layout.size == base.size
+    assert ObservationLayout(HeartsRules(jack_of_diamonds=True)).size == base.size + 4
+    assert ObservationLayout(HeartsRules(num_players=5)).size != base.size
+    assert ObservationLayout(HeartsRules(), history=True).size > base.size
+
+
+# ---------------------------------------------------------------------------------------------
+# What each section holds
+
+
+def card_rows(trick: np.ndarray) -> np.ndarray:
+    """(..., 52) uint8 one-hot rows of card ids (-1 gives a zero row)."""
+    return one_hot(trick, 52)
+
+
+def trick_voids(state: State) -> np.ndarray:
+    """(B, P) uint8 by absolute seat: suits seats failed to follow in the current trick."""
+    out = np.zeros((state.batch_size, state.num_players), np.uint8)
+    for g in range(state.batch_size):
+        lead = int(state.trick[g, state.leader[g]])
+        for a in range(state.num_players):
+            c = int(state.trick[g, a])
+            if lead >= 0 and c >= 0 and c // 13 != lead // 13:
+                out[g, a] = 1 << lead // 13
+    return out
+
+
+def expected_sections(state: State, seat: int, history: bool) -> dict[str, np.ndarray]:
+    """The documented content of each section for observer ``seat`` (absolute) in every game."""
+    rules, P, B = state.rules, state.num_players, state.batch_size
+    order = (seat + np.arange(P)) % P  # absolute seat of relative seat r
+    taken = bits_to_mask(state.taken[:, order])  # (B, P, 52)
+    offset = np.array([pass_offset(rules, h) for h in state.hand_number])
+    giver = (seat - offset) % P
+    landed = (state.phase != PASS) & (offset != 0)
+    received = np.where(landed, state.passed[np.arange(B), giver], np.uint64(0))
+    scores = state.scores[:, order].astype(np.int64)
+    out = {
+        "hand": bits_to_mask(state.hands[:, seat]),
+        "played": bits_to_mask(state.played[:, order]) | card_rows(state.trick[:, order]).astype(bool),
+        "trick": card_rows(state.trick[:, order]),
+        "passed": bits_to_mask(state.passed[:, seat]),
+        "received": bits_to_mask(received),
+        "trick_leader": one_hot(np.where(state.phase == PLAY, (state.leader - seat) % P, -1), P),
+        "voids": ((state.voids | trick_voids(state))[:, order, None] >> np.arange(4)) & 1,
+        "points": taken[:, :, HEARTS].sum(axis=2) + 13 * taken[:, :, QS],
+        "scores": np.minimum(scores - scores.min(axis=1, keepdims=True), 255),
+        "to_target": (
+            np.zeros((B, 1))
+            if rules.target_score is None
+            else np.clip(rules.target_score - scores.max(axis=1, keepdims=True), 0, 255)
+        ),
+        "hearts_broken": state.hearts_broken[:, None],
+        "phase": np.stack([state.phase == PASS, state.phase == PLAY], axis=1),
+        "pass_direction": one_hot(offset, P),
+        "tricks_played": state.tricks_played[:, None],
+    }
+    if rules.jack_of_diamonds:
+        out["jd_taken"] = taken[:, :, JD]
+    if history:
+        out["history"] = card_rows(state.tricks[:, :, order])
+        out["history_leaders"] = one_hot(np.where(state.trick_leaders >= 0, (state.trick_leaders - seat) % P, -1), P)
+    return out
+
+
+def check_sections(state: State, seat: int, layout: ObservationLayout) -> None:
+    obs = encode(infoset(state, seat), layout)
+    assert obs.dtype == np.uint8 and obs.shape == (state.batch_size, layout.size)
+    got = layout.split(obs)
+    expected = expected_sections(state, seat, layout.history)
+    assert set(got) == set(expected)
+    live = ~state.done  # the trick leader is not defined once the game is over
+    for name, want in expected.items():
+        have = got[name] if name != "trick_leader" else got[name][live]
+        want = want if name != "trick_leader" else want[live]
+        np.testing.assert_array_equal(have, np.asarray(want).astype(np.int64), err_msg=f"seat {seat}: {name}")
+
+
+RULESETS = [
+    HeartsRules(num_players=3, target_score=50),
+    HeartsRules(num_players=4, jack_of_diamonds=True, target_score=60),
+    HeartsRules(num_players=5, pass_count=1, target_score=None),
+    HeartsRules(num_players=6, jack_of_diamonds=True, queen_breaks_hearts=False, target_score=40),
+    HeartsRules(num_players=7, target_score=40),
+    HeartsRules(num_players=4, pass_count=0, moon="subtract_from_self", target_score=40),
+]
+
+
+@pytest.mark.parametrize("history", [False, True], ids=["compact", "history"])
+@pytest.mark.parametrize("rules", RULESETS, ids=lambda r: f"P{r.num_players}-jd{int(r.jack_of_diamonds)}")
+def test_sections_read_back_for_random_states(rules: HeartsRules, history: bool) -> None:
+    layout = ObservationLayout(rules, history=history)
+    hand_steps = rules.num_players * rules.pass_count + len(cards.deck(rules.num_players))
+    states = random_states(rules, 6, seed=rules.num_players, history=history, steps=5 * hand_steps, keep=0.2)
+    phases, points, jd = set(), 0, 0
+    for state in states:
+        for seat in range(rules.num_players):
+            check_sections(state, seat, layout)
+        phases.update(state.phase.tolist())
+        points = max(points, int(state.hand_points.max()))
+        jd += int((state.taken & np.uint64(1 << JD)).any())
+    assert phases >= {PASS, PLAY} if rules.pass_count else phases >= {PLAY}
+    assert points > 0
+    if rules.jack_of_diamonds:
+        assert jd > 0
+    if rules.target_score is None:
+        assert GAME_OVER in phases
+
+
+def test_points_stay_within_0_to_26() -> None:
+    rules = HeartsRules(jack_of_diamonds=True, target_score=None)
+    layout = ObservationLayout(rules)
+    rng = np.random.default_rng(5)
+    state = new_games(rules, batch_size=64, seed=5)
+    while not state.done.all():
+        points = layout.split(encode(infoset(state, 0), layout))["points"]
+        assert points.max() <= 26 and points.sum(axis=1).max() <= 26
+        state = step(state, sample_actions(state, rng))
+    final = layout.split(encode(infoset(state, 0), layout))["points"]
+    np.testing.assert_array_equal(final.sum(axis=1), 26)  # the last hand's taken piles: all 26 points
+
+
+def test_scores_and_to_target_are_capped() -> None:
+    rules = HeartsRules(target_score=1000)
+    state = new_games(rules, batch_size=3, seed=0)
+    scores = np.array([[0, 300, 50, 1000], [7, 7, 7, 7], [400, 1400, 999, 655]], np.int32)
+    state = dataclasses.replace(state, scores=scores)
+    layout = ObservationLayout(rules)
+    got = layout.split(encode(infoset(state, 1), layout))
+    # Seen from seat 1: seats 1, 2, 3, 0.
+    np.testing.assert_array_equal(got["scores"], [[255, 50, 255, 0], [0, 0, 0, 0], [255, 255, 255, 0]])
+    np.testing.assert_array_equal(got["to_target"][:, 0], [0, 255, 0])
+    state = dataclasses.replace(state, scores=np.array([[900, 960, 800, 810]] * 3, np.int32))
+    got = layout.split(encode(infoset(state, 0), layout))
+    np.testing.assert_array_equal(got["scores"][0], [100, 160, 0, 10])
+    np.testing.assert_array_equal(got["to_target"][:, 0], 40)
+    one_hand = ObservationLayout(HeartsRules(target_score=None))
+    state = new_games(HeartsRules(target_score=None), batch_size=1, seed=0)
+    assert one_hand.split(encode(infoset(state, 0), one_hand))["to_target"][0, 0] == 0
+
+
+def test_jd_taken_only_with_the_jd_rule() -> None:
+    for jd in (False, True):
+        rules = HeartsRules(jack_of_diamonds=jd, target_score=None)
+        layout = ObservationLayout(rules)
+        assert ("jd_taken" in layout.sections) == jd
+        state = new_games(rules, batch_size=16, seed=1)
+        rng = np.random.default_rng(1)
+        while not state.done.all():
+            state = step(state, sample_actions(state, rng))
+        obs = layout.split(encode(infoset(state, 2), layout))
+        if jd:
+            np.testing.assert_array_equal(obs["jd_taken"].sum(axis=1), 1)  # someone took it
+            holder = np.argmax((state.taken >> np.uint64(JD)) & np.uint64(1), axis=1)
+            np.testing.assert_array_equal(np.argmax(obs["jd_taken"], axis=1), (holder - 2) % 4)
+
+
+def test_scripted_state() -> None:
+    """A scripted 4-player hand with the JD rule, read from seat 3 (and 2) after 2 tricks and 2 cards."""
+    hands = [
+        "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+        "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+        "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+        "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+    ]
+    rules = HeartsRules(jack_of_diamonds=True)
+    state = new_games(rules, deals=cards.deal_from_hands(hands)[None], seed=0)
+    passes = "AC KC QC  AD KD JD  AS KS QS  AH KH QH"  # to the left
+    tricks = "2C QC JD AS  KC AD QS 3C  AC 2S"  # seat 0 leads; seat 1 takes both tricks
+    for name in (passes + " " + tricks).split():
+        state = step(state, np.array([cards.parse_card(name)]))
+    assert state.to_play[0] == 3
+
+    def bits(text: str) -> np.ndarray:
+        row = np.zeros(52, np.uint8)
+        row[cards.parse_cards(text)] = 1
+        return row
+
+    layout = ObservationLayout(rules)
+    obs = layout.split(encode(infoset(state, 3), layout)[0])
+    # Seat 3 sees: 0 = itself, 1 = seat 0, 2 = seat 1, 3 = seat 2.
+    np.testing.assert_array_equal(obs["hand"], bits("2H 3H 4H 5H 6H 7H 8H 9H TH JH KS"))
+    np.testing.assert_array_equal(obs["passed"], bits("AH KH QH"))
+    np.testing.assert_array_equal(obs["received"], bits("AS KS QS"))
+    np.testing.assert_array_equal(obs["played"], [bits("AS QS"), bits("2C 3C"), bits("QC KC AC"), bits("JD AD 2S")])
+    np.testing.assert_array_equal(obs["trick"], [bits(""), bits(""), bits("AC"), bits("2S")])
+    np.testing.assert_array_equal(obs["trick_leader"], [0, 0, 1, 0])
+    np.testing.assert_array_equal(obs["voids"], [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(obs["points"], [0, 0, 13, 0])  # the QS; the JD's -10 is not in points
+    np.testing.assert_array_equal(obs["jd_taken"], [0, 0, 1, 0])
+    np.testing.assert_array_equal(obs["scores"], [0, 0, 0, 0])
+    np.testing.assert_array_equal(obs["to_target"], [100])
+    np.testing.assert_array_equal(obs["hearts_broken"], [1])  # by the QS
+    np.testing.assert_array_equal(obs["phase"], [0, 1])
+    np.testing.assert_array_equal(obs["pass_direction"], [0, 1, 0, 0])
+    np.testing.assert_array_equal(obs["tricks_played"], [2])
+    assert infoset(state, 3).points[0].tolist() == [0, 0, 3, 0]  # the info set counts the JD
+    seat2 = layout.split(encode(infoset(state, 2), layout)[0])
+    np.testing.assert_array_equal(seat2["received"], bits("AD KD JD"))
+    np.testing.assert_array_equal(seat2["passed"], bits("AS KS QS"))
+    np.testing.assert_array_equal(seat2["trick"], [bits("2S"), bits(""), bits(""), bits("AC")])
+    np.testing.assert_array_equal(seat2["trick_leader"], [0, 0, 0, 1])
+    np.testing.assert_array_equal(seat2["voids"][0], [1, 0, 0, 0])
+
+
+def test_pass_phase_sections() -> None:
+    """During the pass: phase (1, 0), no trick leader, nothing received yet, this hand's direction."""
+    for hand_number, offset in ((1, 1), (2, 3), (3, 2), (4, 0)):
+        rules = HeartsRules()
+        state = new_games(rules, batch_size=2, seed=hand_number)
+        state = dataclasses.replace(state, hand_number=np.full(2, hand_number, np.int32))
+        layout = ObservationLayout(rules)
+        obs = layout.split(encode(infoset(state, 0), layout))
+        np.testing.assert_array_equal(obs["pass_direction"], one_hot(np.full(2, offset), 4))
+        if offset:
+            np.testing.assert_array_equal(obs["phase"], [[1, 0]] * 2)
+            np.testing.assert_array_equal(obs["trick_leader"], 0)
+            np.testing.assert_array_equal(obs["received"], 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches and errors
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 7])
+def test_batch_encodes_like_each_game_alone(num_players: int) -> None:
+    rules = HeartsRules(num_players=num_players, jack_of_diamonds=True)
+    rng = np.random.default_rng(num_players)
+    for history in (False, True):
+        layout = ObservationLayout(rules, history=history)
+        for state in random_states(rules, 7, seed=num_players, history=history, steps=150, keep=0.1):
+            seats = rng.integers(0, num_players, state.batch_size)
+            together = encode(infoset(state, seats), layout)
+            alone = np.concatenate([encode(infoset(state[g], int(seats[g])), layout) for g in range(state.batch_size)])
+            np.testing.assert_array_equal(together, alone)
+            default = encode(infoset(state), layout)  # the seat to act
+            for g in range(state.batch_size):
+                np.testing.assert_array_equal(default[g], encode(infoset(state[g], state.to_play[g]), layout)[0])
+
+
+def test_history_layout_needs_recorded_history() -> None:
+    rules = HeartsRules()
+    state = new_games(rules, batch_size=2, seed=0)
+    with pytest.raises(ValueError, match=r"history=True"):
+        encode(infoset(state), ObservationLayout(rules, history=True))
+    recorded = new_games(rules, batch_size=2, seed=0, history=True)
+    compact = encode(infoset(recorded), ObservationLayout(rules))
+    np.testing.assert_array_equal(compact, encode(infoset(state), ObservationLayout(rules)))
