@@ -1,7 +1,17 @@
 """hearts_env: Hearts as a vectorised reinforcement-learning environment."""
 
+import gymnasium
+
 from hearts_env.aec import env, raw_env
+from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
 from hearts_env.rules import HeartsRules
 
-__all__ = ["HeartsRules", "env", "raw_env"]
+__all__ = ["HeartsEnv", "HeartsRules", "HeartsVectorEnv", "env", "raw_env"]
 __version__ = "0.1.0"
+
+if "hearts_env/Hearts-v0" not in gymnasium.registry:
+    gymnasium.register(
+        id="hearts_env/Hearts-v0",
+        entry_point="hearts_env.gym_env:HeartsEnv",
+        vector_entry_point="hearts_env.gym_env:HeartsVectorEnv",
+    )

@@ -111,10 +111,10 @@ class State:
         """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
         if isinstance(index, (int, np.integer)):
             index = slice(index, index + 1) if index != -1 else slice(-1, None)
-        return dataclasses.replace(self, **{f: getattr(self, f)[index] for f in _ARRAY_FIELDS})
+        return dataclasses.replace(self, **{f: getattr(self, f)[index] for f in ARRAY_FIELDS})
 
 
-_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(State) if f.name != "rules")
+ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(State) if f.name != "rules")
 
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
@@ -153,6 +153,7 @@ def new_games(
     seed: int | np.random.SeedSequence | None = None,
     deals: np.ndarray | None = None,
     history: bool = False,
+    keys: np.ndarray | None = None,
 ) -> State:
     """Start a batch of games at hand 1.
 
@@ -160,8 +161,12 @@ def new_games(
     each card (-1 for the cards removed at this player count), for given first deals. ``seed``
     seeds every random deal of the batch (the first, when not given, and all later ones).
     ``history`` records every trick of the hand in ``State.tricks`` (it costs some speed).
+    ``keys`` (B,) uint64, instead of ``seed``, gives each game its own key: a game's deals depend
+    only on its key, so equal keys give equal games in any batch.
     """
     rules = HeartsRules() if rules is None else rules
+    if deals is None and batch_size is None and keys is not None:
+        batch_size = len(keys)
     if deals is None:
         if batch_size is None or isinstance(batch_size, bool) or int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive int when no deals are given, got {batch_size!r}")
@@ -171,7 +176,12 @@ def new_games(
         if batch_size is not None and batch_size != deals.shape[0]:
             raise ValueError(f"batch_size {batch_size} disagrees with deals of {deals.shape[0]} games")
         batch_size = deals.shape[0]
-    key = np.random.default_rng(seed).integers(0, 2**64, size=batch_size, dtype=_U64, endpoint=False)
+    if keys is None:
+        key = np.random.default_rng(seed).integers(0, 2**64, size=batch_size, dtype=_U64, endpoint=False)
+    elif seed is not None or np.shape(keys) != (batch_size,):
+        raise ValueError(f"keys must be a ({batch_size},) array given instead of a seed, got shape {np.shape(keys)}")
+    else:
+        key = np.asarray(keys, dtype=_U64)
     hand_number = np.ones(batch_size, dtype=np.int32)
     hands = _hands_from_deals(rules, deals) if deals is not None else _deal(rules, key, hand_number)
     P = rules.num_players
@@ -239,8 +249,9 @@ def _hands_from_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(held, BIT, _U64(0)), axis=2)
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """A counter-based hash: well-mixed uint64 from uint64 (wrapping arithmetic, in place on a copy)."""
+def mix64(x: np.ndarray) -> np.ndarray:
+    """A counter-based hash (SplitMix64's finaliser): well-mixed uint64 from uint64, elementwise.
+    Hashing a key with a counter gives reproducible random streams per game."""
     x = x + _U64(0x9E3779B97F4A7C15)
     for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
         x ^= x >> _U64(shift)
@@ -253,8 +264,8 @@ def _deal(rules: HeartsRules, key: np.ndarray, hand_number: np.ndarray) -> np.nd
     """(n, P) hands for hand ``hand_number`` of the games with these keys."""
     deck = _deck8(rules.num_players)
     n, P = len(key), rules.num_players
-    counter = _splitmix64(key ^ (hand_number.astype(_U64) * _U64(0xD1B54A32D192ED03)))
-    words = _splitmix64(counter[:, None] + np.arange(1, 27, dtype=_U64) * _U64(0xA0761D6478BD642F))
+    counter = mix64(key ^ (hand_number.astype(_U64) * _U64(0xD1B54A32D192ED03)))
+    words = mix64(counter[:, None] + np.arange(1, 27, dtype=_U64) * _U64(0xA0761D6478BD642F))
     # Sort keys: 26 random high bits over the card id in the low 6; sorting them shuffles the deck.
     # Ties in the random bits (about 2e-5 per deal) only bias the order negligibly.
     keys = words.view(np.uint32)[:, : len(deck)] & np.uint32(0xFFFFFFC0) | deck.astype(np.uint32)
@@ -327,7 +338,7 @@ class _Work:
         return new
 
 
-_ARRAY_SET = frozenset(_ARRAY_FIELDS)
+_ARRAY_SET = frozenset(ARRAY_FIELDS)
 
 
 @functools.cache
@@ -627,13 +638,13 @@ def sample_from_bits(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     k = (rng.random(len(bits)) * np.bitwise_count(bits)).astype(np.uint8)  # rank among the set bits
     if len(bits) <= _SMALL_BATCH:  # fewer, larger array operations win when there are few games
         return np.count_nonzero(np.cumsum(bits_to_mask(bits), axis=1) <= k[:, None], axis=1)
-    return _select_bit(bits, k)
+    return nth_set_bit(bits, k)
 
 
 _SMALL_BATCH = 16
 
 
-def _select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
+def nth_set_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Position of the k-th (0-based) set bit of each bitboard, by halving the word three times
     (32, 16, 8 bits) and finishing in a 256-entry table."""
     bits = bits.copy()

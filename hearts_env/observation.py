@@ -130,4 +130,3 @@ def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
 def _one_hot(out: np.ndarray, index: np.ndarray) -> None:
     """Set ``out[..., index] = 1`` where index >= 0, else all 0 (out has shape (..., n))."""
     out[:] = index[..., None] == np.arange(out.shape[-1])
-

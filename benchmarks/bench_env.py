@@ -1,0 +1,104 @@
+"""Environment speed: observations included.
+
+(a) PettingZoo AEC env steps per second over whole games (random legal moves, ``last()`` read at
+    every decision), against OpenSpiel's ``hearts`` from Python requesting
+    ``information_state_tensor()`` at every decision, in the same run.
+(b) The full batched step (legal mask + observation of the seat to act + step) at B games, in
+    card plays per second over whole hands.
+(c) Vector env steps per second (learner steps; opponents random, stepped inside).
+
+    python benchmarks/bench_env.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from hearts_env import HeartsRules
+from hearts_env.aec import env as aec_env
+from hearts_env.core import legal_mask, new_games, sample_actions, step
+from hearts_env.infoset import infoset
+from hearts_env.observation import ObservationLayout, encode
+
+
+def bench_aec(seconds: float, seed: int) -> float:
+    table = aec_env()
+    rng = np.random.default_rng(seed)
+    steps, games = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        table.reset(seed=seed + games)
+        for _agent in table.agent_iter():
+            observation, _reward, termination, truncation, _info = table.last()
+            if termination or truncation:
+                table.step(None)
+                continue
+            table.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            steps += 1
+        games += 1
+    return steps / (time.perf_counter() - start)
+
+
+def bench_openspiel_infostate(seconds: float, seed: int) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"can_lead_hearts_instead_of_qs": True})
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            else:
+                state.information_state_tensor()
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def bench_batched_step(batch_size: int, seconds: float, seed: int) -> float:
+    rules = HeartsRules(target_score=None)
+    layout = ObservationLayout(rules)
+    rng = np.random.default_rng(seed)
+    hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = new_games(rules, batch_size=batch_size, seed=seed + hands)
+        while not state.done[0]:
+            legal_mask(state)
+            encode(infoset(state), layout)
+            state = step(state, sample_actions(state, rng))
+        hands += batch_size
+    return hands * 52 / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each measurement")
+    parser.add_argument("--batch-size", type=int, default=4096, help="games of the batched step (b)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    reference = bench_openspiel_infostate(args.seconds, args.seed)
+    aec = bench_aec(args.seconds, args.seed)
+    print(f"(a) AEC env: {aec:,.0f} steps/s", end="")
+    print(
+        f"; OpenSpiel with information_state_tensor: {reference:,.0f} steps/s; ratio {aec / reference:.2f}"
+        if reference
+        else ""
+    )
+    batched = bench_batched_step(args.batch_size, args.seconds, args.seed)
+    print(f"(b) batched step with observations, B = {args.batch_size}: {batched:,.0f} card plays/s")
+
+
+if __name__ == "__main__":
+    main()

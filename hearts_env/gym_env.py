@@ -1,0 +1,639 @@
+"""Gymnasium environments: one learner seat at a Hearts table, the other seats played by opponents.
+
+## Description
+
+The learner plays one seat of a game of Hearts (RULES.md, every variant a knob); the other seats
+are played inside ``step`` by opponent policies (``hearts_env.policy.Policy``: batched, info sets
+and legal masks in, one card per game out). Each ``step`` takes the learner's card, then plays the
+opponents until the learner is to act again or the episode is over. ``HeartsEnv`` is one table;
+``HeartsVectorEnv`` runs many tables on one batched core state, stepping all of them together with
+array operations; ``hearts_env.sb3.SB3VecEnv`` adapts the latter to stable-baselines3.
+
+| | |
+|---|---|
+| Action space | ``Discrete(52)``: a card id (``suit * 13 + rank - 2``; ``QS = 36``) |
+| Observation space | ``Box(0, 255, (layout.size,), uint8)``: the learner's view, ``observation.py`` |
+| Import | ``from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv`` |
+
+## Action Space
+
+``Discrete(52)``: the card to play, or, while passing, the next card to pass (one card a step,
+``pass_count`` steps a hand). Only the learner's legal cards may be played: ``action_masks()``
+and ``info["action_mask"]`` give them as a (52,) bool mask (sb3-contrib's ``MaskablePPO`` reads
+``action_masks()``). An illegal card raises a ``ValueError`` naming the rule, and nothing changes;
+with ``illegal_action="random"`` it is replaced by a uniformly random legal card instead and
+``info["illegal_action"]`` is True (the API checkers step with unmasked random actions).
+
+## Observation Space
+
+``Box(0, 255, (ObservationLayout(rules, history).size,), uint8)``, from the learner's information
+set with seats relative to the learner (0 = itself, 1 = its left, ...): its hand, cards played by
+each seat, the current trick, passes, known voids, points, scores, ... The layout table is in
+``hearts_env/observation.py``; ``env.layout.split(obs)`` names the sections of any observation.
+
+## Rewards
+
+The ``reward`` knob (``hearts_env.rewards``): ``"points"`` (minus each trick's points as the learner
+takes them, a moon correction at hand end), ``"hand"`` (minus the hand score at hand end),
+``"zero_sum"`` (others' mean hand score minus one's own, at hand end), ``"win"`` (1, or 1/k for a
+k-way tie, at game end). A step's reward is everything that built up for the learner's seat since
+its own last move, the opponents' moves included, so an episode's rewards sum to what the mode
+says (``"points"``, game episodes: minus the learner's final game total).
+
+## Starting State
+
+A fresh game: random deal, hand 1, totals 0, the learner to act (the opponents before it in the
+first pass or trick have played).
+
+## Episode End
+
+Termination only: ``episode="game"`` (default) ends when the game ends (a total reaches
+``target_score``, or after one hand when it is None); ``episode="hand"`` ends when a hand ends,
+and the next episode continues the same game with its next hand (scores carried, pass direction
+cycling) until the game is over, then a fresh game starts. There is no truncation.
+
+## Arguments
+
+| argument | default | meaning |
+|---|---|---|
+| ``rules`` | standard rules | a ``HeartsRules``, or its knobs as keywords (``num_players=5, moon=...``) |
+| ``opponents`` | ``None`` | a ``Policy`` for every other seat, or a list of P-1 (from the learner's left) |
+| ``reward`` | ``"points"`` | ``"points"``, ``"hand"``, ``"zero_sum"`` or ``"win"`` |
+| ``episode`` | ``"game"`` | ``"game"`` or ``"hand"`` |
+| ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
+| ``history`` | ``False`` | append the full trick history to the observation |
+| ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
+| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (printed) |
+
+The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
+``queen_breaks_hearts``, ``jack_of_diamonds``, ``moon``, ``target_score`` (``hearts_env.rules``).
+``opponents=None`` plays uniformly random legal cards drawn from each game's own random stream.
+
+``info``: ``action_mask`` (52,) bool, ``seat`` (the learner's absolute seat), ``scores`` (game totals,
+relative seats: ``scores[0]`` is the learner's), and ``illegal_action`` with
+``illegal_action="random"``.
+
+## Seeding
+
+``reset(seed=s)`` seeds everything: the deals, the learner's seat under ``"rotate"``, the default
+random opponents (all counter-based hashes of ``s`` and the number of games started since), and
+calls ``seed(...)`` on every opponent policy that has one, with a seed derived from ``s``. The same
+seed and actions give the same episode, and ``reset()`` without a seed then continues with the
+same sequence of episodes. ``HeartsVectorEnv.reset(seed=s)`` gives game ``i`` the seed ``s + i``
+(a list gives each game its own): game ``i`` then plays exactly as a ``HeartsEnv`` reset with seed
+``s + i`` (and reset without a seed after each of its episodes), provided its opponents are the
+default random ones or choose from ``(info, mask)`` alone; a stateful random policy passed in
+serves every game of the batch from one stream, so the run is reproducible but not game-by-game
+equal to single environments.
+
+## Vectorized environment
+
+``HeartsVectorEnv(num_envs, ...)`` takes the same arguments. It auto-resets in Gymnasium's
+``AutoresetMode.SAME_STEP``: the step that ends a game's episode returns the next episode's first
+observation and mask for it, with the final observation in ``info["final_obs"]`` (object array,
+``info["_final_obs"]`` marks the games) and the final step's info in ``info["final_info"]``. So
+``action_masks()`` (B, 52) always belongs to the observation just returned, as ``MaskablePPO``
+needs, and every game's learner is to act after every call. ``reset(options={"reset_mask": m})``
+resets the games where ``m`` holds.
+
+## Version History
+
+* v0: Initial version.
+
+## Example
+
+```python
+import numpy as np
+from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
+
+env = HeartsEnv(num_players=4, reward="points")
+obs, info = env.reset(seed=0)
+rng = np.random.default_rng(0)
+total, terminated = 0.0, False
+while not terminated:
+    action = rng.choice(np.flatnonzero(info["action_mask"]))
+    obs, reward, terminated, truncated, info = env.step(action)
+    total += reward
+print(total, info["scores"])  # total == -info["scores"][0]
+
+envs = HeartsVectorEnv(num_envs=256, learner_seat="rotate")
+obs, info = envs.reset(seed=0)
+for _ in range(100):
+    masks = envs.action_masks()  # (256, 52)
+    actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # a random legal card per game
+    obs, rewards, terminations, truncations, info = envs.step(actions)
+```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from hearts_env import core
+from hearts_env.cards import NUM_CARDS
+from hearts_env.core import BIT, State, bits_to_mask, legal_mask, new_games
+from hearts_env.infoset import infoset
+from hearts_env.observation import ObservationLayout, encode
+from hearts_env.policy import Policy
+from hearts_env.render import render_game
+from hearts_env.rewards import check_reward_mode, step_rewards
+from hearts_env.rules import HeartsRules
+
+EPISODES = ("game", "hand")
+ILLEGAL_ACTIONS = ("raise", "random")
+RENDER_MODES = ("ansi", "human")
+
+_U64 = np.uint64
+_ODD = _U64(0xD6E8FEB86659FD93)  # odd multipliers that spread counters over the 64 bits
+_ODD2 = _U64(0xA0761D6478BD642F)
+_DEAL, _SEAT, _STREAM, _POLICY = (_U64(tag) for tag in (0x1D, 0x2E, 0x3F, 0x40))
+_ALL = slice(None)  # index of every game: keeps arrays as views and states unsplit
+
+Index = slice | np.ndarray  # games of the batch: _ALL or an int array
+
+
+# ---------------------------------------------------------------------------------------------
+# The batched engine under both environments
+
+
+class _Tables:
+    """B games, one learner seat in each; the opponents' moves are played in between.
+
+    Invariant after ``start``, ``next_episode`` and ``learner_step``: in every game either the
+    learner is to act or the episode is over (``ended``). All work is array operations over the
+    games; loops run over turns (until every learner is to act again) and over opponent seats.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        rules: HeartsRules,
+        opponents: Policy | Sequence[Policy] | None,
+        reward: str,
+        episode: str,
+        learner_seat: int | str,
+        history: bool,
+        illegal_action: str,
+    ) -> None:
+        P = rules.num_players
+        self.rules = rules
+        self.num_games = num_games
+        self.reward = check_reward_mode(reward)
+        self.episode = _check_choice("episode", episode, EPISODES)
+        self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        if learner_seat != "rotate" and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, (int, np.integer))
+            or not 0 <= learner_seat < P
+        ):
+            raise ValueError(f"learner_seat must be a seat 0..{P - 1} or 'rotate', got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.history = bool(history)
+        self.layout = ObservationLayout(rules, self.history)
+        self.policies = _opponent_policies(opponents, P)
+        self.one_policy = self.policies is not None and all(p is self.policies[0] for p in self.policies)
+        self.state: State | None = None
+        self.seat = np.full(num_games, 0 if learner_seat == "rotate" else learner_seat, np.int8)
+        self.game_seed = np.zeros(num_games, _U64)  # the seed the game's episodes derive from
+        self.games_started = np.zeros(num_games, _U64)  # games started since that seed
+        self.stream = np.zeros(num_games, _U64)  # key of the current game's random stream
+        self.draws = np.zeros(num_games, _U64)  # numbers drawn from that stream so far
+        self.pending = np.zeros(num_games, np.float32)  # learner's reward since its last move
+        self.ended = np.zeros(num_games, bool)  # the episode is over
+
+    # -- starting episodes
+
+    def start(self, idx: Index, seeds: np.ndarray) -> None:
+        """Seed the games ``idx`` (uint64 seeds) and start a fresh game in each."""
+        self.game_seed[idx] = seeds
+        self.games_started[idx] = 0
+        self._new_games(_ALL if len(self.seat[idx]) == self.num_games else idx)
+        self._play_opponents()
+
+    def seed_policies(self, seed: int) -> None:
+        """Reseed every distinct opponent policy that has a ``seed`` method."""
+        distinct = {id(p): p for p in self.policies or ()}.values()
+        for j, policy in enumerate(distinct):
+            if callable(getattr(policy, "seed", None)):
+                derived = core.mix64(np.array([seed], _U64) ^ (_POLICY + np.array([j], _U64) * _ODD))
+                policy.seed(int(derived[0] >> _U64(1)))
+
+    def next_episode(self, idx: Index) -> None:
+        """Start the next episode of the games ``idx``: in ``"hand"`` episodes that ended with the
+        game still on, its next hand (already dealt); otherwise a fresh game."""
+        rows = np.arange(self.num_games)[idx]
+        if self.episode == "hand":
+            going_on = self.ended[rows] & ~self.state.done[rows]
+            self.ended[rows[going_on]] = False
+            rows = rows[~going_on]
+        if len(rows):
+            self._new_games(_ALL if len(rows) == self.num_games else rows)
+        self._play_opponents()
+
+    def _new_games(self, idx: Index) -> None:
+        base = core.mix64(core.mix64(self.game_seed[idx]) ^ (self.games_started[idx] * _ODD))
+        self.games_started[idx] += _U64(1)
+        keys = core.mix64(base ^ _DEAL)
+        if self.learner_seat == "rotate":
+            self.seat[idx] = (core.mix64(base ^ _SEAT) % _U64(self.rules.num_players)).astype(np.int8)
+        self.stream[idx] = core.mix64(base ^ _STREAM)
+        self.draws[idx] = 0
+        self.pending[idx] = 0
+        self.ended[idx] = False
+        fresh = new_games(self.rules, keys=keys, history=self.history)
+        self.state = fresh if self.state is None or _is_all(idx) else _splice(self.state, idx, fresh)
+
+    # -- stepping
+
+    def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play the learner's card in every game (all are to act), then the opponents until every
+        learner is to act again or its episode is over. Returns (rewards, terminated, replaced):
+        the learner's rewards since its last move, episodes over, illegal cards replaced."""
+        state = self.state
+        replaced = np.zeros(self.num_games, bool)
+        if self.illegal_action == "random":
+            actions = np.asarray(actions)
+            in_range = (actions >= 0) & (actions < NUM_CARDS)
+            replaced = in_range & ((state.legal & BIT.take(np.where(in_range, actions, 0))) == 0)
+            if replaced.any():
+                actions = np.where(replaced, self._random_cards(_ALL, state.legal, advance=False), actions)
+        self._step(_ALL, actions, state)  # raises before anything changes if a card is illegal
+        self.draws[replaced] += _U64(1)
+        self._play_opponents()
+        rewards = self.pending.copy()
+        self.pending[:] = 0
+        return rewards, self.ended.copy(), replaced
+
+    def _play_opponents(self) -> None:
+        """Step the games where an opponent is to act, a turn at a time, until none is."""
+        while True:
+            idx = _where(self.state.to_play != self.seat, ~self.ended)
+            if idx is None:
+                return
+            sub = self.state if _is_all(idx) else self.state[idx]
+            actions = self._opponent_actions(idx, sub)
+            try:
+                self._step(idx, actions, sub)
+            except ValueError as error:
+                raise ValueError(f"an opponent policy chose an illegal card (in its batch of games): {error}") from None
+
+    def _opponent_actions(self, idx: Index, sub: State) -> np.ndarray:
+        if self.policies is None:
+            return self._random_cards(idx, sub.legal)
+        if self.one_policy:  # one call for every opponent seat
+            return _call(self.policies[0], sub)
+        relative = (sub.to_play - self.seat[idx]) % self.rules.num_players
+        actions = np.zeros(sub.batch_size, np.int64)
+        for r in np.unique(relative):  # one batched call per opponent seat
+            rows = np.flatnonzero(relative == r)
+            actions[rows] = _call(self.policies[r - 1], sub[rows])
+        return actions
+
+    def _random_cards(self, idx: Index, legal: np.ndarray, advance: bool = True) -> np.ndarray:
+        """A uniformly random card of each bitboard, from each game's own stream (counter-based)."""
+        words = core.mix64(self.stream[idx] + self.draws[idx] * _ODD2)
+        if advance:
+            self.draws[idx] += _U64(1)
+        uniform = (words >> _U64(11)).astype(np.float64) * 2.0**-53
+        return core.nth_set_bit(legal, (uniform * np.bitwise_count(legal)).astype(np.uint8))
+
+    def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
+        after = core.step(before, actions)
+        rewards = step_rewards(before, after, self.reward)
+        self.pending[idx] += rewards[np.arange(before.batch_size), self.seat[idx]]
+        self.ended[idx] |= after.hand_over if self.episode == "hand" else after.done
+        self.state = after if _is_all(idx) else _splice(self.state, idx, after, before)
+
+    # -- views
+
+    def observe(self, idx: Index = _ALL) -> np.ndarray:
+        """(n, layout.size) uint8: the learners' observations."""
+        sub = self.state if _is_all(idx) else self.state[idx]
+        return encode(infoset(sub, self.seat[idx]), self.layout)
+
+    def masks(self, idx: Index = _ALL) -> np.ndarray:
+        """(n, 52) bool: the learners' legal cards; none once the episode is over."""
+        return bits_to_mask(np.where(self.ended[idx], _U64(0), self.state.legal[idx]))
+
+    def info(self, masks: np.ndarray, replaced: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action."""
+        P = self.rules.num_players
+        order = (self.seat[:, None] + np.arange(P)) % P
+        info = {
+            "action_mask": masks,
+            "seat": self.seat.copy(),
+            "scores": np.take_along_axis(self.state.scores, order, axis=1),
+        }
+        if self.illegal_action == "random":
+            info["illegal_action"] = np.zeros(self.num_games, bool) if replaced is None else replaced
+        return info
+
+    def render(self, game: int) -> str:
+        return f"{render_game(self.state, game)}\nlearner: seat {self.seat[game]}"
+
+
+def _splice(state: State, idx: np.ndarray, sub: State, unchanged: State | None = None) -> State:
+    """``state`` with the games ``idx`` replaced by ``sub``; arrays of ``sub`` that are the very
+    arrays of ``unchanged`` (the sub-batch before a step: the step left them alone) are skipped."""
+    fields = {}
+    for name in core.ARRAY_FIELDS:
+        new = getattr(sub, name)
+        if unchanged is not None and new is getattr(unchanged, name):
+            continue
+        array = getattr(state, name).copy()
+        array[idx] = new
+        fields[name] = array
+    return dataclasses.replace(state, **fields)
+
+
+def _where(mask: np.ndarray, also: np.ndarray) -> Index | None:
+    both = mask & also
+    count = np.count_nonzero(both)
+    if count == 0:
+        return None
+    return _ALL if count == len(both) else np.flatnonzero(both)
+
+
+def _is_all(idx: Index) -> bool:
+    return isinstance(idx, slice)
+
+
+def _call(policy: Policy, sub: State) -> np.ndarray:
+    actions = np.asarray(policy(infoset(sub), legal_mask(sub)))
+    if actions.shape != (sub.batch_size,) or actions.dtype.kind not in "iu":
+        raise ValueError(
+            f"opponent policy {policy!r} must return ({sub.batch_size},) integer card ids, "
+            f"got {actions.dtype} {actions.shape}"
+        )
+    return actions
+
+
+def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players: int) -> tuple[Policy, ...] | None:
+    if opponents is None:
+        return None
+    if callable(opponents):
+        return (opponents,) * (num_players - 1)
+    policies = tuple(opponents)
+    if len(policies) != num_players - 1 or not all(callable(p) for p in policies):
+        raise ValueError(
+            f"opponents must be a Policy or a list of {num_players - 1} policies "
+            f"(one per other seat, from the learner's left), got {opponents!r}"
+        )
+    return policies
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _rules(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
+    if rules is not None and knobs:
+        raise ValueError(f"give either rules or rules knobs as keywords, not both (got {', '.join(knobs)})")
+    if rules is not None and not isinstance(rules, HeartsRules):
+        raise ValueError(f"rules must be a HeartsRules, got {rules!r}")
+    return rules if rules is not None else HeartsRules(**knobs)
+
+
+def _seed_u64(seed: int) -> np.uint64:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seeds must be non-negative ints, got {seed!r}")
+    return _U64(int(seed) % 2**64)
+
+
+def _check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None:
+        _check_choice("render_mode", render_mode, RENDER_MODES)
+    return render_mode
+
+
+# ---------------------------------------------------------------------------------------------
+# The single-table environment
+
+
+class HeartsEnv(gym.Env[np.ndarray, np.int64]):
+    """One learner seat at a Hearts table; the opponents play inside ``step``. See the module
+    docstring for spaces, rewards, episodes and arguments."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(
+        self,
+        rules: HeartsRules | None = None,
+        *,
+        opponents: Policy | Sequence[Policy] | None = None,
+        reward: str = "points",
+        episode: str = "game",
+        learner_seat: int | str = 0,
+        history: bool = False,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **knobs: Any,
+    ) -> None:
+        self.rules = _rules(rules, knobs)
+        self.render_mode = _check_render_mode(render_mode)
+        self._tables = _Tables(1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action)
+        self.layout = self._tables.layout
+        self.observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
+        self.action_space = spaces.Discrete(NUM_CARDS)
+
+    @property
+    def state(self) -> State | None:
+        """The core state of the table (a batch of one game), None before the first reset."""
+        return self._tables.state
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's absolute seat in the current game."""
+        return int(self._tables.seat[0])
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        tables = self._tables
+        if seed is not None:
+            tables.start(_ALL, np.array([_seed_u64(seed)]))
+            tables.seed_policies(int(_seed_u64(seed)))
+        elif tables.state is None:
+            tables.start(_ALL, self.np_random.integers(0, 2**64, size=1, dtype=_U64))
+        else:
+            tables.next_episode(_ALL)
+        return self._result(replaced=None)
+
+    def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        tables = self._tables
+        if tables.state is None:
+            raise RuntimeError("call reset() before step()")
+        if tables.ended[0]:
+            raise RuntimeError("the episode is over: call reset()")
+        card = np.asarray(action)
+        if card.size != 1 or card.dtype.kind not in "iu":
+            raise ValueError(f"action must be one integer card id (0..51), got {action!r}")
+        rewards, terminated, replaced = tables.learner_step(card.reshape(1).astype(np.int64))
+        obs, info = self._result(replaced)
+        return obs, float(rewards[0]), bool(terminated[0]), False, info
+
+    def _result(self, replaced: np.ndarray | None) -> tuple[np.ndarray, dict]:
+        tables = self._tables
+        masks = tables.masks()
+        info = {key: value[0] for key, value in tables.info(masks, replaced).items()}
+        info["seat"] = int(info["seat"])
+        if "illegal_action" in info:
+            info["illegal_action"] = bool(info["illegal_action"])
+        if self.render_mode == "human":
+            print(self._tables.render(0))
+        return tables.observe()[0], info
+
+    def action_masks(self) -> np.ndarray:
+        """(52,) bool: the learner's legal cards (all False once the episode is over)."""
+        if self._tables.state is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._tables.masks()[0]
+
+    def render(self) -> str | None:
+        if self._tables.state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self._tables.render(0)
+        if self.render_mode == "human":
+            print(self._tables.render(0))
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The vector environment
+
+
+class HeartsVectorEnv(VectorEnv):
+    """``num_envs`` tables on one batched core state, stepped together with array operations;
+    auto-reset in ``AutoresetMode.SAME_STEP``. Arguments as ``HeartsEnv``'s; see the module
+    docstring for seeds and the auto-reset."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: HeartsRules | None = None,
+        *,
+        opponents: Policy | Sequence[Policy] | None = None,
+        reward: str = "points",
+        episode: str = "game",
+        learner_seat: int | str = 0,
+        history: bool = False,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **knobs: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self.rules = _rules(rules, knobs)
+        self.render_mode = _check_render_mode(render_mode)
+        self._tables = _Tables(
+            self.num_envs, self.rules, opponents, reward, episode, learner_seat, history, illegal_action
+        )
+        self.layout = self._tables.layout
+        self.single_observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
+        self.single_action_space = spaces.Discrete(NUM_CARDS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    @property
+    def state(self) -> State | None:
+        """The core state of all tables, None before the first reset."""
+        return self._tables.state
+
+    @property
+    def learner_seats(self) -> np.ndarray:
+        """(num_envs,) the learner's absolute seat in each game."""
+        return self._tables.seat.copy()
+
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset every game, or those of ``options["reset_mask"]``. ``seed``: an int ``s`` gives
+        game ``i`` the seed ``s + i``; a list gives one seed (or None) per game; None continues
+        each game's sequence of episodes (random seeds on the first reset)."""
+        tables, B = self._tables, self.num_envs
+        idx = np.arange(B)
+        if options is not None and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"])
+            if mask.shape != (B,) or mask.dtype != bool:
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({B},)")
+            idx = np.flatnonzero(mask)
+            if tables.state is None and len(idx) < B:
+                raise ValueError("the first reset must reset every game")
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            super().reset(seed=int(seed))
+            seeds = _seed_u64(seed) + idx.astype(_U64)
+        elif seed is not None:
+            if len(seed) != B:
+                raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
+            drawn = self.np_random.integers(0, 2**64, size=B, dtype=_U64)
+            seeds = np.array([drawn[i] if s is None else _seed_u64(s) for i, s in enumerate(seed)], _U64)[idx]
+        elif tables.state is None:
+            seeds = self.np_random.integers(0, 2**64, size=B, dtype=_U64)
+        else:
+            seeds = None
+        if seeds is None:
+            tables.next_episode(idx)
+        else:
+            tables.start(idx, seeds)
+            given = [s for s in (seed if isinstance(seed, Sequence | np.ndarray) else [seed]) if s is not None]
+            if given:
+                tables.seed_policies(int(_seed_u64(given[0])))
+        return tables.observe(), self._info(tables.info(tables.masks()))
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        tables, B = self._tables, self.num_envs
+        if tables.state is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (B,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
+        rewards, terminated, replaced = tables.learner_step(actions)
+        obs = tables.observe()
+        info = self._info(tables.info(tables.masks(), replaced.copy()))
+        ended = np.flatnonzero(terminated)
+        if len(ended):
+            final_obs = np.full(B, None, dtype=object)
+            for i in ended:  # builds the info's per-game objects only
+                final_obs[i] = obs[i].copy()
+            final_info = {key: (terminated.copy() if key.startswith("_") else value) for key, value in info.items()}
+            tables.next_episode(ended)
+            obs[ended] = tables.observe(ended)
+            info = self._info(tables.info(tables.masks(), replaced))
+            info |= {"final_obs": final_obs, "_final_obs": terminated.copy()}
+            info |= {"final_info": final_info, "_final_info": terminated.copy()}
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terminated, np.zeros(B, bool), info
+
+    def _info(self, info: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        for key in list(info):
+            info[f"_{key}"] = np.ones(self.num_envs, bool)
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 52) bool: each learner's legal cards, for the observation just returned."""
+        if self._tables.state is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._tables.masks()
+
+    def render(self) -> tuple[str, ...] | None:
+        if self._tables.state is None:
+            raise RuntimeError("call reset() before render()")
+        texts = tuple(f"game {g}: {self._tables.render(g)}" for g in range(self.num_envs))
+        if self.render_mode == "human":
+            print("\n".join(texts))
+            return None
+        return texts
