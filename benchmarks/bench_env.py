@@ -20,6 +20,7 @@ import numpy as np
 from hearts_env import HeartsRules
 from hearts_env.aec import env as aec_env
 from hearts_env.core import legal_mask, new_games, sample_actions, step
+from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import infoset
 from hearts_env.observation import ObservationLayout, encode
 
@@ -81,10 +82,24 @@ def bench_batched_step(batch_size: int, seconds: float, seed: int) -> float:
     return hands * 52 / (time.perf_counter() - start)
 
 
+def bench_vector(num_envs: int, seconds: float, seed: int) -> float:
+    envs = HeartsVectorEnv(num_envs=num_envs, learner_seat="rotate")
+    rng = np.random.default_rng(seed)
+    envs.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        masks = envs.action_masks()
+        envs.step((rng.random(masks.shape) * masks).argmax(axis=1))  # a random legal card per game
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each measurement")
     parser.add_argument("--batch-size", type=int, default=4096, help="games of the batched step (b)")
+    parser.add_argument("--num-envs", type=int, default=1024, help="games of the vector env (c)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -98,6 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     batched = bench_batched_step(args.batch_size, args.seconds, args.seed)
     print(f"(b) batched step with observations, B = {args.batch_size}: {batched:,.0f} card plays/s")
+    vector = bench_vector(args.num_envs, args.seconds, args.seed)
+    print(f"(c) vector env, {args.num_envs} games, random opponents: {vector:,.0f} learner steps/s")
 
 
 if __name__ == "__main__":
