@@ -16,6 +16,7 @@ import json
 import time
 
 import numpy as np
+from openspiel_reference import random_play_rate
 
 from hearts_env import HeartsRules
 from hearts_env.core import new_games, sample_actions, step
@@ -45,26 +46,8 @@ def bench_engine(batch_size: int, seconds: float, seed: int) -> dict:
 
 
 def bench_openspiel(seconds: float, seed: int) -> dict | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    game = pyspiel.load_game("hearts", {"can_lead_hearts_instead_of_qs": True})
-    rng = np.random.default_rng(seed)
-    hands = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-        hands += 1
-    elapsed = time.perf_counter() - start
-    return {"hands": hands, "seconds": elapsed, "plays_per_s": hands * PLAYS_PER_HAND / elapsed}
+    rates = random_play_rate(seconds, seed)
+    return None if rates is None else {"plays_per_s": rates[0] * PLAYS_PER_HAND}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,6 +16,7 @@ import argparse
 import time
 
 import numpy as np
+from openspiel_reference import random_play_rate
 
 from hearts_env import HeartsRules
 from hearts_env.aec import env as aec_env
@@ -40,29 +41,6 @@ def bench_aec(seconds: float, seed: int) -> float:
             table.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
             steps += 1
         games += 1
-    return steps / (time.perf_counter() - start)
-
-
-def bench_openspiel_infostate(seconds: float, seed: int) -> float | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    game = pyspiel.load_game("hearts", {"can_lead_hearts_instead_of_qs": True})
-    rng = np.random.default_rng(seed)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                state.information_state_tensor()
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                steps += 1
     return steps / (time.perf_counter() - start)
 
 
@@ -103,7 +81,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    reference = bench_openspiel_infostate(args.seconds, args.seed)
+    rates = random_play_rate(args.seconds, args.seed, infostate=True)
+    reference = rates[1] if rates else None
     aec = bench_aec(args.seconds, args.seed)
     print(f"(a) AEC env: {aec:,.0f} steps/s", end="")
     print(

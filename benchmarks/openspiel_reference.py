@@ -1,0 +1,35 @@
+"""OpenSpiel's ``hearts`` played by uniformly random legal moves from Python: the reference rate."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def random_play_rate(seconds: float, seed: int, infostate: bool = False) -> tuple[float, float] | None:
+    """(hands per second, decisions per second) of random play, or None without open-spiel.
+    ``infostate`` also requests ``information_state_tensor()`` at every decision."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"can_lead_hearts_instead_of_qs": True})
+    rng = np.random.default_rng(seed)
+    hands = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            if infostate:
+                state.information_state_tensor()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+        hands += 1
+    elapsed = time.perf_counter() - start
+    return hands / elapsed, decisions / elapsed
