@@ -1,0 +1,25 @@
+"""Agents that play Hearts: rule-based baselines, search, and trained policies.
+
+Every agent is a ``hearts_env.policy.Policy``: called with the information sets of a batch of
+games and their legal masks, it returns one card per game (a single game is a batch of one).
+Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hearts_env.policy import Policy, RandomPolicy
+
+AGENTS: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+}
+"""Agent factories by name; each takes ``seed=`` and its own options as keywords."""
+
+
+def make_agent(name: str, **options: Any) -> Policy:
+    """The agent called ``name`` (see ``AGENTS``), built with ``options`` (e.g. ``seed=0``)."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+    return AGENTS[name](**options)
