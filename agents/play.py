@@ -1,0 +1,519 @@
+"""Play Hearts in the terminal: you take one seat, agents take the others.
+
+Usage: ``hearts-play --seat 0 --opponents heuristic simple random --seed 0``
+
+Type a card to play it (``QS``, ``qs``, ``10h``, ``TH`` or ``Q♠``); while passing, name one card
+or several on a line (``QS AS 2H``). Commands: ``help``, ``hand``, ``last``, ``scores``, ``quit``.
+Cards in [brackets] are the ones the rules let you play now. Input and output are injectable
+(``main(argv, input_fn, output)``), so the whole game can be driven by a script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import numpy as np
+
+from agents import AGENTS, make_agent
+from hearts_env import cards
+from hearts_env.core import (
+    BIT,
+    GAME_OVER,
+    PASS,
+    PLAY,
+    POINT_BITS,
+    State,
+    bits_to_cards,
+    explain_illegal,
+    legal_mask,
+    new_games,
+    points_taken,
+    step,
+)
+from hearts_env.infoset import infoset
+from hearts_env.policy import Policy
+from hearts_env.rules import MOON_RULES, HeartsRules
+
+SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
+_SYMBOL_TO_LETTER = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUIT_CHARS, strict=True)))
+COMMANDS = {  # word typed -> command
+    "help": "help",
+    "?": "help",
+    "h": "help",
+    "hand": "hand",
+    "show": "hand",
+    "last": "last",
+    "scores": "scores",
+    "score": "scores",
+    "clear": "clear",
+}
+HELP = """\
+How to play:
+  Type a card to play it: QS, qs, 10H, TH and Q♠ all work (rank 2-9, 10 or T, J, Q, K, A; suit C D S H).
+  Cards in [brackets] are the ones the rules let you play now.
+  When passing, name the cards one at a time or several on a line (QS AS 2H); 'clear' starts the pick over.
+Commands:
+  hand    show the table and your hand again
+  last    show the last completed trick
+  scores  show the points of this hand and the game totals
+  help    show this help
+  quit    leave the game (so does end of input, Ctrl-D)
+Rules: follow the led suit if you can. 2♣ opens the first trick, and no hearts or Q♠ may be dropped on it.
+Hearts may be led once broken. Each heart is 1 point, Q♠ 13; the lowest total wins when someone reaches
+the target score. Take all hearts and Q♠ (shoot the moon) and the others take the points instead."""
+
+
+class Quit(Exception):
+    """The person left the game (``quit`` or end of input)."""
+
+
+@dataclass
+class Table:
+    """The game's seats and the terminal: who sits where, and how to talk to the person."""
+
+    rules: HeartsRules
+    seat: int  # the person's seat
+    agents: dict[int, Policy]  # the other seats' players
+    agent_names: dict[int, str]
+    input_fn: Callable[[str], str] = input
+    output: TextIO = field(default_factory=lambda: sys.stdout)
+    last_trick: str | None = None  # the line that reported the last completed trick
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.output, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        """A line typed by the person; ``Quit`` on end of input or a quit command."""
+        try:
+            line = self.input_fn(prompt)
+        except (EOFError, KeyboardInterrupt):
+            self.say()
+            raise Quit from None
+        if line is None:  # a scripted input that ran out
+            raise Quit
+        if line.strip().lower() in ("quit", "exit", "q"):
+            raise Quit
+        return line
+
+    def name(self, seat: int) -> str:
+        return "you" if seat == self.seat else f"seat {seat}"
+
+    def who(self, seat: int) -> str:
+        """The seat's name with where it sits from the person and who plays it, for tables."""
+        if seat == self.seat:
+            return f"you (seat {seat})"
+        where = relative_position(seat - self.seat, self.rules.num_players)
+        return f"seat {seat} ({where}, {self.agent_names[seat]})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Words and pictures
+
+
+def relative_position(offset: int, num_players: int) -> str:
+    """Where the seat ``offset`` places clockwise sits: 'left', 'right', 'across', '2 seats left'."""
+    offset %= num_players
+    if 2 * offset == num_players:
+        return "across"
+    if offset == 1:
+        return "left"
+    if offset == num_players - 1:
+        return "right"
+    return f"{offset} seats left" if 2 * offset < num_players else f"{num_players - offset} seats right"
+
+
+def format_hand(hand: Sequence[int], marked: set[int] | None = None) -> list[str]:
+    """One line per suit; cards in ``marked`` are shown in brackets, e.g. ``♠ spades   [Q♠]  K♠``."""
+    lines = []
+    for suit in range(cards.NUM_SUITS):
+        in_suit = [c for c in sorted(hand) if cards.suit_of(c) == suit]
+        cells = [
+            (f"[{cards.card_symbol(c)}]" if marked is not None and c in marked else f"{cards.card_symbol(c)} ").rjust(5)
+            for c in in_suit
+        ]
+        label = f"{cards.SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]:<8}"
+        lines.append(f"  {label}  {' '.join(cells) if cells else '  -'}".rstrip())
+    return lines
+
+
+def format_trick(table: Table, trick: np.ndarray, leader: int, size: int) -> str:
+    """``seat 2 led 7♦, seat 3 K♦, you 9♦`` for the first ``size`` cards of a trick."""
+    P = table.rules.num_players
+    played = []
+    for i in range(size):
+        seat = (leader + i) % P
+        verb = " led" if i == 0 else ""
+        played.append(f"{table.name(seat)}{verb} {cards.card_symbol(int(trick[seat]))}")
+    return ", ".join(played)
+
+
+def scoreboard(table: Table, state: State, hand_points: np.ndarray, heading: str) -> list[str]:
+    """A small table of each seat's points ``hand_points`` and its game total."""
+    width = max(len(table.who(s)) for s in range(table.rules.num_players))
+    lines = [f"  {'player':<{width}}  {heading:>9}  {'total':>5}"]
+    for s in range(table.rules.num_players):
+        lines.append(f"  {table.who(s):<{width}}  {int(hand_points[s]):>9}  {int(state.scores[0, s]):>5}")
+    return lines
+
+
+def pass_phrase(table: Table, state: State) -> str:
+    """``left to seat 1``: this hand's pass direction and the person's receiver."""
+    receiver = (table.seat + int(state.pass_offset[0])) % table.rules.num_players
+    return f"{table.rules.pass_direction(int(state.hand_number[0]))} to {table.name(receiver)}"
+
+
+def hand_header(table: Table, state: State) -> str:
+    hand_number = int(state.hand_number[0])
+    direction = table.rules.pass_direction(hand_number)
+    target = table.rules.target_score
+    game = f"game to {target}" if target is not None else "one-hand game"
+    passing = "no passing" if direction == "none" else f"pass {direction}"
+    return f"===== Hand {hand_number} · {passing} · {game} ====="
+
+
+def show_table(table: Table, state: State) -> None:
+    """The view at the person's turn: the hand's situation, the scores, the trick and the hand."""
+    rules = table.rules
+    table.say()
+    if state.phase[0] == PLAY:
+        trick_number = int(state.tricks_played[0]) + 1
+        broken = "broken" if state.hearts_broken[0] else "not broken"
+        table.say(f"--- Hand {int(state.hand_number[0])} · trick {trick_number} of {rules.hand_size} · hearts {broken}")
+        for line in scoreboard(table, state, state.hand_points[0], "this hand"):
+            table.say(line)
+        size, leader = int(state.trick_size[0]), int(state.leader[0])
+        if size == 0:
+            table.say(f"Trick {trick_number}: you lead.")
+        else:
+            table.say(f"Trick {trick_number}: {format_trick(table, state.trick[0], leader, size)}; your turn.")
+        held = bits_to_cards(state.hands[0, table.seat])
+        table.say("Your hand ([ ] = cards you may play):")
+        for line in format_hand(held, set(bits_to_cards(state.legal[0]))):
+            table.say(line)
+    else:
+        table.say(f"--- Hand {int(state.hand_number[0])} · passing {pass_phrase(table, state)}")
+        table.say("Your hand:")
+        for line in format_hand(bits_to_cards(state.hands[0, table.seat])):
+            table.say(line)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the person's input
+
+
+def parse_line(text: str) -> tuple[str | None, list[int]]:
+    """(command, []) for a command word, else (None, card ids); ``ValueError`` for a word that is
+    neither, with a message for the person."""
+    words = text.replace(",", " ").split()
+    if len(words) == 1 and words[0].lower() in COMMANDS:
+        return COMMANDS[words[0].lower()], []
+    picked = []
+    for word in words:
+        try:
+            picked.append(cards.parse_card(word.translate(_SYMBOL_TO_LETTER)))
+        except ValueError:
+            raise ValueError(f"'{word}' is not a card or a command. Type a card like QS or 10H, or 'help'.") from None
+    return None, picked
+
+
+def run_command(table: Table, state: State, command: str) -> None:
+    """The commands that only show things."""
+    if command == "help":
+        table.say(HELP)
+    elif command == "hand":
+        show_table(table, state)
+    elif command == "scores":
+        for line in scoreboard(table, state, state.hand_points[0], "this hand"):
+            table.say(line)
+    elif command == "last":
+        table.say(table.last_trick or "No trick has been played yet.")
+
+
+def play_problem(table: Table, state: State, card: int) -> str | None:
+    """Why the person may not play ``card`` now (None if it may)."""
+    symbol = cards.card_symbol(card)
+    if not int(state.hands[0, table.seat]) >> card & 1:
+        return f"You don't hold {symbol}."
+    if not int(state.legal[0]) >> card & 1:
+        rule = explain_illegal(state, 0, card).replace(f"seat {table.seat} ", "you ")
+        return f"You can't play {symbol} now: {rule}."
+    return None
+
+
+def pick_problem(table: Table, state: State, picks: list[int], card: int) -> str | None:
+    """Why the person may not add ``card`` to the cards it passes (None if it may)."""
+    symbol = cards.card_symbol(card)
+    if card in picks:
+        return f"You have already picked {symbol}."
+    if not int(state.hands[0, table.seat]) >> card & 1:
+        return f"You don't hold {symbol}."
+    return None
+
+
+def person_plays(table: Table, state: State) -> State:
+    """Ask until the person names a legal card, then play it."""
+    show_table(table, state)
+    while True:
+        line = table.ask("Your card> ")
+        try:
+            command, picked = parse_line(line)
+        except ValueError as error:
+            table.say(str(error))
+            continue
+        if command == "clear":
+            table.say("Nothing to clear: 'clear' is for passing.")
+        elif command is not None:
+            run_command(table, state, command)
+        elif not picked:
+            table.say("Type a card to play, like QS or 10H ('help' for more).")
+        elif len(picked) > 1:
+            table.say("Play one card at a time.")
+        elif problem := play_problem(table, state, picked[0]):
+            table.say(problem)
+        else:
+            return step(state, np.array([picked[0]]))
+
+
+def person_passes(table: Table, state: State) -> State:
+    """Ask until the person has picked ``pass_count`` cards, then pass them."""
+    count = table.rules.pass_count
+    show_table(table, state)
+    table.say(f"Pick {count} cards to pass {pass_phrase(table, state)}.")
+    picks: list[int] = []
+    while len(picks) < count:
+        line = table.ask(f"Pass ({count - len(picks)} more)> ")
+        try:
+            command, picked = parse_line(line)
+        except ValueError as error:
+            table.say(str(error))
+            continue
+        if command == "clear":
+            picks = []
+            table.say("Picks cleared.")
+        elif command is not None:
+            run_command(table, state, command)
+        elif not picked:
+            table.say(f"Name the cards to pass, e.g. QS AS 2H ({count - len(picks)} more).")
+        elif len(picks) + len(picked) > count:
+            table.say(f"That is too many: you pass {count} cards and have {count - len(picks)} left to pick.")
+        else:
+            problems = [p for i, c in enumerate(picked) if (p := pick_problem(table, state, picks + picked[:i], c))]
+            if problems:
+                table.say(" ".join(problems) + " Nothing from that line was picked.")
+            else:
+                picks += picked
+                table.say(f"Picked so far: {' '.join(cards.card_symbol(c) for c in picks)}.")
+    for card in picks:
+        state = step(state, np.array([card]))
+    return state
+
+
+def agent_moves(table: Table, state: State) -> State:
+    """The agent at the seat to act picks a card from its own information set and the legal mask."""
+    seat = int(state.to_play[0])
+    action = table.agents[seat](infoset(state, seat), legal_mask(state))
+    return step(state, np.asarray(action, dtype=np.int64).reshape(1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting what happened
+
+
+def trick_line(table: Table, before: State, after: State) -> str:
+    """``Trick 3: seat 2 led 7♦, ... → seat 3 takes it (2 points).`` for the trick ``after`` completed."""
+    trick = after.last_trick[0]
+    winner = int(after.last_trick_winner[0])
+    points = int(points_taken(table.rules, np.bitwise_or.reduce(BIT[trick[trick >= 0]])))
+    taker = "you take it" if winner == table.seat else f"{table.name(winner)} takes it"
+    worth = f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
+    played = format_trick(table, trick, int(before.leader[0]), table.rules.num_players)
+    return f"Trick {int(before.tricks_played[0]) + 1}: {played} → {taker}{worth}."
+
+
+def report(table: Table, before: State, after: State) -> None:
+    """Tell the person what the last step showed: passes exchanged, a trick taken, a hand scored,
+    the game over, a new hand dealt."""
+    P = table.rules.num_players
+    if before.phase[0] == PASS and after.phase[0] == PLAY:
+        offset = int(before.pass_offset[0])
+        giver = (table.seat - offset) % P
+        given = cards_text(after.passed[0, table.seat])
+        got = cards_text(after.passed[0, giver])
+        table.say(f"You passed {given} {pass_phrase(table, before)}; you received {got} from {table.name(giver)}.")
+    if before.phase[0] == PLAY and after.trick_size[0] == 0:
+        table.last_trick = trick_line(table, before, after)
+        table.say(table.last_trick)
+    if after.hand_over[0]:
+        report_hand(table, before, after)
+        if after.phase[0] == GAME_OVER:
+            report_game(table, after)
+        else:
+            announce_hand(table, after)
+
+
+def cards_text(bits: np.uint64) -> str:
+    return " ".join(cards.card_symbol(c) for c in bits_to_cards(bits)) or "nothing"
+
+
+def moon_shooter(before: State, after: State) -> int | None:
+    """The seat that took every heart and the QS in the hand that ``after`` completed, if any."""
+    taken = before.taken[0].copy()
+    winner = int(after.last_trick_winner[0])
+    trick = after.last_trick[0]
+    taken[winner] |= np.bitwise_or.reduce(BIT[trick[trick >= 0]])
+    shooters = np.flatnonzero((taken & POINT_BITS) == POINT_BITS)
+    return int(shooters[0]) if len(shooters) else None
+
+
+def report_hand(table: Table, before: State, after: State) -> None:
+    table.say()
+    table.say(f"===== Hand {int(before.hand_number[0])} is over =====")
+    shooter = moon_shooter(before, after)
+    if shooter is not None:
+        who = "You" if shooter == table.seat else table.name(shooter).capitalize()
+        rule = table.rules.moon.replace("_", " ")
+        table.say(f"{who} shot the moon: took every heart and Q♠ (moon rule: {rule})!")
+    for line in scoreboard(table, after, after.last_hand_points[0], "hand"):
+        table.say(line)
+
+
+def report_game(table: Table, state: State) -> None:
+    winners = np.flatnonzero(state.winners[0]).tolist()
+    hands = int(state.hand_number[0])
+    table.say(f"===== Game over after {hands} hand{'s' if hands != 1 else ''} =====")
+    final = ", ".join(f"{table.name(s)} {int(state.scores[0, s])}" for s in range(table.rules.num_players))
+    table.say(f"Final scores: {final}.")
+    names = " and ".join(table.name(s) for s in winners)
+    if table.seat in winners:
+        table.say("You win!" if len(winners) == 1 else f"Shared win: {names}.")
+    else:
+        table.say(f"Winner{'s (shared)' if len(winners) > 1 else ''}: {names}.")
+
+
+def announce_hand(table: Table, state: State) -> None:
+    table.say()
+    table.say(hand_header(table, state))
+    if state.phase[0] == PLAY:
+        table.say("No passing this hand.")
+
+
+# ---------------------------------------------------------------------------------------------
+# The game
+
+
+def play_game(table: Table, state: State) -> State:
+    """Play ``state`` (a batch of one) to the end; ``Quit`` if the person leaves."""
+    announce_hand(table, state)
+    while state.phase[0] != GAME_OVER:
+        seat, phase = int(state.to_play[0]), int(state.phase[0])
+        if seat != table.seat:
+            after = agent_moves(table, state)
+        elif phase == PASS:
+            after = person_passes(table, state)
+        else:
+            after = person_plays(table, state)
+        report(table, state, after)
+        state = after
+    return state
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hearts-play", description=__doc__.splitlines()[0])
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..num_players-1 (default 0)")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["random"],
+        choices=sorted(AGENTS),
+        metavar="AGENT",
+        help=f"one agent for every other seat, or one per seat clockwise from your left ({', '.join(sorted(AGENTS))})",
+    )
+    parser.add_argument("--num-players", type=int, default=4, help="players at the table, 3..7")
+    parser.add_argument("--pass-count", type=int, default=3, help="cards passed before each hand; 0: no passing")
+    parser.add_argument("--target-score", type=int, default=100, help="the game ends at this total; 0: one hand")
+    parser.add_argument(
+        "--jack-of-diamonds", action=argparse.BooleanOptionalAction, default=False, help="taking J♦ scores -10"
+    )
+    parser.add_argument("--moon", choices=MOON_RULES, default="add_to_others", help="shooting-the-moon rule")
+    parser.add_argument(
+        "--queen-breaks-hearts", action=argparse.BooleanOptionalAction, default=True, help="Q♠ breaks hearts"
+    )
+    parser.add_argument("--points-on-first-trick", action="store_true", help="allow hearts and Q♠ on the first trick")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: random)")
+    return parser
+
+
+def make_table(
+    rules: HeartsRules,
+    seat: int,
+    opponents: Sequence[str],
+    seed: int | None = None,
+    input_fn: Callable[[str], str] = input,
+    output: TextIO | None = None,
+) -> Table:
+    """The person at ``seat`` and the agents named ``opponents`` (one for all the other seats, or one
+    per seat clockwise from the person's left); ``ValueError`` for a bad seat or count."""
+    P = rules.num_players
+    if not 0 <= seat < P:
+        raise ValueError(f"--seat must be in 0..{P - 1}, got {seat}")
+    others = [(seat + i) % P for i in range(1, P)]  # clockwise from the person's left
+    names = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
+    if len(names) != len(others):
+        raise ValueError(f"--opponents takes 1 or {len(others)} agents, got {len(opponents)}")
+    seeds = np.random.default_rng(seed).integers(2**31, size=len(others))
+    agents = {s: make_agent(n, seed=int(k)) for s, n, k in zip(others, names, seeds, strict=True)}
+    output = sys.stdout if output is None else output
+    return Table(rules, seat, agents, dict(zip(others, names, strict=True)), input_fn, output)
+
+
+def rules_from_args(args: argparse.Namespace) -> HeartsRules:
+    return HeartsRules(
+        num_players=args.num_players,
+        pass_count=args.pass_count,
+        target_score=args.target_score,
+        jack_of_diamonds=args.jack_of_diamonds,
+        moon=args.moon,
+        queen_breaks_hearts=args.queen_breaks_hearts,
+        no_points_on_first_trick=not args.points_on_first_trick,
+    )
+
+
+def main(
+    argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, output: TextIO | None = None
+) -> int:
+    """Run ``hearts-play``; returns the exit status (0, also when the person quits)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_from_args(args)
+        table = make_table(rules, args.seat, args.opponents, args.seed, input_fn, output)
+    except ValueError as error:
+        parser.error(str(error))
+    state = new_games(rules, batch_size=1, seed=args.seed)
+    _replace_unprintable(table.output)
+    table.say(f"Hearts: you are seat {table.seat}. Type 'help' for how to play, 'quit' to leave.")
+    for s in sorted(table.agents):
+        table.say(f"  {table.who(s)}")
+    try:
+        play_game(table, state)
+    except Quit:
+        table.say("Bye.")
+    return 0
+
+
+def _replace_unprintable(output: TextIO) -> None:
+    """On a terminal that cannot show the suit symbols, print '?' for them rather than fail."""
+    encoding = getattr(output, "encoding", None)
+    try:
+        cards.SUIT_SYMBOLS.encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        if hasattr(output, "reconfigure"):
+            output.reconfigure(errors="replace")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
