@@ -1,0 +1,486 @@
+"""The arena: statistics of a tiny tournament worked out by replaying its games one at a time,
+duplicate seating, one batched call per agent per step, confidence intervals, ratings, JSON and
+plot output, and the ``hearts-arena`` command."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from agents.arena_cli import main, parse_spec
+from hearts_env import cards, core
+from hearts_env.arena import (
+    METRICS,
+    Estimate,
+    deal_keys,
+    format_table,
+    play_match,
+    plot,
+    round_robin,
+    t_quantile,
+)
+from hearts_env.policy import RandomPolicy
+from hearts_env.rules import HeartsRules
+
+
+class Lowest:
+    """Plays (and passes) its lowest legal card."""
+
+    def __call__(self, info, mask):
+        return mask.argmax(axis=1)
+
+
+class Highest:
+    """Plays (and passes) its highest legal card."""
+
+    def __call__(self, info, mask):
+        return 51 - mask[:, ::-1].argmax(axis=1)
+
+
+class Counting:
+    """Wraps a policy and records the batch size of every call."""
+
+    def __init__(self, policy) -> None:
+        self.policy = policy
+        self.batches: list[int] = []
+
+    def __call__(self, info, mask):
+        assert np.array_equal(core.bits_to_mask(info.legal), mask) and (info.to_play == 0).all()
+        self.batches.append(len(mask))
+        return self.policy(info, mask)
+
+
+class Cheater:
+    """Plays the first card of its hand, legal or not."""
+
+    def __call__(self, info, mask):
+        return core.bits_to_mask(info.hand).argmax(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# A tiny tournament worked out game by game
+
+
+def replay_game(rules: HeartsRules, key: np.uint64, seat_kind: list[str]) -> dict:
+    """One game alone (batch of one) with the toy agents at their seats; tricks, QS and moons
+    counted here in plain Python from the cards played."""
+    P = rules.num_players
+    state = core.new_games(rules, keys=np.array([key], np.uint64))
+    trick: list[tuple[int, int]] = []  # (seat, card) of the current trick
+    piles: list[set[int]] = [set() for _ in range(P)]
+    out = {"qs": [0] * P, "moons": [0] * P}
+    while not state.done[0]:
+        seat, phase = int(state.to_play[0]), int(state.phase[0])
+        legal = core.bits_to_cards(state.legal[0])
+        card = min(legal) if seat_kind[seat] == "low" else max(legal)
+        state = core.step(state, np.array([card]))
+        if phase != core.PLAY:
+            continue
+        trick.append((seat, card))
+        if len(trick) == P:
+            led = cards.suit_of(trick[0][1])
+            winner = max((c, s) for s, c in trick if cards.suit_of(c) == led)[1]
+            piles[winner] |= {c for _, c in trick}
+            trick = []
+        if state.hand_over[0]:
+            points = [sum(cards.suit_of(c) == cards.HEARTS for c in p) + 13 * (core.QS in p) for p in piles]
+            shooter = [p == 26 for p in points]
+            if any(shooter):  # add_to_others
+                points = [0 if s else 26 for s in shooter]
+            assert state.last_hand_points[0].tolist() == points
+            for s in range(P):
+                out["qs"][s] += core.QS in piles[s]
+                out["moons"][s] += shooter[s]
+            piles = [set() for _ in range(P)]
+    winners = np.flatnonzero(state.winners[0]).tolist()
+    out["scores"] = state.scores[0].tolist()
+    out["wins"] = [1 / len(winners) if s in winners else 0.0 for s in range(P)]
+    out["hands"] = int(state.hand_number[0])
+    return out
+
+
+@pytest.mark.parametrize("games, seed", [("hand", 3), ("game", 1)])  # seeds whose deals hold moons and tied wins
+def test_tiny_tournament_matches_game_by_game_replay(games, seed):
+    rules = HeartsRules(target_score=50)
+    low, high = Lowest(), Highest()
+    entries = [("low", low), ("high", high), ("high", high), ("high", high)]
+    result = play_match(rules, entries, deals=3, seed=seed, games=games)
+    assert result.moons.any() and ((result.wins > 0) & (result.wins < 1)).any()
+    rules = result.rules
+    P = 4
+    per_deal = {
+        name: {t: [] for t in ("games", "hands", "points", "wins", "qs", "made", "suffered")}
+        for name in ("low", "high")
+    }
+    for d, key in enumerate(result.deal_keys):
+        totals = {name: dict.fromkeys(per_deal[name], 0.0) for name in per_deal}
+        for r in range(P):
+            entry_at = [(s - r) % P for s in range(P)]  # rotation r: seat s holds entry (s - r) % P
+            kind = [entries[e][0] for e in entry_at]
+            game = replay_game(rules, key, kind)
+            assert result.hands[d, r] == game["hands"]
+            assert result.scores[d, r].tolist() == game["scores"]
+            assert result.wins[d, r].tolist() == game["wins"]
+            assert result.qs[d, r].tolist() == game["qs"]
+            assert result.moons[d, r].tolist() == game["moons"]
+            for s in range(P):
+                t = totals[kind[s]]
+                t["games"] += 1
+                t["hands"] += game["hands"]
+                t["points"] += game["scores"][s]
+                t["wins"] += game["wins"][s]
+                t["qs"] += game["qs"][s]
+                t["made"] += game["moons"][s]
+                t["suffered"] += sum(game["moons"]) - game["moons"][s]
+        for name, t in totals.items():
+            for k, v in t.items():
+                per_deal[name][k].append(v)
+
+    def expected(values: list[float]) -> tuple[float, float, float]:
+        mean, sd = statistics.mean(values), statistics.stdev(values)
+        half = 4.3027 * sd / math.sqrt(3)  # t(0.975) with 2 degrees of freedom
+        return mean, mean - half, mean + half
+
+    ratios = {
+        "points_per_hand": ("points", "hands"),
+        "game_score": ("points", "games"),
+        "win_rate": ("wins", "games"),
+        "qs_per_hand": ("qs", "hands"),
+        "moons_made_per_hand": ("made", "hands"),
+        "moons_suffered_per_hand": ("suffered", "hands"),
+    }
+    values = {}
+    for name, t in per_deal.items():
+        for metric, (num, den) in ratios.items():
+            values[name, metric] = [a / b for a, b in zip(t[num], t[den], strict=True)]
+            est = result.estimate(name, metric)
+            assert est.n == 3
+            assert (est.mean, est.low, est.high) == pytest.approx(expected(values[name, metric]), abs=1e-9)
+    for metric in ratios:  # two names: the field of "low" is "high"
+        diff = [a - b for a, b in zip(values["low", metric], values["high", metric], strict=True)]
+        est = result.difference("low", metric=metric)
+        assert (est.mean, est.low, est.high) == pytest.approx(expected(diff), abs=1e-9)
+        assert result.difference("low", "high", metric) == est
+    summary = result.summary()
+    assert summary["agents"]["low"]["seats"] == 1 and summary["agents"]["high"]["seats"] == 3
+    assert summary["agents"]["high"]["seat_games"] == 3 * 4 * 3
+    assert summary["agents"]["low"]["seat_hands"] == int(result.hands.sum())
+
+
+# ---------------------------------------------------------------------------------------------
+# Duplicate seating and batching
+
+
+def test_each_agent_sits_each_seat_on_the_same_deal_once():
+    rules = HeartsRules(num_players=5, target_score=None)
+    policies = [(n, RandomPolicy()) for n in "abcde"]
+    result = play_match(rules, policies, deals=6, seed=3, games="hand")
+    P = 5
+    assert result.seating.shape == (P, P)
+    for r in range(P):
+        assert result.seating[r].tolist() == [(s - r) % P for s in range(P)]
+    for entry in range(P):  # a Latin square: each entry once per seat and once per rotation
+        assert ((result.seating == entry).sum(axis=0) == 1).all()
+        assert ((result.seating == entry).sum(axis=1) == 1).all()
+    keys = result.game_keys.reshape(6, P)
+    assert (keys == keys[:, :1]).all() and len(set(keys[:, 0].tolist())) == 6
+    hands = core.new_games(rules, keys=result.game_keys).hands.reshape(6, P, P)
+    assert (hands == hands[:, :1]).all()  # every rotation of a deal is dealt the same cards
+    assert np.array_equal(result.deal_keys, deal_keys(3, 6))
+    assert np.array_equal(deal_keys(3, 4), deal_keys(3, 6)[:4])  # deal d depends on (seed, d) only
+
+
+class DealRecorder(RandomPolicy):
+    """Random play; records the hand each seat holds when it starts to pass, by hand number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dealt: dict[tuple[int, int], set[int]] = {}
+
+    def __call__(self, info, mask):
+        first_pick = np.flatnonzero((info.phase == core.PASS) & (info.passed == 0))
+        for i in first_pick:
+            self.dealt.setdefault((int(info.hand_number[i]), int(info.seat[i])), set()).add(int(info.hand[i]))
+        return super().__call__(info, mask)
+
+
+def test_whole_games_replay_the_same_later_deals():
+    """The games of a deal share its key, so their n-th hands are dealt the same cards: over 2
+    deals x 4 rotations, a seat is dealt at most 2 distinct hands for each hand number."""
+    recorder = DealRecorder()
+    result = play_match(None, [("random", recorder)] * 4, deals=2, seed=1)
+    assert result.hands.min() >= 5
+    assert max(len(v) for v in recorder.dealt.values()) == 2
+    assert {n for n, _ in recorder.dealt} >= {1, 2, 3, 5}
+
+
+def test_one_batched_call_per_agent_per_step():
+    low, high = Counting(Lowest()), Counting(Highest())
+    result = play_match(None, [("low", low), ("high", high), ("high", high), ("high", high)], deals=10, games="hand")
+    steps = 4 * 3 + 52  # a hand: 3 passes per seat, then 52 cards
+    assert len(low.batches) <= steps and len(high.batches) <= steps
+    assert sum(low.batches) + sum(high.batches) == result.hands.size * steps
+    assert sum(low.batches) == result.hands.size * steps // 4  # one seat of four in every game
+    assert max(high.batches) > 1
+
+
+def test_reproducible_from_the_seed():
+    def run(seed):
+        return play_match(None, [(n, RandomPolicy()) for n in "abcd"], deals=5, seed=seed, games="game")
+
+    a, b, c = run(11), run(11), run(12)
+    for field in ("hands", "scores", "wins", "qs", "moons"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+    assert not np.array_equal(a.scores, c.scores)
+
+
+def test_hand_outcomes_agree_with_the_scores():
+    """One QS taker per hand; under add_to_others a hand sums to 78 exactly when someone shot the
+    moon, and the shooter scored 0."""
+    result = play_match(None, [("random", RandomPolicy())] * 4, deals=1500, seed=0, games="hand")
+    assert (result.qs.sum(axis=2) == 1).all()
+    moon = result.scores.sum(axis=2) == 78
+    assert moon.any()
+    assert np.array_equal(result.moons.sum(axis=2) == 1, moon)
+    assert (result.scores[result.moons == 1] == 0).all()
+    summary = result.summary()["agents"]["random"]
+    assert summary["moons_suffered"] == 3 * summary["moons_made"]
+
+
+def test_three_players_and_whole_games():
+    rules = HeartsRules(num_players=3, target_score=60)
+    result = play_match(rules, {"low": Lowest(), "high": Highest(), "random": RandomPolicy()}, deals=4, seed=2)
+    assert result.scores.shape == (4, 3, 3) and (result.scores.max(axis=2) >= 60).all()
+    assert np.allclose(result.wins.sum(axis=2), 1)
+    assert (result.qs.sum(axis=2) == result.hands).all()
+    assert result.estimate("low", "game_score").n == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Confidence intervals
+
+
+def test_t_quantiles():
+    assert t_quantile(2) == pytest.approx(4.3027, abs=1e-4)
+    assert t_quantile(10**9) == pytest.approx(1.96, abs=1e-3)
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for df in (1, 5, 29, 30, 33, 45, 77, 150, 1000, 50_000):
+        assert t_quantile(df) == pytest.approx(scipy_stats.t.ppf(0.975, df), abs=1e-3)
+
+
+def test_estimate_of_values():
+    est = Estimate.of(np.array([1.0, 2.0, 3.0, np.nan]))  # nan: a deal without data
+    assert est.n == 3 and est.mean == 2.0 and est.sd == 1.0
+    assert est.half_width == pytest.approx(4.3027 / math.sqrt(3), abs=1e-4)
+    assert not est.excludes_zero and Estimate.of(np.array([1.0, 1.5, 2.0])).excludes_zero
+    one = Estimate.of(np.array([5.0]))
+    assert one.mean == 5.0 and math.isnan(one.low) and not one.excludes_zero
+    assert one.to_dict()["low"] is None and math.isnan(Estimate.from_dict(one.to_dict()).high)
+
+
+def test_intervals_shrink_with_deals_and_cover_the_symmetric_difference():
+    """Four random agents are alike: every difference to the field is 0 in truth."""
+    players = [(n, RandomPolicy()) for n in "abcd"]
+    small = play_match(None, players, deals=100, seed=5, games="hand")
+    large = play_match(None, players, deals=1600, seed=5, games="hand")
+    for name in "abcd":
+        ratio = small.estimate(name).half_width / large.estimate(name).half_width
+        assert 2.5 < ratio < 6  # about sqrt(16) = 4
+        diff = large.difference(name)
+        assert diff.low < 0 < diff.high and diff.n == 1600
+        assert large.difference(name, metric="win_rate").low < 0 < large.difference(name, metric="win_rate").high
+    assert abs(large.estimate("a").mean - 6.6) < 0.2  # about 26/4 plus the moons' extra points
+
+
+def test_interval_coverage_over_seeds():
+    """Across 100 seeded matches of 30 deals, the 95% interval of a random agent's difference with
+    another holds the true 0 about 95 times (89 is about 2.7 sd below)."""
+    players = [(n, RandomPolicy()) for n in "abcd"]
+    diffs = [play_match(None, players, deals=30, seed=seed, games="hand").difference("a", "b") for seed in range(100)]
+    covered = sum(d.low < 0 < d.high for d in diffs)
+    assert covered >= 89
+
+
+# ---------------------------------------------------------------------------------------------
+# Round robins and ratings
+
+
+def five_agents():
+    return [
+        ("low", Lowest()),
+        ("high", Highest()),
+        ("r1", RandomPolicy()),
+        ("r2", RandomPolicy()),
+        ("r3", RandomPolicy()),
+    ]
+
+
+def test_round_robin_tables_statistics_and_ratings():
+    pytest.importorskip("openskill")
+    result = round_robin(None, five_agents(), deals=20, seed=0, games="hand")
+    assert len(result.tables) == 5 and all(len(set(t)) == 4 for t in result.tables)
+    sums = result.sums()
+    assert (sums.seat_games == 4 * 4).all()  # each name at 4 tables, 4 rotations, every deal
+    assert np.allclose(sums.seat_games.sum(axis=1), 5 * 4 * 4)
+    for m in result.matches:  # every table played the same deals
+        assert np.array_equal(m.deal_keys, result.matches[0].deal_keys)
+    assert set(result.ratings) == set(result.names)
+    # Playing the highest card (so passing the highest) is clearly the best of these, by points and by rating.
+    assert result.difference("high").high < 0
+    best = max(result.names, key=lambda n: result.ratings[n]["ordinal"])
+    assert best == min(result.names, key=lambda n: result.estimate(n).mean) == "high"
+    summary = result.summary()
+    assert summary["agents"]["low"]["tables"] == 4 and "rating" in summary["agents"]["low"]
+    assert "rating mu" in result.table()
+
+
+def test_round_robin_random_tables_and_fewer_agents_than_seats():
+    pytest.importorskip("openskill")
+    drawn = round_robin(None, five_agents(), deals=3, seed=1, games="hand", tables=3)
+    assert len(drawn.tables) == 3
+    two = round_robin(None, five_agents()[:2], deals=3, seed=1, games="hand")
+    assert sorted(two.tables) == [(0, 0, 0, 1), (0, 0, 1, 1), (0, 1, 1, 1)]
+    assert set(two.ratings) == {"low", "high"}
+
+
+def test_round_robin_without_openskill(monkeypatch):
+    monkeypatch.setitem(sys.modules, "openskill", None)
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    with pytest.raises(ImportError, match="pip install openskill"):
+        round_robin(None, five_agents(), deals=2, games="hand")
+    result = round_robin(None, five_agents(), deals=2, games="hand", ratings=False)
+    assert result.ratings is None and "rating" not in result.table()
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+def test_errors_name_the_problem():
+    low = Lowest()
+    with pytest.raises(ValueError, match="one agent per seat"):
+        play_match(None, [("low", low)] * 3)
+    with pytest.raises(ValueError, match="games must be one of"):
+        play_match(None, [("low", low)] * 4, games="set")
+    with pytest.raises(ValueError, match="target_score"):
+        play_match(HeartsRules(target_score=None), [("low", low)] * 4, games="game")
+    with pytest.raises(ValueError, match="deals must be a positive int"):
+        play_match(None, [("low", low)] * 4, deals=0)
+    with pytest.raises(ValueError, match="agent 'cheat' chose an illegal card"):
+        play_match(None, [("low", low), ("cheat", Cheater()), ("low", low), ("low", low)], deals=2, games="hand")
+    with pytest.raises(ValueError, match=r"agent 'bad' must return \(\d+,\) integer card ids"):
+        play_match(None, [("bad", lambda info, mask: mask.astype(float))] * 4, deals=2, games="hand")
+    with pytest.raises(ValueError, match="no agent named"):
+        play_match(None, [("low", low)] * 4, deals=2, games="hand").estimate("high")
+    with pytest.raises(ValueError, match="unknown metric"):
+        play_match(None, [("low", low)] * 4, deals=2, games="hand").estimate("low", "elo")
+    with pytest.raises(ValueError, match="distinct names"):
+        round_robin(None, [("low", low), ("low", Highest())], ratings=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+def small_match():
+    return play_match(
+        None,
+        [("low", Lowest()), ("random", RandomPolicy()), ("random", RandomPolicy())] + [("high", Highest())],
+        deals=8,
+        seed=4,
+    )
+
+
+def test_summary_round_trips_through_json():
+    result = small_match()
+    summary = result.summary()
+    loaded = json.loads(json.dumps(summary))
+    assert loaded == summary
+    assert format_table(loaded) == result.table()
+    assert set(loaded["agents"]) == {"low", "random", "high"}
+    assert set(METRICS) <= set(loaded["agents"]["low"])
+    assert Estimate.from_dict(loaded["agents"]["low"]["points_per_hand"]) == result.estimate("low")
+    assert loaded["seats"] == ["low", "random", "random", "high"]
+    table = result.table()
+    assert "points/hand" in table and "vs field" in table and "8 deals" in table
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = small_match()
+    result.plot(tmp_path / "match.png")
+    plot(json.loads(json.dumps(result.summary())), tmp_path / "loaded.png")
+    for name in ("match.png", "loaded.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+@pytest.fixture
+def toy_agents(monkeypatch):
+    monkeypatch.setitem(agents.AGENTS, "lowest", lambda seed=None: Lowest())
+    monkeypatch.setitem(agents.AGENTS, "highest", lambda seed=None: Highest())
+
+
+def test_cli_match_end_to_end(tmp_path, capsys):
+    out, png = tmp_path / "out.json", tmp_path / "out.png"
+    argv = ["random"] * 4 + ["--deals", "3", "--seed", "1", "--games", "hand", "--json", str(out), "--no-progress"]
+    if _has("matplotlib"):
+        argv += ["--plot", str(png)]
+    main(argv)
+    printed = capsys.readouterr().out
+    assert "match: 3 deals x 4 seatings" in printed
+    summary = json.loads(out.read_text())
+    assert summary["deals"] == 3 and summary["games"] == "hand" and summary["seats"] == ["random"] * 4
+    assert summary["rules"]["target_score"] is None
+    if _has("matplotlib"):
+        assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_whole_games_and_options(toy_agents, capsys):
+    main(["lowest", "highest", "random:seed=5", "random:seed=5", "--deals", "2", "--target-score", "40", "--json", "-"])
+    summary = json.loads(capsys.readouterr().out)
+    assert set(summary["agents"]) == {"lowest", "highest", "random:seed=5"}
+    assert summary["agents"]["random:seed=5"]["seats"] == 2 and summary["rules"]["target_score"] == 40
+
+
+def test_cli_round_robin(toy_agents, capsys):
+    pytest.importorskip("openskill")
+    main(["--round-robin", "random", "lowest", "highest", "--deals", "2", "--games", "hand", "--no-progress"])
+    printed = capsys.readouterr().out
+    assert "round robin: 12 tables" in printed and "rating" in printed
+
+
+def test_cli_errors_and_list(toy_agents, capsys):
+    main(["--list"])
+    assert capsys.readouterr().out.split() == sorted(agents.AGENTS)
+    for argv, message in [
+        (["random", "random"], "a match needs 4 agents"),
+        (["nobody"] * 4, "unknown agent 'nobody'"),
+        ([], "name the agents"),
+        (["random"] * 4 + ["--deals", "0"], "must be a positive int"),
+        (["--round-robin", "random", "random"], "distinct agents"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err
+    assert parse_spec("pimc:samples=20,mode=fast, depth = 2.5") == (
+        "pimc",
+        {"samples": 20, "mode": "fast", "depth": 2.5},
+    )
+
+
+def _has(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
