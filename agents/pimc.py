@@ -109,12 +109,6 @@ def _rotate_to_absolute(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
     return np.take_along_axis(values, rel, axis=1)
 
 
-def take_info(info: InfoSet, index: np.ndarray | slice) -> InfoSet:
-    """The info sets of the games at ``index`` (a batch)."""
-    fields = {f.name: getattr(info, f.name)[index] for f in dataclasses.fields(InfoSet) if f.name != "rules"}
-    return dataclasses.replace(info, **fields)
-
-
 # ---------------------------------------------------------------------------------------------
 # Sampling worlds
 
@@ -422,10 +416,10 @@ class PIMCPolicy:
         actions = np.argmax(mask, axis=1)  # the only legal card, or 0 when there is none
         passing = np.flatnonzero((info.phase == PASS) & mask.any(axis=1))
         if len(passing):
-            actions[passing] = np.asarray(self.pass_policy(take_info(info, passing), mask[passing]))
+            actions[passing] = np.asarray(self.pass_policy(info[passing], mask[passing]))
         search = np.flatnonzero((info.phase == PLAY) & (mask.sum(axis=1) > 1))
         if len(search):
-            values = self.evaluate(take_info(info, search), mask[search])
+            values = self.evaluate(info[search], mask[search])
             noise = self.rng.random(values.shape)  # breaks exact ties at random
             best = np.lexsort((noise, np.where(np.isnan(values), np.inf, values)), axis=-1)[:, 0]
             actions[search] = best
@@ -444,7 +438,7 @@ class PIMCPolicy:
         while start < B:  # chunks of games whose rollouts fit in max_batch
             stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.max_batch, side="right")))
             chunk = np.arange(start, min(stop, B))
-            values[chunk] = self._evaluate(take_info(info, chunk), mask[chunk])
+            values[chunk] = self._evaluate(info[chunk], mask[chunk])
             start = chunk[-1] + 1
         return values
 
@@ -493,5 +487,4 @@ __all__ = [
     "pimc_heuristic",
     "rollout",
     "sample_worlds",
-    "take_info",
 ]

@@ -81,7 +81,7 @@ import numpy as np
 
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
-from hearts_env.infoset import InfoSet, infoset
+from hearts_env.infoset import infoset
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 
@@ -496,18 +496,11 @@ def _actions(
         if count == 0:
             continue
         rows = slice(None) if count == len(group) else np.flatnonzero(on_turn)
-        sub = info if isinstance(rows, slice) else _take(info, rows)
+        sub = info if isinstance(rows, slice) else info[rows]
         chosen = np.asarray(agent(sub, mask[rows]))
         _check_actions(chosen, state, rows, names[j])
         actions[rows] = chosen
     return actions
-
-
-def _take(info: InfoSet, rows: np.ndarray) -> InfoSet:
-    return dataclasses.replace(info, **{f: getattr(info, f)[rows] for f in _INFO_ARRAYS})
-
-
-_INFO_ARRAYS = tuple(f.name for f in dataclasses.fields(InfoSet) if f.name != "rules")
 
 
 def _check_actions(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray, name: str) -> None:

@@ -10,6 +10,7 @@ Seats are relative to the observer: 0 = itself, 1 = its left, ..., P - 1 = its r
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -50,6 +51,13 @@ class InfoSet:
     @property
     def num_players(self) -> int:
         return self.rules.num_players
+
+    def __getitem__(self, index: slice | np.ndarray) -> InfoSet:
+        """The info sets of the games at ``index`` (a batch)."""
+        return dataclasses.replace(self, **{f: getattr(self, f)[index] for f in _INFO_ARRAYS})
+
+
+_INFO_ARRAYS = tuple(f.name for f in dataclasses.fields(InfoSet) if f.name != "rules")
 
 
 def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
