@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agents.heuristic import HeuristicPolicy
+from agents.pimc import PIMCPolicy, pimc_heuristic
+from agents.simple import SimplePolicy
 from hearts_env.policy import Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
+    "simple": SimplePolicy,
+    "heuristic": HeuristicPolicy,
+    "pimc": pimc_heuristic,  # heuristic passes and rollouts: the strong search baseline
+    "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
 }
 """Agent factories by name; each takes ``seed=`` and its own options as keywords."""
 
