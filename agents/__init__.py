@@ -2,7 +2,8 @@
 
 Every agent is a ``hearts_env.policy.Policy``: called with the information sets of a batch of
 games and their legal masks, it returns one card per game (a single game is a batch of one).
-Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name.
+Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
+a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from agents.heuristic import HeuristicPolicy
 from agents.pimc import PIMCPolicy, pimc_heuristic
 from agents.simple import SimplePolicy
+from agents.trained import TrainedPolicy
 from hearts_env.policy import Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
@@ -21,6 +23,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "heuristic": HeuristicPolicy,
     "pimc": pimc_heuristic,  # heuristic passes and rollouts: the strong search baseline
     "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
+    "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
 }
 """Agent factories by name; each takes ``seed=`` and its own options as keywords."""
 

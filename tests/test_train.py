@@ -1,0 +1,174 @@
+"""Training smoke test and the trained-policy export: train a few thousand steps through
+``train.ppo.main``, then check the run folder, the numpy loader against the SB3 model, and the
+loader's errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from agents.trained import META_FILE, WEIGHTS_FILE, TrainedPolicy  # noqa: E402
+from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
+from hearts_env.rules import HeartsRules  # noqa: E402
+from train.ppo import PPOConfig, main, parse_args  # noqa: E402
+
+
+def _config(run_dir: Path, **overrides) -> PPOConfig:
+    settings = dict(
+        exp_name="smoke",
+        seed=3,
+        opponents=["random", "simple", "heuristic"],
+        num_envs=8,
+        total_timesteps=2048,
+        n_steps=128,
+        batch_size=256,
+        n_epochs=2,
+        net_arch="32,32",
+        eval_every=1024,
+        eval_deals=16,
+        run_dir=str(run_dir),
+        progress_bar=False,
+    )
+    return PPOConfig(**(settings | overrides))
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return main(_config(tmp_path_factory.mktemp("runs")))
+
+
+def test_parse_args_builds_the_config() -> None:
+    config = parse_args(["--total-timesteps", "4096", "--opponents", "random,simple,heuristic", "--net-arch", "64,64"])
+    assert config.total_timesteps == 4096
+    assert config.opponents == ["random", "simple", "heuristic"]
+    assert config.hidden == [64, 64]
+    assert parse_args([]) == PPOConfig()
+    assert parse_args(["--progress-bar", "false"]).progress_bar is False
+
+
+def test_smoke_run_writes_the_run_folder(run: Path) -> None:
+    assert run.name.startswith("hearts_v0__smoke__3__")
+    for name in ("config.json", "checkpoint.zip", WEIGHTS_FILE, META_FILE, "eval.json"):
+        assert (run / name).is_file(), name
+    assert list(run.glob("events.out.tfevents.*"))
+    evals = json.loads((run / "eval.json").read_text())
+    assert [e["timesteps"] for e in evals] == [1024, 2048]
+    assert all(np.isfinite(e["charts/eval_points_per_hand"]) for e in evals)
+    meta = json.loads((run / META_FILE).read_text())
+    assert meta["num_players"] == 4 and meta["net_arch"] == [32, 32] and meta["activation"] == "tanh"
+
+
+def test_tensorboard_has_eval_and_training_scalars(run: Path) -> None:
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    events = event_accumulator.EventAccumulator(str(run))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"charts/eval_points_per_hand", "charts/eval_points_per_hand_ci", "rollout/ep_rew_mean"} <= tags
+    assert "train/policy_gradient_loss" in tags
+
+
+def test_export_acts_as_the_sb3_model(run: Path) -> None:
+    model = MaskablePPO.load(run / "checkpoint.zip", device="cpu")
+    trained = TrainedPolicy(run)
+    env = HeartsVectorEnv(64, learner_seat="rotate", opponents=None)
+    obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # passing and playing positions
+        masks = env.action_masks()
+        expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        np.testing.assert_array_equal(trained.act(obs, masks), expected)
+        random_cards = (rng.random(masks.shape) * masks).argmax(axis=1)
+        obs, *_ = env.step(random_cards)
+
+
+def test_trained_policy_plays_in_the_arena(run: Path) -> None:
+    trained = TrainedPolicy(run / WEIGHTS_FILE, seed=0)
+    result = play_match(None, [("trained", trained)] + [("random", _random())] * 3, deals=8, seed=0, games="hand")
+    assert result.deals == 8
+
+
+def _random():
+    from hearts_env.policy import RandomPolicy
+
+    return RandomPolicy(0)
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    for name in (WEIGHTS_FILE, META_FILE):
+        shutil.copy(run / name, folder / name)
+    return folder
+
+
+def test_loader_missing_file(run: Path, tmp_path: Path) -> None:
+    folder = _copy(run, tmp_path)
+    (folder / WEIGHTS_FILE).unlink()
+    with pytest.raises(ValueError, match="missing file .*policy.npz"):
+        TrainedPolicy(folder)
+    with pytest.raises(ValueError, match="missing file .*policy.json"):
+        TrainedPolicy(tmp_path / "nowhere")
+
+
+def test_loader_corrupt_files(run: Path, tmp_path: Path) -> None:
+    folder = _copy(run, tmp_path)
+    (folder / WEIGHTS_FILE).write_bytes(b"not a zip file at all")
+    with pytest.raises(ValueError, match="corrupt file .*policy.npz"):
+        TrainedPolicy(folder)
+    (folder / META_FILE).write_text("{not json")
+    with pytest.raises(ValueError, match="corrupt file .*policy.json"):
+        TrainedPolicy(folder)
+
+
+def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
+    folder = _copy(run, tmp_path)
+    meta = json.loads((folder / META_FILE).read_text())
+    arrays = dict(np.load(folder / WEIGHTS_FILE))
+    arrays["pi.0.weight"] = np.array([{"evil": 1}], dtype=object)
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    assert meta["layers"][0] == "pi.0"
+    with pytest.raises(ValueError, match="corrupt file"):
+        TrainedPolicy(folder)
+
+
+def test_loader_wrong_layout_version(run: Path, tmp_path: Path) -> None:
+    folder = _copy(run, tmp_path)
+    meta = json.loads((folder / META_FILE).read_text())
+    meta["layout_version"] += 1
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="layout version"):
+        TrainedPolicy(folder)
+
+
+def test_loader_wrong_num_players(run: Path, tmp_path: Path) -> None:
+    trained = TrainedPolicy(run)
+    with pytest.raises(ValueError, match="num_players=4.*num_players=5"):
+        trained.check_rules(HeartsRules(num_players=5))
+    five = [("trained", trained)] + [("random", _random())] * 4
+    with pytest.raises(ValueError, match="num_players"):
+        play_match(HeartsRules(num_players=5), five, deals=2, seed=0, games="hand")
+    # a policy.json whose rules disagree with its weights' shapes
+    folder = _copy(run, tmp_path)
+    meta = json.loads((folder / META_FILE).read_text())
+    meta["num_players"] = 5
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="num_players=5 but its rules have 4"):
+        TrainedPolicy(folder)
+    meta["rules"] |= {"num_players": 5, "pass_cycle": None}
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="obs_size 609 does not match"):
+        TrainedPolicy(folder)
+    meta["rules"]["pass_cycle"] = ["across"]
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="invalid rules: pass_cycle"):
+        TrainedPolicy(folder)
