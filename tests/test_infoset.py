@@ -16,6 +16,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from random_states import pass_offset, random_states
 
 from hearts_env import HeartsRules, cards
 from hearts_env.core import (
@@ -36,7 +37,6 @@ QS = cards.parse_card("QS")
 HEART_MASK = sum(1 << c for c in range(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS))
 POINT_MASK = HEART_MASK | 1 << QS
 SUIT_MASK = [sum(1 << (s * 13 + r) for r in range(13)) for s in range(4)]
-OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 
 
 def suit(card: int) -> int:
@@ -45,23 +45,6 @@ def suit(card: int) -> int:
 
 def bits(card_ids) -> int:
     return sum(1 << int(c) for c in card_ids)
-
-
-def pass_offset(rules: HeartsRules, hand_number: int) -> int:
-    direction = rules.pass_direction(int(hand_number))
-    return rules.num_players - 1 if direction == "right" else OFFSETS[direction]
-
-
-def random_states(rules: HeartsRules, batch: int, seed: int, history: bool, steps: int, keep: float) -> list[State]:
-    """States of ``batch`` random games, kept with probability ``keep`` after each step."""
-    rng = np.random.default_rng(seed)
-    state = new_games(rules, batch_size=batch, seed=seed, history=history)
-    kept = [state]
-    for _ in range(steps):
-        state = step(state, sample_actions(state, rng))
-        if rng.random() < keep:
-            kept.append(state)
-    return kept
 
 
 def rules_id(rules: HeartsRules) -> str:

@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from random_states import pass_offset, random_states
 
 from hearts_env import HeartsRules, cards
 from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
@@ -19,7 +20,6 @@ from hearts_env.observation import ObservationLayout, encode
 
 QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
 HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)
-OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 
 
 def documented_sections(num_players: int, jd: bool, history: bool) -> dict[str, tuple[int, ...]]:
@@ -48,23 +48,6 @@ def documented_sections(num_players: int, jd: bool, history: bool) -> dict[str, 
     if history:
         shapes |= {"history": (H, P, 52), "history_leaders": (H, P)}
     return shapes
-
-
-def pass_offset(rules: HeartsRules, hand_number: int) -> int:
-    direction = rules.pass_direction(int(hand_number))
-    return rules.num_players - 1 if direction == "right" else OFFSETS[direction]
-
-
-def random_states(rules: HeartsRules, batch: int, seed: int, history: bool, steps: int, keep: float) -> list[State]:
-    """States of ``batch`` random games, kept with probability ``keep`` after each step."""
-    rng = np.random.default_rng(seed)
-    state = new_games(rules, batch_size=batch, seed=seed, history=history)
-    kept = [state]
-    for _ in range(steps):
-        state = step(state, sample_actions(state, rng))
-        if rng.random() < keep:
-            kept.append(state)
-    return kept
 
 
 def one_hot(index: np.ndarray, n: int) -> np.ndarray:
