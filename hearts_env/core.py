@@ -319,7 +319,7 @@ class _Work:
         self._state = state
         self.rules = state.rules
         self.rows = _rows(state.batch_size)
-        self.base = self.rows * state.rules.num_players  # flat index of each game's seat 0
+        self.base = _bases(state.batch_size, state.rules.num_players)  # flat index of each game's seat 0
 
     def __getattr__(self, name: str) -> np.ndarray:  # only called for arrays not yet copied
         array = getattr(self._state, name).copy()
@@ -346,6 +346,13 @@ def _rows(batch_size: int) -> np.ndarray:
     rows = np.arange(batch_size)
     rows.flags.writeable = False
     return rows
+
+
+@functools.cache
+def _bases(batch_size: int, num_players: int) -> np.ndarray:
+    bases = _rows(batch_size) * num_players
+    bases.flags.writeable = False
+    return bases
 
 
 def _select(mask: np.ndarray) -> slice | np.ndarray | None:
@@ -384,25 +391,24 @@ def step(state: State, actions: np.ndarray) -> State:
     B = state.batch_size
     if actions.shape != (B,) or actions.dtype.kind not in "iu":
         raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
-    over = state.phase == GAME_OVER
-    any_over = np.count_nonzero(over) > 0
-    card = np.where(over, 0, actions) if any_over else actions
+    groups = _by_value(state.phase)
+    over = state.phase == GAME_OVER if any(phase == GAME_OVER for phase, _ in groups) else None
+    card = actions if over is None else np.where(over, 0, actions)
     out_of_range = card.view(f"u{card.itemsize}") >= NUM_CARDS  # negatives wrap to huge values
-    if np.count_nonzero(out_of_range):
-        g = int(np.argmax(out_of_range))
-        raise ValueError(f"game {g}: action {actions[g]} is not a card id (0..51)")
-    bit = BIT.take(card)
-    illegal = (state.legal & bit) == 0
-    if any_over:
-        illegal &= ~over
-    if np.count_nonzero(illegal):
-        g = int(np.argmax(illegal))
+    bit = BIT.take(card, mode="clip")
+    bad = out_of_range | ((state.legal & bit) == 0)
+    if over is not None:
+        bad &= ~over
+    if np.count_nonzero(bad):
+        g = int(np.argmax(bad))
+        if out_of_range[g]:
+            raise ValueError(f"game {g}: action {actions[g]} is not a card id (0..51)")
         raise ValueError(f"game {g}: {card_name(int(card[g]))} is illegal: {explain_illegal(state, g, int(card[g]))}")
 
     w = _Work(state)
     if np.count_nonzero(state.hand_over):
         w.hand_over = np.zeros(B, bool)
-    for phase, games in _by_value(state.phase):
+    for phase, games in groups:
         if phase == PASS:
             _pass_card(w, games, bit[games])
         elif phase == PLAY:
