@@ -172,12 +172,7 @@ class HeuristicPolicy:
         self.keep_top_hearts = keep_top_hearts
         self.moon_alarm = moon_alarm
         self.safe_ratio = safe_ratio
-        self.weights = Weights() if weights is None else weights
-        self.seed(seed)
-
-    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        """The player is deterministic; the seed is accepted for the ``Policy`` reseeding convention."""
-        self._seed = seed
+        self.weights = Weights() if weights is None else weights  # deterministic: ``seed`` is unused
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in dataclasses.asdict(self.weights).items() if getattr(Weights, k) != v}

@@ -96,11 +96,7 @@ class SimplePolicy:
     """A classic low-risk player: pass high cards, duck, dump the QS and high hearts, lead low."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.seed(seed)
-
-    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        """The player is deterministic; the seed is accepted for the ``Policy`` reseeding convention."""
-        self._seed = seed
+        """Deterministic: ``seed`` is accepted so that ``make_agent(name, seed=...)`` builds any agent."""
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask, dtype=bool)

@@ -71,11 +71,6 @@ class TrainedPolicy:
             )
         self.layers = _load_layers(folder / WEIGHTS_FILE, self.meta)
         self.activation = _ACTIVATIONS[self.meta["activation"]]
-        self.seed(seed)
-
-    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        """The policy is deterministic; the seed is accepted for the ``Policy`` reseeding convention."""
-        self._seed = seed
 
     def check_rules(self, rules: HeartsRules) -> None:
         """Raise ``ValueError`` if ``rules`` differ from the training rules in a layout knob."""

@@ -10,7 +10,7 @@ import argparse
 import numpy as np
 
 from hearts_env import cards
-from hearts_env.core import GAME_OVER, PASS, PLAY, bits_to_cards, new_games, sample_actions, step
+from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games, sample_actions, step
 from hearts_env.render import format_cards
 from hearts_env.rules import HeartsRules
 
@@ -41,7 +41,7 @@ def play_and_print(rules: HeartsRules, seed: int) -> None:
     print(f"Game over after {state.hand_number[0]} hands: final scores {state.scores[0].tolist()}, winners {winners}")
 
 
-def _print_deal(state) -> None:
+def _print_deal(state: State) -> None:
     hand_number = int(state.hand_number[0])
     print(f"=== Hand {hand_number} (pass {state.rules.pass_direction(hand_number)}) ===")
     for s in range(state.num_players):
