@@ -46,14 +46,11 @@ Play, in order of priority (the first rule that applies to a game decides it):
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.simple import (
-    ABOVE,
-    BELOW,
     LOW_KEY,
     RANK_OF,
     SUIT_OF,
@@ -64,9 +61,20 @@ from agents.simple import (
     lowest,
     or_columns,
 )
-from hearts_env import cards
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES
-from hearts_env.core import BIT, HEART_BITS, JD, PASS, QS, SUIT_BITS, bits_to_mask, mask_to_bits
+from hearts_env.core import (
+    ABOVE,
+    BELOW,
+    BIT,
+    HEART_BITS,
+    JD,
+    PASS,
+    QS,
+    SUIT_BITS,
+    bits_to_mask,
+    deck_bits,
+    mask_to_bits,
+)
 from hearts_env.infoset import InfoSet
 
 _U64 = np.uint64
@@ -246,7 +254,7 @@ class HeuristicPolicy:
             score[:, JD + 1 : JD + 4] -= 8.0
 
         if self.shoot_moon:  # a moon hand passes its losers, lowest first, and keeps every point card
-            out = _deck_bits(P) & ~dealt
+            out = deck_bits(P) & ~dealt
             rows = np.flatnonzero(self._moon_hand(dealt, out, P, spare=info.rules.pass_count))
             if len(rows):
                 keep = bits_to_mask(_masters(dealt[rows], out[rows])) | _POINT_MASK
@@ -452,7 +460,7 @@ class _Table:
         self.num_players = P
         self.legal = legal
         self.hand = info.hand
-        self.out = _deck_bits(P) & ~info.hand & ~or_columns(info.played)
+        self.out = deck_bits(P) & ~info.hand & ~or_columns(info.played)
         self.qs_out = (self.out & _QS_BIT) != 0
         self.voids = info.voids
         self.scores = info.scores
@@ -511,11 +519,6 @@ class _Pick:
     def offer(self, when: np.ndarray, card: np.ndarray) -> None:
         """Choose ``card`` (where it is not -1) in the games where ``when`` holds and none is chosen."""
         np.copyto(self.card, card, where=(self.card < 0) & when & (card >= 0))
-
-
-@functools.cache
-def _deck_bits(num_players: int) -> np.uint64:
-    return _U64(sum(1 << int(c) for c in cards.deck(num_players)))
 
 
 _LOW_5 = _U64(sum(1 << c for c in range(NUM_CARDS) if RANK_OF[c] <= 5))  # every card ranked 2..5

@@ -56,7 +56,6 @@ share the numpy work and cost far less per game.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 
@@ -74,6 +73,7 @@ from hearts_env.core import (
     _update_legal,  # private: the legal cards of a built state, as new_games computes them
     _Work,  # private: the copy-on-write step buffer _update_legal works on
     bits_to_mask,
+    deck_bits,
     hand_score,
     legal_mask,
     sample_actions,
@@ -94,11 +94,6 @@ VOID_BITS = np.array(
 )
 _SUBSETS = np.arange(16)
 _IN_SUBSET = ((_SUBSETS[None, :] >> np.arange(NUM_SUITS)[:, None]) & 1).astype(np.int64)  # (4, 16): suit s in S
-
-
-@functools.cache
-def _deck_bits(num_players: int) -> np.uint64:
-    return _U64(np.bitwise_or.reduce(BIT[cards.deck(num_players)]))
 
 
 def _rotate_to_absolute(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -132,7 +127,7 @@ def constraints(info: InfoSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     known[rows, receiver] |= passed
     size = info.rules.hand_size - np.bitwise_count(info.played).astype(np.int64)
     need = size - np.bitwise_count(known).astype(np.int64)
-    unseen = _deck_bits(P) & ~played & ~np.bitwise_or.reduce(known, axis=1)
+    unseen = deck_bits(P) & ~played & ~np.bitwise_or.reduce(known, axis=1)
     if np.any(need < 0) or np.any(need.sum(axis=1) != np.bitwise_count(unseen)):
         raise ValueError("inconsistent information set: hand sizes do not match the unseen cards")
     return known, need, unseen

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.core import BIT, HEART_BITS, PASS, QS, SUIT_BITS, mask_to_bits
+from hearts_env.core import BELOW, BIT, HEART_BITS, PASS, QS, SUIT_BITS, mask_to_bits
 from hearts_env.infoset import InfoSet
 
 _U64 = np.uint64
@@ -29,9 +29,6 @@ SUIT_OF = (_CARD_IDS // NUM_RANKS).astype(np.int8)  # (52,) suit of each card id
 _PASS_TIE = np.array([0, 1, 3, 2])  # equal ranks: spades passed first, then hearts, diamonds, clubs
 HIGH_KEY = (RANK_OF.astype(np.int16) * NUM_SUITS + _PASS_TIE[SUIT_OF] - 7).astype(np.int16)  # 1..52
 LOW_KEY = ((16 - RANK_OF.astype(np.int16)) * NUM_SUITS - SUIT_OF).astype(np.int16)  # 1..56, lowest rank biggest
-# Bits of the cards of the same suit below (above) each card; index 52 (= card -1) is empty.
-BELOW = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ((1 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
-ABOVE = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ~((2 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
 
 
 def highest(bits: np.ndarray) -> np.ndarray:

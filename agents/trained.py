@@ -3,7 +3,7 @@
 ``train/ppo.py`` exports a run's policy network to ``policy.npz`` (plain float32 arrays, no
 pickle) and ``policy.json`` (what the network expects: observation layout version, rules, net
 shape, activation). ``TrainedPolicy(run_dir)`` loads them and plays any seat, batched: it encodes
-each info set (``hearts_env.observation.encode``), runs the MLP forward, masks the illegal cards
+each info set (``hearts_env.observation.encode``), scales it, runs the MLP forward, masks the illegal cards
 and takes the highest logit, so it plays exactly as the SB3 model's deterministic
 ``predict(obs, action_masks=mask)``. No torch, no stable-baselines3.
 
@@ -69,7 +69,7 @@ class TrainedPolicy:
                 f"{folder / META_FILE}: obs_size {self.meta['obs_size']} does not match the layout of its rules "
                 f"({self.layout.size})"
             )
-        self.layers = _load_layers(folder / WEIGHTS_FILE, self.meta)
+        self.scale, self.layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
         self.activation = _ACTIVATIONS[self.meta["activation"]]
 
     def check_rules(self, rules: HeartsRules) -> None:
@@ -83,7 +83,7 @@ class TrainedPolicy:
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """(B, 52) float32 action logits of (B, obs_size) observations (no mask)."""
-        x = np.asarray(observations, np.float32)
+        x = np.asarray(observations, np.float32) * self.scale
         *hidden, (w_out, b_out) = self.layers
         for w, b in hidden:
             x = self.activation(x @ w.T + b)
@@ -141,9 +141,9 @@ def _rules(path: Path, meta: dict[str, Any]) -> HeartsRules:
     return rules
 
 
-def _load_layers(path: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (weight, bias) pairs named in ``meta["layers"]``, checked to chain from the observation
-    size to 52 logits."""
+def _load_arrays(path: Path, meta: dict[str, Any]) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The input scale and the (weight, bias) pairs named in ``meta["layers"]``, checked to chain
+    from the observation size to 52 logits."""
     if not path.is_file():
         raise ValueError(f"trained policy: missing file {path}")
     try:
@@ -151,6 +151,10 @@ def _load_layers(path: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.
             arrays = {name: npz[name] for name in npz.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise ValueError(f"trained policy: corrupt file {path}: {error}") from None
+    scale = arrays.get("input.scale")
+    if scale is None or scale.shape != (meta["obs_size"],):
+        shape = None if scale is None else scale.shape
+        raise ValueError(f"trained policy: {path}: input.scale must have shape ({meta['obs_size']},), got {shape}")
     layers, width = [], meta["obs_size"]
     for name in meta["layers"]:
         w, b = arrays.get(f"{name}.weight"), arrays.get(f"{name}.bias")
@@ -165,4 +169,4 @@ def _load_layers(path: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.
         width = w.shape[0]
     if not layers or width != 52:
         raise ValueError(f"trained policy: {path}: the last layer must give 52 logits, got {width}")
-    return layers
+    return scale.astype(np.float32), layers

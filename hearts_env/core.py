@@ -43,6 +43,9 @@ QS = cards.parse_card("QS")
 JD = cards.parse_card("JD")
 POINT_BITS = HEART_BITS | BIT[QS]
 SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS
+# Bits of the cards of the same suit below (above) each card; index 52 (= card -1) is empty.
+BELOW = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ((1 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
+ABOVE = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ~((2 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
 _MOON_POINTS = 26  # 13 hearts + the QS
 _NO_CARD = -1
 
@@ -278,6 +281,12 @@ def _deal(rules: HeartsRules, key: np.ndarray, hand_number: np.ndarray) -> np.nd
 @functools.cache
 def _deck8(num_players: int) -> np.ndarray:
     return cards.deck(num_players).astype(np.int8)
+
+
+@functools.cache
+def deck_bits(num_players: int) -> np.uint64:
+    """Bitboard of the cards in play with ``num_players`` players."""
+    return _U64(np.bitwise_or.reduce(BIT[cards.deck(num_players)]))
 
 
 def _pass_offset(rules: HeartsRules, hand_number: np.ndarray) -> np.ndarray:

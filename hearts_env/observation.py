@@ -13,6 +13,9 @@ left, ...). Its layout depends only on the number of players, the JD rule and ``
 | ``trick`` | P x 52 | the card each seat played to the current trick |
 | ``passed`` | 52 | cards the observer passed this hand |
 | ``received`` | 52 | cards passed to the observer this hand (once the passes land) |
+| ``legal`` | 52 | the observer's legal cards (all 0 when it is not to act) |
+| ``unseen`` | 52 | cards in other hands: not the observer's, not played (its passes count once they land) |
+| ``higher_unseen`` | 52 | for every card, how many unseen cards of its suit rank above it (0..12) |
 | ``trick_leader`` | P | one-hot: seat that leads the current trick |
 | ``voids`` | P x 4 | suits each seat is known to be void in (failed to follow) |
 | ``points`` | P | hearts and QS points each seat has taken this hand (0..26) |
@@ -36,11 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
-from hearts_env.core import BIT, JD, PASS, PLAY, _raw_points, bits_to_mask
+from hearts_env.core import ABOVE, BIT, JD, PASS, PLAY, _raw_points, bits_to_mask, deck_bits
 from hearts_env.infoset import InfoSet
 from hearts_env.rules import HeartsRules
 
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 """Bumped whenever the layout changes, so saved policies can refuse observations they do not know."""
 
 _CAP = 255
@@ -62,6 +65,9 @@ class ObservationLayout:
             "trick": (P, NUM_CARDS),
             "passed": (NUM_CARDS,),
             "received": (NUM_CARDS,),
+            "legal": (NUM_CARDS,),
+            "unseen": (NUM_CARDS,),
+            "higher_unseen": (NUM_CARDS,),
             "trick_leader": (P,),
             "voids": (P, NUM_SUITS),
             "points": (P,),
@@ -89,6 +95,18 @@ class ObservationLayout:
     def size(self) -> int:
         return max(s.stop for s, _ in self.sections.values())
 
+    def scale(self) -> np.ndarray:
+        """(size,) float32 multipliers that bring the counts near 0..1 for a network's input (bits
+        keep 1): points by 26, scores and ``to_target`` by the target score (100 for one-hand
+        games), ``tricks_played`` by the hand size, ``higher_unseen`` by 12."""
+        scale = np.ones(self.size, np.float32)
+        view = self.split(scale)
+        view["points"][:] = 1 / 26
+        view["scores"][:] = view["to_target"][:] = 1 / (self.rules.target_score or 100)
+        view["tricks_played"][:] = 1 / self.rules.hand_size
+        view["higher_unseen"][:] = 1 / 12
+        return scale
+
     def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """The named sections of observations (..., size), each reshaped to (..., *section shape)."""
         lead = observation.shape[:-1]
@@ -105,6 +123,11 @@ def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
     view["trick"][:] = bits_to_mask(in_trick)
     view["passed"][:] = bits_to_mask(info.passed)
     view["received"][:] = bits_to_mask(info.received)
+    view["legal"][:] = bits_to_mask(info.legal)
+    in_hand = info.hand | np.where(info.phase == PASS, info.passed, np.uint64(0))  # picks not yet passed
+    unseen = deck_bits(info.rules.num_players) & ~in_hand & ~np.bitwise_or.reduce(info.played, axis=1)
+    view["unseen"][:] = bits_to_mask(unseen)
+    view["higher_unseen"][:] = np.bitwise_count(unseen[:, None] & ABOVE[:NUM_CARDS])
     _one_hot(view["trick_leader"], info.trick_leader)
     view["voids"][:] = (info.voids[:, :, None] >> np.arange(NUM_SUITS, dtype=np.uint8)) & 1
     view["points"][:] = _raw_points(info.taken)

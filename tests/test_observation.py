@@ -31,6 +31,9 @@ def documented_sections(num_players: int, jd: bool, history: bool) -> dict[str, 
         "trick": (P, 52),
         "passed": (52,),
         "received": (52,),
+        "legal": (52,),
+        "unseen": (52,),
+        "higher_unseen": (52,),
         "trick_leader": (P,),
         "voids": (P, 4),
         "points": (P,),
@@ -71,16 +74,16 @@ def test_layout_sections_and_size(num_players: int, jd: bool, history: bool) -> 
     for name, (where, shape) in layout.sections.items():
         assert shape == expected[name], name
         assert where.stop - where.start == int(np.prod(shape)), name
-    # The size, counted by hand: 3 x 52 card rows, 2 x P x 52, 8 per-seat rows of P (trick leader,
+    # The size, counted by hand: 6 x 52 card rows, 2 x P x 52, 8 per-seat rows of P (trick leader,
     # 4 voids, points, scores, pass direction) and 5 singles; P more for the JD; H x P x 53 for history.
-    size = 3 * 52 + 2 * P * 52 + 8 * P + 5 + (P if jd else 0)
+    size = 6 * 52 + 2 * P * 52 + 8 * P + 5 + (P if jd else 0)
     if history:
         size += cards.hand_size(P) * P * 53
     assert layout.size == size
     if P == 4:
         assert (
             layout.size
-            == {(False, False): 609, (True, False): 613, (False, True): 3365, (True, True): 3369}[(jd, history)]
+            == {(False, False): 765, (True, False): 769, (False, True): 3521, (True, True): 3525}[(jd, history)]
         )
 
 
@@ -107,6 +110,21 @@ def test_sections_tile_the_vector(num_players: int, history: bool) -> None:
         shape = layout.sections[name][1]
         assert part.shape == (2, 3, *shape)
         np.testing.assert_array_equal(part[1, 2].ravel(), batch[1, 2, layout.sections[name][0]])
+
+
+def test_scale_brings_counts_to_unit_range() -> None:
+    rules = HeartsRules(target_score=50)
+    layout = ObservationLayout(rules)
+    scale = layout.split(layout.scale())
+    assert layout.scale().dtype == np.float32 and layout.scale().shape == (layout.size,)
+    assert np.all(scale["hand"] == 1) and np.all(scale["voids"] == 1) and np.all(scale["legal"] == 1)
+    np.testing.assert_allclose(scale["points"], 1 / 26)
+    np.testing.assert_allclose(scale["scores"], 1 / 50)
+    np.testing.assert_allclose(scale["to_target"], 1 / 50)
+    np.testing.assert_allclose(scale["tricks_played"], 1 / 13)
+    np.testing.assert_allclose(scale["higher_unseen"], 1 / 12)
+    one_hand = ObservationLayout(HeartsRules(target_score=None))
+    np.testing.assert_allclose(one_hand.split(one_hand.scale())["scores"], 1 / 100)
 
 
 def test_layout_depends_only_on_players_jd_and_history() -> None:
@@ -158,12 +176,24 @@ def expected_sections(state: State, seat: int, history: bool) -> dict[str, np.nd
     landed = (state.phase != PASS) & (offset != 0)
     received = np.where(landed, state.passed[np.arange(B), giver], np.uint64(0))
     scores = state.scores[:, order].astype(np.int64)
+    deck = np.zeros(52, bool)
+    deck[cards.deck(P)] = True
+    gone = bits_to_mask(state.played).any(axis=1) | card_rows(state.trick).any(axis=1)
+    picked = np.where((state.phase == PASS)[:, None], bits_to_mask(state.passed[:, seat]), 0)
+    unseen = deck & ~gone & ~bits_to_mask(state.hands[:, seat]).astype(bool) & ~picked.astype(bool)
+    higher = np.zeros((B, 52), np.int64)
+    for card in range(52):
+        same_suit_above = np.arange(card + 1, (card // 13 + 1) * 13)
+        higher[:, card] = unseen[:, same_suit_above].sum(axis=1)
     out = {
         "hand": bits_to_mask(state.hands[:, seat]),
         "played": bits_to_mask(state.played[:, order]) | card_rows(state.trick[:, order]).astype(bool),
         "trick": card_rows(state.trick[:, order]),
         "passed": bits_to_mask(state.passed[:, seat]),
         "received": bits_to_mask(received),
+        "legal": bits_to_mask(np.where(state.to_play == seat, state.legal, np.uint64(0))),
+        "unseen": unseen,
+        "higher_unseen": higher,
         "trick_leader": one_hot(np.where(state.phase == PLAY, (state.leader - seat) % P, -1), P),
         "voids": ((state.voids | trick_voids(state))[:, order, None] >> np.arange(4)) & 1,
         "points": taken[:, :, HEARTS].sum(axis=2) + 13 * taken[:, :, QS],

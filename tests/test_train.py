@@ -20,7 +20,8 @@ from agents.trained import META_FILE, WEIGHTS_FILE, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
 from hearts_env.rules import HeartsRules  # noqa: E402
-from train.ppo import PPOConfig, main, parse_args  # noqa: E402
+from hearts_env.sb3 import SB3VecEnv  # noqa: E402
+from train.ppo import CHECKPOINT_FILE, PPOConfig, build_model, load_checkpoint, main, parse_args  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
@@ -36,6 +37,9 @@ def _config(run_dir: Path, **overrides) -> PPOConfig:
         net_arch="32,32",
         eval_every=1024,
         eval_deals=16,
+        bc_teacher="heuristic",
+        bc_decisions=3000,
+        bc_epochs=1,
         run_dir=str(run_dir),
         progress_bar=False,
     )
@@ -58,14 +62,19 @@ def test_parse_args_builds_the_config() -> None:
 
 def test_smoke_run_writes_the_run_folder(run: Path) -> None:
     assert run.name.startswith("hearts_v0__smoke__3__")
-    for name in ("config.json", "checkpoint.zip", WEIGHTS_FILE, META_FILE, "eval.json"):
+    for name in ("config.json", CHECKPOINT_FILE, WEIGHTS_FILE, META_FILE, "eval.json", "train.json"):
         assert (run / name).is_file(), name
     assert list(run.glob("events.out.tfevents.*"))
     evals = json.loads((run / "eval.json").read_text())
-    assert [e["timesteps"] for e in evals] == [1024, 2048]
+    assert [e["timesteps"] for e in evals] == [0, 1024, 2048]  # 0: the cloned policy before PPO
     assert all(np.isfinite(e["charts/eval_points_per_hand"]) for e in evals)
     meta = json.loads((run / META_FILE).read_text())
     assert meta["num_players"] == 4 and meta["net_arch"] == [32, 32] and meta["activation"] == "tanh"
+    report = json.loads((run / "train.json").read_text())
+    assert report["bc"]["bc/decisions"] >= 2000 and 0 < report["bc"]["bc/holdout_accuracy"] <= 1
+    speeds = report["throughput"]
+    assert speeds["collect_steps_per_second"] > 0 and speeds["update_steps_per_second"] > 0
+    assert speeds["steps_per_second"] < min(speeds["collect_steps_per_second"], speeds["update_steps_per_second"])
 
 
 def test_tensorboard_has_eval_and_training_scalars(run: Path) -> None:
@@ -73,12 +82,43 @@ def test_tensorboard_has_eval_and_training_scalars(run: Path) -> None:
     events = event_accumulator.EventAccumulator(str(run))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    assert {"charts/eval_points_per_hand", "charts/eval_points_per_hand_ci", "rollout/ep_rew_mean"} <= tags
-    assert "train/policy_gradient_loss" in tags
+    assert {"charts/eval_points_per_hand", "charts/eval_points_per_hand_ci", "charts/episodic_return"} <= tags
+    assert {"losses/policy_gradient_loss", "losses/value_loss", "losses/approx_kl", "charts/SPS"} <= tags
+    assert {"charts/collect_SPS", "charts/update_SPS", "bc/holdout_accuracy"} <= tags
+    assert not any(tag.startswith("train/") for tag in tags)
+
+
+def _load_model(run: Path) -> MaskablePPO:
+    config = PPOConfig(**json.loads((run / "config.json").read_text()))
+    rules = HeartsRules(num_players=config.num_players)
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(config.num_envs, rules)), rules)
+    load_checkpoint(model, run / CHECKPOINT_FILE)
+    return model
+
+
+def test_resume_continues_from_the_checkpoint(run: Path, tmp_path: Path) -> None:
+    before = _load_model(run)
+    assert before.num_timesteps == 2048
+    resumed = main(_config(tmp_path, resume=str(run), total_timesteps=3072, eval_every=0, bc_teacher=""))
+    report = json.loads((resumed / "train.json").read_text())
+    assert report["resumed_from"] == {"run": str(run), "timesteps": 2048}
+    assert [e["timesteps"] for e in json.loads((resumed / "eval.json").read_text())] == [3072]
+    after = _load_model(resumed)
+    assert after.num_timesteps == 3072
+    changed = [
+        not np.array_equal(a.detach().numpy(), b.detach().numpy())
+        for a, b in zip(before.policy.parameters(), after.policy.parameters(), strict=True)
+    ]
+    assert any(changed), "training went on from the checkpoint"
+
+
+def test_resume_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no checkpoint.pt"):
+        main(_config(tmp_path / "a", resume=str(tmp_path / "nowhere")))
 
 
 def test_export_acts_as_the_sb3_model(run: Path) -> None:
-    model = MaskablePPO.load(run / "checkpoint.zip", device="cpu")
+    model = _load_model(run)
     trained = TrainedPolicy(run)
     env = HeartsVectorEnv(64, learner_seat="rotate", opponents=None)
     obs, info = env.reset(seed=5)
@@ -141,6 +181,15 @@ def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
+def test_loader_missing_input_scale(run: Path, tmp_path: Path) -> None:
+    folder = _copy(run, tmp_path)
+    arrays = dict(np.load(folder / WEIGHTS_FILE))
+    del arrays["input.scale"]
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    with pytest.raises(ValueError, match="input.scale must have shape"):
+        TrainedPolicy(folder)
+
+
 def test_loader_wrong_layout_version(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     meta = json.loads((folder / META_FILE).read_text())
@@ -166,7 +215,7 @@ def test_loader_wrong_num_players(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
     meta["rules"] |= {"num_players": 5, "pass_cycle": None}
     (folder / META_FILE).write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="obs_size 609 does not match"):
+    with pytest.raises(ValueError, match="obs_size 765 does not match"):
         TrainedPolicy(folder)
     meta["rules"]["pass_cycle"] = ["across"]
     (folder / META_FILE).write_text(json.dumps(meta))

@@ -25,12 +25,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
 from agents import make_agent
@@ -42,9 +45,11 @@ from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
+from train.imitation import collect, pretrain
 
 ENV_ID = "hearts_v0"
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+CHECKPOINT_FILE = "checkpoint.pt"
 
 
 @dataclass
@@ -79,6 +84,12 @@ class PPOConfig:
     """lambda of generalised advantage estimation"""
     ent_coef: float = 0.01
     """entropy bonus coefficient"""
+    bc_teacher: str = ""
+    """agent whose choices the policy imitates before PPO starts (behaviour cloning; empty: none)"""
+    bc_decisions: int = 1_000_000
+    """teacher decisions recorded for behaviour cloning"""
+    bc_epochs: int = 3
+    """behaviour-cloning passes over the recorded decisions"""
     net_arch: str = "256,256"
     """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
     activation: str = "tanh"
@@ -89,6 +100,10 @@ class PPOConfig:
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
     eval_opponent: str = "heuristic"
     """the agent at the other seats in evaluations"""
+    checkpoint_every: int = 1_000_000
+    """timesteps between checkpoints (checkpoint.pt; 0: only at the end)"""
+    resume: str = ""
+    """run folder whose checkpoint.pt the training continues from (same network; counts its timesteps)"""
     run_dir: str = "runs"
     """folder that holds the run folders"""
     device: str = "cpu"
@@ -194,6 +209,7 @@ class EvalCallback(BaseCallback):
         self.config = config
         self.next_eval = config.eval_every if config.eval_every > 0 else None
         self.history: list[dict[str, float]] = []
+        self.seconds = 0.0  # spent evaluating, kept out of the throughput figures
 
     def _on_step(self) -> bool:
         if self.next_eval is not None and self.num_timesteps >= self.next_eval:
@@ -211,11 +227,74 @@ class EvalCallback(BaseCallback):
         start = time.perf_counter()
         scores = evaluate(self.model, self.config, seed=self.config.seed + 10_000)
         scores["charts/eval_seconds"] = time.perf_counter() - start
+        self.seconds += scores["charts/eval_seconds"]
         for key, value in scores.items():
             self.logger.record(key, value)
         self.history.append({"timesteps": self.num_timesteps, **scores})
         if self.config.verbose:
             print(f"eval @ {self.num_timesteps}: {scores}")
+
+
+class ThroughputCallback(BaseCallback):
+    """Collection and update speed, apart: ``charts/collect_SPS`` (environment steps per second
+    while the rollout is gathered) and ``charts/update_SPS`` (the same steps per second of the
+    PPO update that follows), evaluation time excluded."""
+
+    def __init__(self, evaluation: EvalCallback) -> None:
+        super().__init__()
+        self.evaluation = evaluation
+        self.collect_seconds = self.update_seconds = 0.0
+        self.collected = self.updated = 0
+        self.mark: float | None = None  # when the last rollout ended (None before the first)
+
+    def _clock(self) -> float:
+        return time.perf_counter() - self.evaluation.seconds
+
+    def _on_rollout_start(self) -> None:
+        now = self._clock()
+        steps = self.model.n_steps * self.training_env.num_envs
+        if self.mark is not None:
+            self.update_seconds += now - self.mark
+            self.updated += steps
+            self.logger.record("charts/update_SPS", steps / (now - self.mark))
+        self.start = now
+
+    def _on_rollout_end(self) -> None:
+        self.mark = self._clock()
+        steps = self.model.n_steps * self.training_env.num_envs
+        self.collect_seconds += self.mark - self.start
+        self.collected += steps
+        self.logger.record("charts/collect_SPS", steps / (self.mark - self.start))
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        self._on_rollout_start()  # the last update
+
+    def summary(self) -> dict[str, float]:
+        collect_sps = self.collected / max(self.collect_seconds, 1e-9)
+        update_sps = self.updated / max(self.update_seconds, 1e-9)
+        return {
+            "collect_steps_per_second": collect_sps,
+            "update_steps_per_second": update_sps,
+            "steps_per_second": 1 / (1 / collect_sps + 1 / update_sps),
+        }
+
+
+class CheckpointCallback(BaseCallback):
+    """``checkpoint.pt`` every ``every`` timesteps (weights and optimizer state only)."""
+
+    def __init__(self, folder: Path, every: int) -> None:
+        super().__init__()
+        self.folder, self.every = folder, every
+        self.next = every
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps >= self.next:
+            save_checkpoint(self.model, self.folder / CHECKPOINT_FILE)
+            self.next += self.every * max(1, (self.num_timesteps - self.next) // self.every + 1)
+        return True
 
 
 class ProgressCallback(BaseCallback):
@@ -238,7 +317,75 @@ def run_name(config: PPOConfig) -> str:
     return f"{ENV_ID}__{config.exp_name}__{config.seed}__{int(time.time())}"
 
 
-def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
+class ScaledObservation(BaseFeaturesExtractor):
+    """The uint8 observation as float32 times ``ObservationLayout.scale()`` (counts near 0..1)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, scale: list[float]) -> None:
+        super().__init__(observation_space, features_dim=len(scale))
+        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return observations.float() * self.scale
+
+
+_CLEANRL_NAMES = {
+    "rollout/ep_rew_mean": "charts/episodic_return",
+    "rollout/ep_len_mean": "charts/episodic_length",
+    "train/learning_rate": "charts/learning_rate",
+    "time/fps": "charts/SPS",
+}
+
+
+def scalar_name(key: str) -> str:
+    """CleanRL's names for SB3's scalars: losses and PPO statistics under ``losses/``, the rest under ``charts/``."""
+    if key in _CLEANRL_NAMES:
+        return _CLEANRL_NAMES[key]
+    return "losses/" + key.removeprefix("train/") if key.startswith("train/") else key
+
+
+class _Renamed(KVWriter):
+    """An SB3 output format that writes each scalar under ``scalar_name``."""
+
+    def __init__(self, inner: KVWriter) -> None:
+        self.inner = inner
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0) -> None:
+        rename = lambda d: {scalar_name(k): v for k, v in d.items()}  # noqa: E731
+        self.inner.write(rename(key_values), rename(key_excluded), step)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def make_logger(folder: Path, verbose: int) -> Logger:
+    formats = ["tensorboard", "csv"] + (["stdout"] if verbose else [])
+    return Logger(str(folder), [_Renamed(make_output_format(f, str(folder))) for f in formats])
+
+
+def save_checkpoint(model: MaskablePPO, path: Path) -> None:
+    """The policy's and optimizer's tensors and the timestep count (no pickled objects)."""
+    state = {
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "num_timesteps": torch.tensor(model.num_timesteps),
+    }
+    torch.save(state, path)
+
+
+def load_checkpoint(model: MaskablePPO, path: Path) -> None:
+    """Restore ``save_checkpoint``'s file into a model built with the same network (``weights_only``)."""
+    if not path.is_file():
+        raise ValueError(f"resume: no {CHECKPOINT_FILE} at {path}")
+    try:
+        state = torch.load(path, map_location=model.device, weights_only=True)
+        model.policy.load_state_dict(state["policy"])
+        model.policy.optimizer.load_state_dict(state["optimizer"])
+    except (RuntimeError, KeyError, ValueError, EOFError) as error:
+        raise ValueError(f"resume: cannot load {path} into this network ({error})") from None
+    model.num_timesteps = int(state["num_timesteps"])
+
+
+def build_model(config: PPOConfig, env: SB3VecEnv, rules: HeartsRules) -> MaskablePPO:
     hidden = config.hidden
     return MaskablePPO(
         "MlpPolicy",
@@ -253,6 +400,8 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
         policy_kwargs={
             "net_arch": {"pi": hidden, "vf": hidden},
             "activation_fn": ACTIVATIONS[config.activation],
+            "features_extractor_class": ScaledObservation,
+            "features_extractor_kwargs": {"scale": ObservationLayout(rules).scale().tolist()},
         },
         seed=config.seed,
         device=config.device,
@@ -261,10 +410,11 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
 
 
 def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: PPOConfig) -> None:
-    """Write ``policy.npz`` (the policy MLP's and action head's weights, float32) and ``policy.json``."""
+    """Write ``policy.npz`` (the input scale, the policy MLP's and action head's weights, float32)
+    and ``policy.json``."""
     policy = model.policy
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    arrays, names = {}, []
+    arrays, names = {"input.scale": policy.features_extractor.scale.cpu().numpy()}, []
     for i, layer in enumerate([*linears, policy.action_net]):
         name = f"pi.{i}" if i < len(linears) else "action"
         arrays[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
@@ -288,9 +438,12 @@ def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: 
 
 
 def main(config: PPOConfig) -> Path:
-    """Train, evaluate and export; returns the run folder."""
+    """Train (after behaviour cloning if ``bc_teacher`` is set), evaluate and export; returns the run folder."""
     if config.activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {config.activation!r}")
+    if config.resume and not (Path(config.resume) / CHECKPOINT_FILE).is_file():
+        raise ValueError(f"resume: no {CHECKPOINT_FILE} in {config.resume}")
+    torch.manual_seed(config.seed)
     folder = Path(config.run_dir) / run_name(config)
     folder.mkdir(parents=True, exist_ok=False)
     (folder / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
@@ -306,20 +459,55 @@ def main(config: PPOConfig) -> Path:
             learner_seat="rotate",
         )
     )
-    model = build_model(config, env)
-    model.set_logger(configure(str(folder), ["tensorboard", "csv"] + (["stdout"] if config.verbose else [])))
-
+    model = build_model(config, env, rules)
+    model.set_logger(make_logger(folder, config.verbose))
     evaluation = EvalCallback(config)
-    callbacks: list[BaseCallback] = [evaluation]
+    report: dict[str, Any] = {}
+    if config.resume:
+        load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
+        report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
+    elif config.bc_teacher:
+        report["bc"] = imitate(model, config, rules)
+        evaluation.init_callback(model)
+        evaluation.run_eval()  # the cloned policy before PPO, at timestep 0
+        model.logger.dump(0)
+
+    throughput = ThroughputCallback(evaluation)
+    callbacks: list[BaseCallback] = [evaluation, throughput, CheckpointCallback(folder, config.checkpoint_every)]
     if config.progress_bar:
         callbacks.append(ProgressCallback())
-    model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
+    model.learn(
+        total_timesteps=max(config.total_timesteps - model.num_timesteps, 0),
+        callback=CallbackList(callbacks),
+        reset_num_timesteps=not config.resume,
+    )
 
-    model.save(folder / "checkpoint.zip")
+    save_checkpoint(model, folder / CHECKPOINT_FILE)
     export_policy(model, folder, rules, config)
+    report["throughput"] = throughput.summary()
     (folder / "eval.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
+    (folder / "train.json").write_text(json.dumps(report, indent=2) + "\n")
     env.close()
     return folder
+
+
+def imitate(model: MaskablePPO, config: PPOConfig, rules: HeartsRules) -> dict[str, float]:
+    """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets; logged under ``bc/``."""
+    start = time.perf_counter()
+    teacher = make_agent(config.bc_teacher, seed=config.seed)
+    demos = collect(
+        rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
+    )
+    collected = time.perf_counter()
+    metrics = pretrain(model.policy, demos, epochs=config.bc_epochs, seed=config.seed, progress=config.progress_bar)
+    metrics |= {
+        "bc/decisions": len(demos),
+        "bc/collect_seconds": collected - start,
+        "bc/train_seconds": time.perf_counter() - collected,
+    }
+    for key, value in metrics.items():
+        model.logger.record(key, value)
+    return metrics
 
 
 def cli(argv: Sequence[str] | None = None) -> None:

@@ -1,0 +1,80 @@
+"""Behaviour cloning (``train.imitation``): the recorded decisions and their returns, and that
+pretraining makes a policy play the teacher's cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from hearts_env.observation import ObservationLayout  # noqa: E402
+from hearts_env.rules import HeartsRules  # noqa: E402
+from train.imitation import collect, pretrain  # noqa: E402
+from train.ppo import PPOConfig, build_model  # noqa: E402
+
+RULES = HeartsRules()
+
+
+@pytest.fixture(scope="module")
+def demos_by_mode():
+    teacher = make_agent("heuristic")
+    return {
+        mode: collect(RULES, teacher, 9000, seed=7, num_games=32, reward=mode)
+        for mode in ("points", "hand", "zero_sum")
+    }
+
+
+def _groups(demos):
+    """(hand, seat) -> row indices."""
+    keys = demos.hands * 16 + demos.seats
+    return [np.flatnonzero(keys == k) for k in np.unique(keys)]
+
+
+def test_every_recorded_decision_is_legal_and_complete(demos_by_mode) -> None:
+    demos = demos_by_mode["hand"]
+    layout = ObservationLayout(RULES)
+    assert len(demos) >= 7000 and demos.observations.shape == (len(demos), layout.size)
+    assert demos.masks[np.arange(len(demos)), demos.actions].all(), "the teacher's card is legal"
+    np.testing.assert_array_equal(layout.split(demos.observations)["legal"].astype(bool), demos.masks)
+    sizes = {len(rows) for rows in _groups(demos)}
+    assert sizes <= {13, 16}, "only whole hands: 13 plays, plus 3 passes in passing hands"
+    assert 16 in sizes and 13 in sizes
+
+
+def test_returns_follow_the_reward_mode(demos_by_mode) -> None:
+    hand, points, zero_sum = (demos_by_mode[m] for m in ("hand", "points", "zero_sum"))
+    np.testing.assert_array_equal(points.actions, hand.actions)  # a deterministic teacher, same deals
+    scores = {}
+    for rows in _groups(hand):
+        assert np.all(hand.returns[rows] == hand.returns[rows[0]]), "hand: minus the hand score, from every decision"
+        scores[hand.hands[rows[0]], hand.seats[rows[0]]] = -hand.returns[rows[0]]
+        # points: the first decision of the hand sees every trick's points still to come
+        assert points.returns[rows[0]] == hand.returns[rows[0]]
+        # later decisions are owed only the points still to come (points taken are never negative)
+        assert np.all(np.diff(points.returns[rows]) >= 0)
+    totals = {}
+    for (h, _), score in scores.items():
+        totals[h] = totals.get(h, 0) + score
+    assert set(totals.values()) <= {26, 78}, "a hand's scores sum to 26 (or 78 after a moon)"
+    by_hand = {}
+    for rows in _groups(zero_sum):
+        by_hand.setdefault(zero_sum.hands[rows[0]], []).append(zero_sum.returns[rows[0]])
+    for values in by_hand.values():
+        assert abs(sum(values)) < 1e-4, "zero_sum returns of a hand sum to 0"
+
+
+def test_pretraining_imitates_the_teacher(demos_by_mode) -> None:
+    demos = demos_by_mode["points"]
+    config = PPOConfig(net_arch="64,64", num_envs=2)
+    from hearts_env.gym_env import HeartsVectorEnv
+    from hearts_env.sb3 import SB3VecEnv
+
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(2, RULES)), RULES)
+    before = pretrain(model.policy, demos, epochs=0, seed=0)
+    after = pretrain(model.policy, demos, epochs=20, batch_size=256, seed=0)
+    assert after["bc/holdout_accuracy"] > before["bc/holdout_accuracy"] + 0.2
+    assert after["bc/holdout_action_loss"] < before["bc/holdout_action_loss"]
+    assert after["bc/holdout_value_loss"] < before["bc/holdout_value_loss"]

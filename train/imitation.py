@@ -1,0 +1,173 @@
+"""Behaviour cloning: start a policy from a teacher agent's choices before reinforcement learning.
+
+``collect`` lets a teacher (any batched ``Policy``, e.g. the heuristic) play every seat of many
+games on the batched core and records each decision as the learner would see it: the observation
+of the seat to act, its legal cards, the teacher's card, and the return that followed under a
+reward mode (what that seat was paid from this decision to the end of the hand). ``pretrain``
+fits an sb3-contrib ``MaskableActorCriticPolicy`` to them: cross-entropy of the masked action
+logits against the teacher's card, and the value head against the return, so that PPO starts
+from the teacher's play with a critic that already knows what positions are worth.
+
+    demos = collect(HeartsRules(), make_agent("heuristic"), decisions=1_000_000, seed=0)
+    pretrain(model.policy, demos, epochs=3, seed=0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from hearts_env.core import legal_mask, new_games, step
+from hearts_env.infoset import infoset
+from hearts_env.observation import ObservationLayout, encode
+from hearts_env.policy import Policy
+from hearts_env.rewards import check_reward_mode, step_rewards
+from hearts_env.rules import HeartsRules
+
+_MASKED = -1e8  # the logit sb3-contrib gives illegal actions
+
+
+@dataclass(frozen=True)
+class Demonstrations:
+    """N recorded decisions."""
+
+    observations: np.ndarray  # (N, obs size) uint8
+    masks: np.ndarray  # (N, 52) bool: legal cards
+    actions: np.ndarray  # (N,) int64: the teacher's card
+    returns: np.ndarray  # (N,) float32: reward paid to the deciding seat from here to the hand's end
+    hands: np.ndarray  # (N,) int64: which hand the decision belongs to (numbered in the order dealt)
+    seats: np.ndarray  # (N,) int64: the deciding seat
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def collect(
+    rules: HeartsRules,
+    teacher: Policy,
+    decisions: int,
+    seed: int = 0,
+    num_games: int | None = None,
+    reward: str = "points",
+    progress: bool = False,
+) -> Demonstrations:
+    """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
+    at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
+    half of them are over). Decisions of hands still running at the end are dropped, so every
+    return is complete."""
+    if num_games is None:
+        num_games = int(np.clip(decisions // 256, 1, 1024))
+    check_reward_mode(reward)
+    layout = ObservationLayout(rules)
+    seeds = np.random.SeedSequence(seed)
+    P = rules.num_players
+    records: list[tuple[np.ndarray, ...]] = []
+    finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
+    state, next_id, count = None, 0, 0
+    bar = tqdm(total=decisions, unit="decision", desc="collect", disable=not progress)
+    while count < decisions:
+        if state is None or state.done.mean() > 0.5:
+            state = new_games(rules, num_games, seed=int(seeds.spawn(1)[0].generate_state(1)[0]))
+            hand_id, next_id = next_id + np.arange(num_games), next_id + num_games
+            paid = np.zeros((num_games, P), np.float32)  # reward paid to each seat so far this hand
+        rows = np.flatnonzero(~state.done)
+        sub = state[rows]
+        info, mask = infoset(sub, sub.to_play), legal_mask(sub)
+        cards = np.asarray(teacher(info, mask), np.int64)
+        seat = sub.to_play.astype(np.int64)
+        records.append((encode(info, layout), mask, cards, hand_id[rows], seat, paid[rows, seat]))
+        actions = np.zeros(state.batch_size, np.int64)
+        actions[rows] = cards
+        after = step(state, actions)
+        paid += step_rewards(state, after, reward)
+        ended = np.flatnonzero(after.hand_over)
+        finals.append((hand_id[ended], paid[ended]))
+        hand_id[ended], next_id = next_id + np.arange(len(ended)), next_id + len(ended)
+        paid[ended] = 0
+        state = after
+        count += len(rows)
+        bar.update(len(rows))
+    bar.close()
+    return _assemble(records, finals, next_id, P)
+
+
+def _assemble(
+    records: list[tuple[np.ndarray, ...]], finals: list[tuple[np.ndarray, np.ndarray]], hands: int, P: int
+) -> Demonstrations:
+    obs, masks, cards, ids, seats, before = (np.concatenate(parts) for parts in zip(*records, strict=True))
+    total = np.full((hands, P), np.nan, np.float32)  # paid over each hand; NaN for hands cut off
+    for done_ids, done_paid in finals:
+        total[done_ids] = done_paid
+    returns = total[ids, seats] - before
+    keep = ~np.isnan(returns)
+    return Demonstrations(obs[keep], masks[keep], cards[keep], returns[keep].astype(np.float32), ids[keep], seats[keep])
+
+
+def pretrain(
+    policy: torch.nn.Module,
+    demos: Demonstrations,
+    epochs: int = 3,
+    batch_size: int = 2048,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    holdout: float = 0.05,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict[str, float]:
+    """Fit ``policy`` (a ``MaskableActorCriticPolicy``) to the demonstrations with Adam; returns the
+    final training losses and, on a held-out share of the decisions, the loss and the accuracy
+    (share of decisions with more than one legal card where the policy's top card is the teacher's)."""
+    if len(demos) < 2:
+        raise ValueError(f"pretrain needs recorded decisions of whole hands, got {len(demos)}")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(demos))
+    cut = int(len(order) * (1 - holdout))
+    train_rows, test_rows = order[:cut], np.sort(order[cut:])
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.train()
+    steps = epochs * -(-len(train_rows) // batch_size)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(steps, 1))
+    bar = tqdm(total=steps, unit="batch", desc="pretrain", disable=not progress)
+    metrics: dict[str, float] = {}
+    for _ in range(epochs):
+        rng.shuffle(train_rows)
+        for start in range(0, len(train_rows), batch_size):
+            rows = np.sort(train_rows[start : start + batch_size])
+            action_loss, value_loss, _ = _losses(policy, demos, rows)
+            loss = action_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            bar.update(1)
+        metrics |= {"bc/action_loss": action_loss.item(), "bc/value_loss": value_loss.item()}
+    bar.close()
+    policy.eval()
+    with torch.no_grad():
+        chunks = np.array_split(test_rows, max(1, len(test_rows) // 8192))
+        parts = [_losses(policy, demos, chunk) for chunk in chunks]
+    sizes = [len(chunk) for chunk in chunks]
+    choices = demos.masks[test_rows].sum(axis=1) > 1
+    hits = np.concatenate([p[2] for p in parts])
+    metrics |= {
+        "bc/holdout_action_loss": float(np.average([float(p[0]) for p in parts], weights=sizes)),
+        "bc/holdout_value_loss": float(np.average([float(p[1]) for p in parts], weights=sizes)),
+        "bc/holdout_accuracy": float(hits[choices].mean()),
+    }
+    return metrics
+
+
+def _losses(policy: torch.nn.Module, demos: Demonstrations, rows: np.ndarray) -> tuple[torch.Tensor, ...]:
+    """Cross-entropy of the masked logits, squared value error, and per-row top-card hits."""
+    obs = torch.as_tensor(demos.observations[rows], device=policy.device)
+    mask = torch.as_tensor(demos.masks[rows], device=policy.device)
+    actions = torch.as_tensor(demos.actions[rows], device=policy.device)
+    returns = torch.as_tensor(demos.returns[rows], device=policy.device)
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = policy.action_net(latent_pi).masked_fill(~mask, _MASKED)
+    values = policy.value_net(latent_vf).squeeze(-1)
+    hits = (logits.argmax(dim=1) == actions).cpu().numpy()
+    return torch.nn.functional.cross_entropy(logits, actions), torch.nn.functional.mse_loss(values, returns), hits
