@@ -3,7 +3,8 @@
 Every agent is a ``hearts_env.policy.Policy``: called with the information sets of a batch of
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
-a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``.
+a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``,
+and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from agents.heuristic import HeuristicPolicy
 from agents.pimc import PIMCPolicy, pimc_heuristic
 from agents.simple import SimplePolicy
-from agents.trained import TrainedPolicy
+from agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.policy import Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
@@ -24,6 +25,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "pimc": pimc_heuristic,  # heuristic passes and rollouts: the strong search baseline
     "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
     "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
+    "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
 }
 """Agent factories by name; each takes ``seed=`` and its own options as keywords."""
 

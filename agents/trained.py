@@ -37,6 +37,9 @@ META_FILE = "policy.json"
 FORMAT = "hearts-mlp-v1"
 """The ``format`` entry of ``policy.json`` this loader reads."""
 
+SHIPPED_DIR = Path(__file__).parent / "policies"
+"""Trained policies that come with the package, one folder each (``policies/ppo``: the ``ppo`` agent)."""
+
 LAYOUT_KNOBS = ("num_players", "jack_of_diamonds")
 """Rules knobs the observation layout depends on: a saved policy refuses tables that differ in any."""
 
@@ -100,6 +103,11 @@ class TrainedPolicy:
 
     def __repr__(self) -> str:
         return f"TrainedPolicy({str(self.path)!r})"
+
+
+def shipped_policy(name: str = "ppo", seed: int | None = None) -> TrainedPolicy:
+    """The shipped policy ``name`` (a folder of ``SHIPPED_DIR``)."""
+    return TrainedPolicy(SHIPPED_DIR / name, seed=seed)
 
 
 def _load_meta(path: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from hearts_env.core import mask_to_bits, sample_from_bits
+from hearts_env.core import PASS, mask_to_bits, sample_from_bits
 from hearts_env.infoset import InfoSet
 
 
@@ -32,3 +32,31 @@ class RandomPolicy:
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         return sample_from_bits(mask_to_bits(mask), self.rng)
+
+
+class PhaseSplit:
+    """One policy for the pass and another for the play, e.g. a trained player that passes at random
+    (to measure what its learned passing is worth). Reseeding reaches both."""
+
+    def __init__(self, pass_policy: Policy, play_policy: Policy) -> None:
+        self.pass_policy, self.play_policy = pass_policy, play_policy
+
+    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
+        parent = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+        for policy, child in zip((self.pass_policy, self.play_policy), parent.spawn(2), strict=True):
+            if hasattr(policy, "seed"):
+                policy.seed(child)
+
+    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        passing = info.phase == PASS
+        if passing.all():
+            return np.asarray(self.pass_policy(info, mask), np.int64)
+        if not passing.any():
+            return np.asarray(self.play_policy(info, mask), np.int64)
+        cards = np.empty(len(passing), np.int64)
+        for rows, policy in ((np.flatnonzero(passing), self.pass_policy), (np.flatnonzero(~passing), self.play_policy)):
+            cards[rows] = policy(info[rows], mask[rows])
+        return cards
+
+    def __repr__(self) -> str:
+        return f"PhaseSplit(pass={self.pass_policy!r}, play={self.play_policy!r})"

@@ -10,7 +10,8 @@ NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_executes(path: Path) -> None:
+def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEARTS_QUICK", "1")  # notebooks that train take a smoke-sized budget
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium
 import numpy as np
@@ -47,6 +47,7 @@ from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
 from train.imitation import collect, pretrain
 
+C = TypeVar("C")
 ENV_ID = "hearts_v0"
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -66,25 +67,25 @@ class PPOConfig:
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
     """opponent agents by name: one for every other seat, or one per seat from the learner's left"""
-    num_envs: int = 64
+    num_envs: int = 256
     """tables played in parallel"""
-    total_timesteps: int = 262_144
+    total_timesteps: int = 2_000_000
     """learner decisions to train on"""
-    n_steps: int = 128
+    n_steps: int = 64
     """steps per table per rollout (a rollout is num_envs * n_steps decisions)"""
-    batch_size: int = 1024
+    batch_size: int = 4096
     """minibatch size of the PPO update"""
-    n_epochs: int = 10
+    n_epochs: int = 4
     """PPO epochs over each rollout"""
-    learning_rate: float = 1e-3
+    learning_rate: float = 1e-4
     """Adam learning rate"""
-    gamma: float = 0.99
+    gamma: float = 1.0
     """discount factor"""
     gae_lambda: float = 0.95
     """lambda of generalised advantage estimation"""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.001
     """entropy bonus coefficient"""
-    bc_teacher: str = ""
+    bc_teacher: str = "heuristic"
     """agent whose choices the policy imitates before PPO starts (behaviour cloning; empty: none)"""
     bc_decisions: int = 1_000_000
     """teacher decisions recorded for behaviour cloning"""
@@ -92,9 +93,9 @@ class PPOConfig:
     """behaviour-cloning passes over the recorded decisions"""
     net_arch: str = "256,256"
     """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
-    activation: str = "tanh"
+    activation: str = "relu"
     """hidden layer activation: tanh or relu"""
-    eval_every: int = 65_536
+    eval_every: int = 500_000
     """timesteps between arena evaluations (0: only at the end)"""
     eval_deals: int = 200
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
@@ -122,18 +123,22 @@ class PPOConfig:
         return [int(width) for width in self.net_arch.split(",") if width.strip()]
 
 
-def _field_docs() -> dict[str, str]:
-    """Each field's one-line doc: the string literal after it in the class body."""
+def _field_docs(cls: type) -> dict[str, str]:
+    """Each field's one-line doc: the string literal after it in the class body (subclasses first)."""
     import ast
     import inspect
 
-    docs, previous = {}, None
-    for node in ast.parse(inspect.getsource(PPOConfig)).body[0].body:
-        if isinstance(node, ast.AnnAssign):
-            previous = node.target.id
-        elif previous and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            docs[previous] = node.value.value
-            previous = None
+    docs: dict[str, str] = {}
+    for klass in cls.__mro__:
+        if not dataclasses.is_dataclass(klass):
+            continue
+        previous = None
+        for node in ast.parse(inspect.getsource(klass)).body[0].body:
+            if isinstance(node, ast.AnnAssign):
+                previous = node.target.id
+            elif previous and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                docs.setdefault(previous, node.value.value)
+                previous = None
     return docs
 
 
@@ -145,11 +150,11 @@ def _parse_bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
-    """A ``PPOConfig`` from command-line flags (``--total-timesteps 100000``; lists comma separated)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="python -m train.ppo")
-    docs = _field_docs()
-    for f in dataclasses.fields(PPOConfig):
+def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, description: str) -> C:
+    """A config dataclass from command-line flags (``--total-timesteps 100000``; lists comma separated)."""
+    parser = argparse.ArgumentParser(description=description, prog=prog)
+    docs = _field_docs(cls)
+    for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         kind = {int: int, float: float, bool: _parse_bool}.get(type(default), str)
         shown = ",".join(default) if isinstance(default, list) else default
@@ -159,7 +164,12 @@ def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
             default=shown,
             help=f"{docs.get(f.name, '')} (default: {shown})",
         )
-    return PPOConfig(**vars(parser.parse_args(argv)))
+    return cls(**vars(parser.parse_args(argv)))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
+    """A ``PPOConfig`` from command-line flags."""
+    return parse_config(PPOConfig, argv, "python -m train.ppo", __doc__.split("\n\n")[0])
 
 
 def make_opponents(config: PPOConfig) -> Policy | list[Policy]:

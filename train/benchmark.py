@@ -1,0 +1,171 @@
+"""The main job: train a small agent, then measure it and the shipped agent against the baselines.
+
+1. ``train.ppo.main``: behaviour cloning of the heuristic, then MaskablePPO against three heuristic
+   players (defaults that finish in about 10 to 15 minutes on 2 CPU cores);
+2. the arena: each candidate (the agent just trained, and the shipped agent ``ppo``) against three
+   copies of each baseline on duplicate single hands, 95% intervals over deals;
+3. the table on stdout; in the run folder ``benchmark.json``, ``learning_curve.png`` (the periodic
+   evaluations) and ``points_by_opponent.png``.
+
+    python -m train.benchmark                      # what `make run` runs
+    python -m train.benchmark --total-timesteps 100000 --bc-decisions 200000 --deals 100   # a quick look
+
+Every flag of ``train.ppo`` applies (``--help`` lists them with their defaults here).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents import make_agent
+from agents.trained import TrainedPolicy
+from hearts_env.arena import play_match
+from hearts_env.rules import HeartsRules
+from train import ppo
+
+
+@dataclass
+class BenchmarkConfig(ppo.PPOConfig):
+    exp_name: str = "main"
+    """the name of this experiment (part of the run folder's name)"""
+    eval_deals: int = 300
+    """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
+    baselines: list[str] = field(default_factory=lambda: ["random", "simple", "heuristic", "pimc"])
+    """the opponents of the final benchmark: each candidate meets three copies of each"""
+    deals: int = 1000
+    """duplicate deals per benchmark match"""
+    pimc_deals: int = 60
+    """duplicate deals per benchmark match against PIMC (about 20 hands a second)"""
+    shipped: bool = True
+    """also benchmark the shipped agent (ppo)"""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.baselines, str):
+            self.baselines = [name for name in self.baselines.split(",") if name]
+
+
+def benchmark(candidates: dict[str, Any], config: BenchmarkConfig) -> dict[str, dict[str, Any]]:
+    """Each candidate against three of each baseline: ``{candidate: {baseline: match summary}}``."""
+    rules = HeartsRules(num_players=config.num_players)
+    out: dict[str, dict[str, Any]] = {}
+    for name, agent in candidates.items():
+        out[name] = {}
+        for opponent in config.baselines:
+            field_agent = make_agent(opponent, seed=config.seed)
+            entries = [(name, agent)] + [(opponent, field_agent)] * (config.num_players - 1)
+            deals = config.pimc_deals if opponent.startswith("pimc") else config.deals
+            result = play_match(
+                rules, entries, deals=deals, seed=config.seed, games="hand", progress=config.progress_bar
+            )
+            out[name][opponent] = result.summary()
+    return out
+
+
+def format_results(results: dict[str, dict[str, Any]]) -> str:
+    """One row per candidate and baseline: points per hand of each side and the difference, 95% intervals."""
+    lines = [f"{'candidate':<10} {'vs 3 x':<10} {'deals':>6}  {'points/hand':>13}  {'field':>13}  {'difference':>15}"]
+    for name, matches in results.items():
+        for opponent, summary in matches.items():
+            agents = summary["agents"]
+            mine, theirs = agents[name]["points_per_hand"], agents[opponent]["points_per_hand"]
+            diff = agents[name]["vs_field"]["points_per_hand"]
+            mark = " *" if diff["high"] < 0 or diff["low"] > 0 else "  "
+            row = f"{name:<10} {opponent:<10} {summary['deals']:>6}  {_pm(mine):>13}  {_pm(theirs):>13}"
+            lines.append(f"{row}  {_pm(diff)}{mark}")
+    lines.append("points per hand, lower is better; * the difference's 95% interval excludes 0")
+    return "\n".join(lines)
+
+
+def _pm(estimate: dict[str, Any]) -> str:
+    return f"{estimate['mean']:6.2f} ± {estimate['half_width']:.2f}"
+
+
+def plot_learning_curve(history: list[dict[str, float]], path: Path) -> None:
+    """Evaluation points per hand of the learner and of its opponents over training, with 95% bands."""
+    from matplotlib.figure import Figure
+
+    steps = [h["timesteps"] for h in history]
+    mine = [h["charts/eval_points_per_hand"] for h in history]
+    ci = [h["charts/eval_points_per_hand_ci"] for h in history]
+    field_points = [m - h["charts/eval_diff_vs_field"] for m, h in zip(mine, history, strict=True)]
+    fig = Figure(figsize=(6.5, 4), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(steps, mine, "o-", label="learner")
+    ax.fill_between(
+        steps,
+        [m - c for m, c in zip(mine, ci, strict=True)],
+        [m + c for m, c in zip(mine, ci, strict=True)],
+        alpha=0.25,
+    )
+    ax.plot(steps, field_points, "s--", label="its opponents (mean)")
+    ax.set_xlabel("learner timesteps")
+    ax.set_ylabel("points per hand (lower is better)")
+    ax.set_title("evaluation on duplicate hands, 95% intervals")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.savefig(path, dpi=120)
+
+
+def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
+    """Each candidate's points per hand against each baseline (95% intervals), the field's beside it."""
+    from matplotlib.figure import Figure
+
+    opponents = list(next(iter(results.values())))
+    fig = Figure(figsize=(1.6 + 1.6 * len(opponents) * len(results), 4), layout="constrained")
+    ax = fig.subplots()
+    width = 0.8 / (len(results) + 1)
+    for k, (name, matches) in enumerate(results.items()):
+        est = [matches[o]["agents"][name]["points_per_hand"] for o in opponents]
+        xs = [i + (k - len(results) / 2) * width for i in range(len(opponents))]
+        ax.bar(xs, [e["mean"] for e in est], width, yerr=[e["half_width"] for e in est], capsize=3, label=name)
+    field_points = [results[next(iter(results))][o]["agents"][o]["points_per_hand"] for o in opponents]
+    xs = [i + (len(results) / 2) * width for i in range(len(opponents))]
+    ax.bar(
+        xs,
+        [e["mean"] for e in field_points],
+        width,
+        yerr=[e["half_width"] for e in field_points],
+        capsize=3,
+        color="lightgray",
+        label="the opponents (vs the first)",
+    )
+    ax.set_xticks(range(len(opponents)), [f"vs 3 {o}" for o in opponents])
+    ax.set_ylabel("points per hand (lower is better)")
+    ax.set_title("single hands on duplicate deals, 95% intervals")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend()
+    fig.savefig(path, dpi=120)
+
+
+def main(config: BenchmarkConfig) -> Path:
+    """Train, benchmark, print the table, write the results and plots; returns the run folder."""
+    folder = ppo.main(config)
+    candidates: dict[str, Any] = {"new": TrainedPolicy(folder)}
+    if config.shipped:
+        candidates["ppo"] = make_agent("ppo")
+    results = benchmark(candidates, config)
+    (folder / "benchmark.json").write_text(json.dumps(results, indent=2) + "\n")
+    plot_learning_curve(json.loads((folder / "eval.json").read_text()), folder / "learning_curve.png")
+    plot_by_opponent(results, folder / "points_by_opponent.png")
+    throughput = json.loads((folder / "train.json").read_text())["throughput"]
+    print(format_results(results))
+    print(
+        f"training: {throughput['steps_per_second']:,.0f} steps/s overall (collection "
+        f"{throughput['collect_steps_per_second']:,.0f}, update {throughput['update_steps_per_second']:,.0f})"
+    )
+    print(f"run folder: {folder} (benchmark.json, learning_curve.png, points_by_opponent.png, TensorBoard logs)")
+    return folder
+
+
+def cli(argv: Sequence[str] | None = None) -> None:
+    main(ppo.parse_config(BenchmarkConfig, argv, "python -m train.benchmark", __doc__.split("\n\n")[0]))
+
+
+if __name__ == "__main__":
+    cli(sys.argv[1:])
