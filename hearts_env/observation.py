@@ -34,12 +34,13 @@ must then record their history (``core.new_games(..., history=True)``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from hearts_env.cards import NUM_CARDS, NUM_SUITS
-from hearts_env.core import ABOVE, BIT, JD, PASS, PLAY, _raw_points, bits_to_mask, deck_bits
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.core import BIT, JD, PASS, PLAY, _raw_points, bits_to_mask, deck_bits
 from hearts_env.infoset import InfoSet
 from hearts_env.rules import HeartsRules
 
@@ -113,10 +114,19 @@ class ObservationLayout:
         return {name: observation[..., s].reshape(*lead, *shape) for name, (s, shape) in self.sections.items()}
 
 
-def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
-    """(B, layout.size) uint8 observations of the information sets."""
-    out = np.zeros((len(info.seat), layout.size), np.uint8)
+def encode(info: InfoSet, layout: ObservationLayout, out: np.ndarray | None = None) -> np.ndarray:
+    """(B, layout.size) uint8 observations of the information sets, written into ``out`` if given
+    (a reused buffer saves allocating, and page-faulting, megabytes at every step of a big batch)."""
+    B, P = len(info.seat), info.rules.num_players
+    if out is None:
+        out = np.empty((B, layout.size), np.uint8)
+    elif out.shape != (B, layout.size) or out.dtype != np.uint8 or not out.flags.c_contiguous:
+        raise ValueError(
+            f"out must be a C-contiguous uint8 array of shape {(B, layout.size)}, got {out.dtype} {out.shape}"
+        )
     view = layout.split(out)
+    # Section by section: one unpack of every card row would make a multi-megabyte temporary,
+    # and fresh pages of that size fault on every call.
     view["hand"][:] = bits_to_mask(info.hand)
     view["played"][:] = bits_to_mask(info.played)
     in_trick = np.where(info.trick >= 0, BIT.take(np.maximum(info.trick, 0)), np.uint64(0))
@@ -125,31 +135,40 @@ def encode(info: InfoSet, layout: ObservationLayout) -> np.ndarray:
     view["received"][:] = bits_to_mask(info.received)
     view["legal"][:] = bits_to_mask(info.legal)
     in_hand = info.hand | np.where(info.phase == PASS, info.passed, np.uint64(0))  # picks not yet passed
-    unseen = deck_bits(info.rules.num_players) & ~in_hand & ~np.bitwise_or.reduce(info.played, axis=1)
+    unseen = deck_bits(P) & ~in_hand & ~np.bitwise_or.reduce(info.played, axis=1)
     view["unseen"][:] = bits_to_mask(unseen)
-    view["higher_unseen"][:] = np.bitwise_count(unseen[:, None] & ABOVE[:NUM_CARDS])
-    _one_hot(view["trick_leader"], info.trick_leader)
-    view["voids"][:] = (info.voids[:, :, None] >> np.arange(NUM_SUITS, dtype=np.uint8)) & 1
+    suits = (unseen[:, None] >> _SUIT_SHIFTS) & np.uint64(0x1FFF)
+    view["higher_unseen"][:] = _HIGHER_IN_SUIT.take(suits, axis=0).reshape(B, NUM_CARDS)
+    view["trick_leader"][:] = _one_hot_rows(P)[info.trick_leader]
+    view["voids"][:] = _VOID_ROWS.take(info.voids, axis=0)
     view["points"][:] = _raw_points(info.taken)
     if info.rules.jack_of_diamonds:
         view["jd_taken"][:] = (info.taken >> np.uint64(JD)) & np.uint64(1)
     view["scores"][:] = np.minimum(info.scores - info.scores.min(axis=1, keepdims=True), _CAP)
-    if info.rules.target_score is not None:
-        view["to_target"][:, 0] = np.clip(info.rules.target_score - info.scores.max(axis=1), 0, _CAP)
+    target = info.rules.target_score
+    view["to_target"][:, 0] = 0 if target is None else np.clip(target - info.scores.max(axis=1), 0, _CAP)
     view["hearts_broken"][:, 0] = info.hearts_broken
     view["phase"][:, 0] = info.phase == PASS
     view["phase"][:, 1] = info.phase == PLAY
-    _one_hot(view["pass_direction"], info.pass_offset)
+    view["pass_direction"][:] = _one_hot_rows(P)[info.pass_offset]
     view["tricks_played"][:, 0] = info.tricks_played
     if layout.history:
         if info.tricks.shape[1] == 0:
             raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
         cards = np.where(info.tricks >= 0, BIT.take(np.maximum(info.tricks, 0)), np.uint64(0))
         view["history"][:] = bits_to_mask(cards)
-        _one_hot(view["history_leaders"], info.trick_leaders)
+        view["history_leaders"][:] = _one_hot_rows(P)[info.trick_leaders]
     return out
 
 
-def _one_hot(out: np.ndarray, index: np.ndarray) -> None:
-    """Set ``out[..., index] = 1`` where index >= 0, else all 0 (out has shape (..., n))."""
-    out[:] = index[..., None] == np.arange(out.shape[-1])
+_SUIT_SHIFTS = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(NUM_RANKS)
+# _HIGHER_IN_SUIT[pattern, r]: how many ranks above r the 13-bit suit pattern holds.
+_PATTERNS = np.arange(1 << NUM_RANKS)
+_HIGHER_IN_SUIT = np.stack([np.bitwise_count(_PATTERNS >> (r + 1)) for r in range(NUM_RANKS)], axis=1).astype(np.uint8)
+_VOID_ROWS = ((np.arange(16)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.uint8)  # 4-bit void set -> 4 flags
+
+
+@functools.cache
+def _one_hot_rows(n: int) -> np.ndarray:
+    """(n + 1, n) uint8: row i one-hot for i < n; the last row (index -1) all zero."""
+    return np.vstack([np.eye(n, dtype=np.uint8), np.zeros((1, n), np.uint8)])

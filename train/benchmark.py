@@ -33,13 +33,15 @@ from train import ppo
 class BenchmarkConfig(ppo.PPOConfig):
     exp_name: str = "main"
     """the name of this experiment (part of the run folder's name)"""
+    total_timesteps: int = 4_000_000
+    """learner decisions to train on"""
     eval_deals: int = 300
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
     baselines: list[str] = field(default_factory=lambda: ["random", "simple", "heuristic", "pimc"])
     """the opponents of the final benchmark: each candidate meets three copies of each"""
     deals: int = 1000
     """duplicate deals per benchmark match"""
-    pimc_deals: int = 60
+    pimc_deals: int = 100
     """duplicate deals per benchmark match against PIMC (about 20 hands a second)"""
     shipped: bool = True
     """also benchmark the shipped agent (ppo)"""
