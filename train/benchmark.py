@@ -24,7 +24,7 @@ from typing import Any
 
 from agents import make_agent
 from agents.trained import TrainedPolicy
-from hearts_env.arena import play_match
+from hearts_env.arena import Estimate, play_match
 from hearts_env.rules import HeartsRules
 from train import ppo
 
@@ -85,7 +85,7 @@ def format_results(results: dict[str, dict[str, Any]]) -> str:
 
 
 def _pm(estimate: dict[str, Any]) -> str:
-    return f"{estimate['mean']:6.2f} ± {estimate['half_width']:.2f}"
+    return f"{estimate['mean']:6.2f} ± {Estimate.from_dict(estimate).half_width:.2f}"
 
 
 def plot_learning_curve(history: list[dict[str, float]], path: Path) -> None:
@@ -125,14 +125,21 @@ def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
     for k, (name, matches) in enumerate(results.items()):
         est = [matches[o]["agents"][name]["points_per_hand"] for o in opponents]
         xs = [i + (k - len(results) / 2) * width for i in range(len(opponents))]
-        ax.bar(xs, [e["mean"] for e in est], width, yerr=[e["half_width"] for e in est], capsize=3, label=name)
+        ax.bar(
+            xs,
+            [e["mean"] for e in est],
+            width,
+            yerr=[Estimate.from_dict(e).half_width for e in est],
+            capsize=3,
+            label=name,
+        )
     field_points = [results[next(iter(results))][o]["agents"][o]["points_per_hand"] for o in opponents]
     xs = [i + (len(results) / 2) * width for i in range(len(opponents))]
     ax.bar(
         xs,
         [e["mean"] for e in field_points],
         width,
-        yerr=[e["half_width"] for e in field_points],
+        yerr=[Estimate.from_dict(e).half_width for e in field_points],
         capsize=3,
         color="lightgray",
         label="the opponents (vs the first)",

@@ -1,0 +1,101 @@
+"""The main job (``train.benchmark``) end to end at a smoke-sized budget, and the shipped agent."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+from agents import make_agent  # noqa: E402
+from agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
+from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.core import legal_mask, new_games, sample_actions, step  # noqa: E402
+from hearts_env.infoset import infoset  # noqa: E402
+from hearts_env.policy import PhaseSplit, RandomPolicy  # noqa: E402
+from hearts_env.rules import HeartsRules  # noqa: E402
+from train.benchmark import BenchmarkConfig, format_results, main  # noqa: E402
+from train.ppo import parse_config  # noqa: E402
+
+
+def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = BenchmarkConfig(
+        num_envs=8,
+        n_steps=64,
+        batch_size=256,
+        net_arch="32,32",
+        total_timesteps=1024,
+        bc_decisions=3000,
+        bc_epochs=1,
+        eval_every=512,
+        eval_deals=8,
+        baselines=["random", "heuristic"],
+        deals=12,
+        run_dir=str(tmp_path),
+        progress_bar=False,
+    )
+    folder = main(config)
+    for name in ("benchmark.json", "learning_curve.png", "points_by_opponent.png", "policy.npz", "eval.json"):
+        assert (folder / name).is_file(), name
+    results = json.loads((folder / "benchmark.json").read_text())
+    assert set(results) == {"new", "ppo"} and set(results["new"]) == {"random", "heuristic"}
+    assert results["ppo"]["heuristic"]["deals"] == 12
+    printed = capsys.readouterr().out
+    assert format_results(results) in printed
+    assert "steps/s overall" in printed
+
+
+def test_benchmark_flags_parse() -> None:
+    config = parse_config(BenchmarkConfig, ["--baselines", "random,simple", "--deals", "50"], "x", "")
+    assert config.baselines == ["random", "simple"] and config.deals == 50
+    assert config.bc_teacher == "heuristic"
+
+
+def test_shipped_agent_is_small_and_documented() -> None:
+    folder = SHIPPED_DIR / "ppo"
+    sizes = sum(p.stat().st_size for p in folder.iterdir())
+    assert sizes < 5_000_000
+    meta = json.loads((folder / "policy.json").read_text())
+    assert meta["trained_on"]["timesteps"] >= 1_000_000
+    assert "python -m train.ppo" in (folder / "README.md").read_text()
+    assert isinstance(make_agent("ppo"), TrainedPolicy)
+
+
+def test_shipped_agent_beats_three_random_players() -> None:
+    result = play_match(
+        None, [("ppo", make_agent("ppo"))] + [("random", RandomPolicy(1))] * 3, deals=300, seed=11, games="hand"
+    )
+    difference = result.difference("ppo")
+    assert difference.high < 0, difference  # fewer points per hand than the field, 95% interval clear of 0
+    assert result.estimate("ppo").mean < 4
+
+
+def test_phase_split_passes_with_one_policy_and_plays_with_the_other() -> None:
+    ppo, heuristic = make_agent("ppo"), make_agent("heuristic")
+    mixed = PhaseSplit(heuristic, ppo)
+    rules = HeartsRules()
+    rng = np.random.default_rng(0)
+    passing = new_games(rules, 32, seed=2)
+    playing = passing
+    for _ in range(20):  # the 12 passes, then 8 cards of play
+        playing = step(playing, sample_actions(playing, rng))
+    a, b = infoset(passing), infoset(playing)
+    info = dataclasses.replace(
+        a,
+        **{
+            f.name: np.concatenate([getattr(a, f.name), getattr(b, f.name)])
+            for f in dataclasses.fields(a)
+            if f.name != "rules"
+        },
+    )
+    mask = np.concatenate([legal_mask(passing), legal_mask(playing)])
+    cards = mixed(info, mask)
+    np.testing.assert_array_equal(cards[:32], heuristic(a, mask[:32]))
+    np.testing.assert_array_equal(cards[32:], ppo(b, mask[32:]))
+    np.testing.assert_array_equal(mixed(a, mask[:32]), cards[:32])  # all passing: one call
