@@ -50,37 +50,36 @@ _ACTIVATIONS = {
 _MASKED = np.float32(-1e8)  # the logit sb3-contrib's MaskableCategorical gives illegal actions
 
 
-class TrainedPolicy:
-    """A policy exported by ``train/ppo.py``: ``path`` is the run folder (or the ``policy.npz`` /
-    ``policy.json`` file in it). Deterministic: ``seed`` is accepted for the ``Policy`` convention.
+class MLPPolicy:
+    """An MLP over the observation vector that plays the legal card with the highest logit, or with
+    ``sample=True`` draws one from the masked softmax (seeded). ``scale`` multiplies the
+    observation first; ``layers`` are (weight (out, in), bias (out,)) pairs, the last giving the
+    52 logits; ``activation`` (``tanh`` or ``relu``) follows every other layer."""
 
-    Raises ``ValueError`` naming the problem: a missing or corrupt file, an unknown format, layout
-    version or activation, or layers whose shapes do not chain. Calling it on a table whose rules
-    differ from the training rules in a layout knob (``LAYOUT_KNOBS``) raises ``ValueError`` too.
-    """
+    def __init__(
+        self,
+        rules: HeartsRules,
+        scale: np.ndarray,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        sample: bool = False,
+        seed: int | np.random.SeedSequence | None = None,
+        history: bool = False,
+    ) -> None:
+        self.rules, self.layout = rules, ObservationLayout(rules, history)
+        self.scale, self.layers, self.activation = scale, layers, _ACTIVATIONS[activation]
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
 
-    def __init__(self, path: str | Path, seed: int | None = None) -> None:
-        folder = Path(path)
-        if folder.suffix in (".npz", ".json"):
-            folder = folder.parent
-        self.path = folder
-        self.meta = _load_meta(folder / META_FILE)
-        self.rules = _rules(folder / META_FILE, self.meta)
-        self.layout = ObservationLayout(self.rules, bool(self.meta.get("history", False)))
-        if self.layout.size != self.meta["obs_size"]:
-            raise ValueError(
-                f"{folder / META_FILE}: obs_size {self.meta['obs_size']} does not match the layout of its rules "
-                f"({self.layout.size})"
-            )
-        self.scale, self.layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
-        self.activation = _ACTIVATIONS[self.meta["activation"]]
+    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
+        self.rng = np.random.default_rng(seed)
 
     def check_rules(self, rules: HeartsRules) -> None:
         """Raise ``ValueError`` if ``rules`` differ from the training rules in a layout knob."""
         for knob in LAYOUT_KNOBS:
             if getattr(rules, knob) != getattr(self.rules, knob):
                 raise ValueError(
-                    f"trained policy {self.path} was trained with {knob}={getattr(self.rules, knob)!r}, "
+                    f"{self!r} was trained with {knob}={getattr(self.rules, knob)!r}, "
                     f"the table has {knob}={getattr(rules, knob)!r}"
                 )
 
@@ -93,21 +92,53 @@ class TrainedPolicy:
         return x @ w_out.T + b_out
 
     def act(self, observations: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(B,) int64: the legal card with the highest logit for each observation."""
-        logits = np.where(np.asarray(mask, bool), self.logits(observations), _MASKED)
-        return logits.argmax(axis=1).astype(np.int64)
+        """(B,) int64: a legal card for each observation (the top logit, or a sample)."""
+        logits = self.logits(observations)
+        if self.sample:  # Gumbel-max: the argmax of logits plus Gumbel noise is a softmax sample
+            logits = logits - np.log(-np.log(self.rng.random(logits.shape, np.float32) + 1e-20) + 1e-20)
+        return np.where(np.asarray(mask, bool), logits, _MASKED).argmax(axis=1).astype(np.int64)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         self.check_rules(info.rules)
         return self.act(encode(info, self.layout), mask)
 
     def __repr__(self) -> str:
+        return f"MLPPolicy({[w.shape[0] for w, _ in self.layers]})"
+
+
+class TrainedPolicy(MLPPolicy):
+    """A policy exported by ``train/ppo.py``: ``path`` is the run folder (or the ``policy.npz`` /
+    ``policy.json`` file in it). Plays its top card unless ``sample=True``.
+
+    Raises ``ValueError`` naming the problem: a missing or corrupt file, an unknown format, layout
+    version or activation, or layers whose shapes do not chain. Calling it on a table whose rules
+    differ from the training rules in a layout knob (``LAYOUT_KNOBS``) raises ``ValueError`` too.
+    """
+
+    def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
+        folder = Path(path)
+        if folder.suffix in (".npz", ".json"):
+            folder = folder.parent
+        self.path = folder
+        self.meta = _load_meta(folder / META_FILE)
+        rules = _rules(folder / META_FILE, self.meta)
+        history = bool(self.meta.get("history", False))
+        size = ObservationLayout(rules, history).size
+        if size != self.meta["obs_size"]:
+            raise ValueError(
+                f"{folder / META_FILE}: obs_size {self.meta['obs_size']} does not match the layout of its rules "
+                f"({size})"
+            )
+        scale, layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
+        super().__init__(rules, scale, layers, self.meta["activation"], sample, seed, history)
+
+    def __repr__(self) -> str:
         return f"TrainedPolicy({str(self.path)!r})"
 
 
-def shipped_policy(name: str = "ppo", seed: int | None = None) -> TrainedPolicy:
+def shipped_policy(name: str = "ppo", seed: int | None = None, sample: bool = False) -> TrainedPolicy:
     """The shipped policy ``name`` (a folder of ``SHIPPED_DIR``)."""
-    return TrainedPolicy(SHIPPED_DIR / name, seed=seed)
+    return TrainedPolicy(SHIPPED_DIR / name, seed=seed, sample=sample)
 
 
 def _load_meta(path: Path) -> dict[str, Any]:

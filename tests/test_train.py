@@ -16,12 +16,23 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.trained import META_FILE, WEIGHTS_FILE, TrainedPolicy  # noqa: E402
+from agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
+from hearts_env.observation import ObservationLayout  # noqa: E402
 from hearts_env.rules import HeartsRules  # noqa: E402
 from hearts_env.sb3 import SB3VecEnv  # noqa: E402
-from train.ppo import CHECKPOINT_FILE, PPOConfig, build_model, load_checkpoint, main, parse_args  # noqa: E402
+from train.ppo import (  # noqa: E402
+    CHECKPOINT_FILE,
+    PPOConfig,
+    Snapshot,
+    build_model,
+    load_checkpoint,
+    main,
+    make_opponents,
+    parse_args,
+    policy_arrays,
+)
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
@@ -69,7 +80,7 @@ def test_smoke_run_writes_the_run_folder(run: Path) -> None:
     assert [e["timesteps"] for e in evals] == [0, 1024, 2048]  # 0: the cloned policy before PPO
     assert all(np.isfinite(e["charts/eval_points_per_hand"]) for e in evals)
     meta = json.loads((run / META_FILE).read_text())
-    assert meta["num_players"] == 4 and meta["net_arch"] == [32, 32] and meta["activation"] == "tanh"
+    assert meta["num_players"] == 4 and meta["net_arch"] == [32, 32] and meta["activation"] == "relu"
     report = json.loads((run / "train.json").read_text())
     assert report["bc"]["bc/decisions"] >= 2000 and 0 < report["bc"]["bc/holdout_accuracy"] <= 1
     speeds = report["throughput"]
@@ -221,3 +232,34 @@ def test_loader_wrong_num_players(run: Path, tmp_path: Path) -> None:
     (folder / META_FILE).write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="invalid rules: pass_cycle"):
         TrainedPolicy(folder)
+
+
+def test_mlp_policy_samples_from_the_masked_softmax() -> None:
+    rules = HeartsRules()
+    size = ObservationLayout(rules).size
+    bias = np.linspace(-2, 2, 52).astype(np.float32)
+    policy = MLPPolicy(rules, np.ones(size, np.float32), [(np.zeros((52, size), np.float32), bias)], "relu", True, 0)
+    mask = np.zeros((20_000, 52), bool)
+    mask[:, [3, 10, 40, 51]] = True
+    cards = policy.act(np.zeros((20_000, size), np.uint8), mask)
+    expected = np.exp(bias[[3, 10, 40, 51]]) / np.exp(bias[[3, 10, 40, 51]]).sum()
+    counts = np.array([(cards == c).mean() for c in (3, 10, 40, 51)])
+    np.testing.assert_allclose(counts, expected, atol=0.015)
+    assert set(np.unique(cards)) == {3, 10, 40, 51}
+    policy.sample = False
+    assert (policy.act(np.zeros((5, size), np.uint8), mask[:5]) == 51).all()
+
+
+def test_self_play_against_snapshots(tmp_path: Path) -> None:
+    config = _config(tmp_path, opponents=["heuristic", "self", "self"], snapshot_every=1024, bc_teacher="")
+    rules = HeartsRules()
+    opponents, snapshot = make_opponents(config, rules)
+    assert isinstance(snapshot, Snapshot) and opponents[1] is snapshot and opponents[2] is snapshot
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(8, rules, opponents=opponents)), rules)
+    snapshot.load(model)
+    arrays, names = policy_arrays(model)
+    for (w, b), name in zip(snapshot.layers, names, strict=True):
+        np.testing.assert_array_equal(w, arrays[f"{name}.weight"])
+        np.testing.assert_array_equal(b, arrays[f"{name}.bias"])
+    folder = main(config)  # trains against two snapshots and a heuristic player
+    assert json.loads((folder / "eval.json").read_text())[-1]["timesteps"] == 2048

@@ -2,17 +2,28 @@
 
 The learner sits one seat (rotating) of ``HeartsVectorEnv`` tables; the other seats are played by
 the ``opponents`` (agents of ``agents/`` by name). The observation holds the phase, so one policy
-learns both the pass and the play. Every ``eval_every`` timesteps the current policy plays
-``eval_deals`` duplicate hands in the arena against three ``eval_opponent`` agents; its points per
-hand and the difference to the field (95% intervals) go to TensorBoard under ``charts/``
-(SB3's own scalars are under ``rollout/`` and ``train/``).
+learns both the pass and the play. By default the run starts with behaviour cloning
+(``train.imitation``): the heuristic plays ``bc_decisions`` decisions at every seat, and the
+policy and value networks are fitted to its cards and the returns that followed; PPO then goes on
+from there. Every ``eval_every`` timesteps the current policy plays ``eval_deals`` duplicate hands
+in the arena against three ``eval_opponent`` agents.
+
+TensorBoard scalars use CleanRL's names: ``charts/`` (episodic return, learning rate, SPS and,
+apart, ``collect_SPS`` and ``update_SPS``; the arena evaluation ``eval_points_per_hand``,
+``eval_diff_vs_field`` with their 95% half-widths), ``losses/`` (policy-gradient, value and
+entropy losses, approx KL, clip fraction, explained variance) and ``bc/`` (the cloning fit).
 
 A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, TensorBoard event
-files, ``checkpoint.zip`` (SB3's ``model.save``, for resuming with ``MaskablePPO.load``), and the
-export for ``agents.trained.TrainedPolicy``: ``policy.npz`` (the policy MLP's arrays) and
+files and ``progress.csv``, ``checkpoint.pt`` (the policy's and optimizer's tensors and the
+timestep count, written every ``checkpoint_every`` timesteps and at the end, loaded with
+``torch.load(weights_only=True)``; ``--resume RUN_FOLDER`` continues from it into a new folder),
+``eval.json`` (every evaluation), ``train.json`` (cloning fit, throughput), and the export for
+``agents.trained.TrainedPolicy``: ``policy.npz`` (input scale, the policy MLP's arrays) and
 ``policy.json`` (layout version, rules, net shape, activation).
 
-    python -m train.ppo --total-timesteps 200000 --opponents random,simple,heuristic
+    python -m train.ppo --total-timesteps 2000000                        # cloning, then PPO vs 3 heuristic
+    python -m train.ppo --bc-teacher "" --opponents random,simple,heuristic   # PPO from scratch
+    python -m train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
 from agents import make_agent
-from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
+from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
 from hearts_env.arena import play_match
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
@@ -66,7 +77,9 @@ class PPOConfig:
     episode: str = "hand"
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """opponent agents by name: one for every other seat, or one per seat from the learner's left"""
+    """opponent agents by name (self: a snapshot of the learner): one for every other seat, or one per seat"""
+    snapshot_every: int = 500_000
+    """timesteps between refreshes of the self-play snapshot (opponent self)"""
     num_envs: int = 256
     """tables played in parallel"""
     total_timesteps: int = 2_000_000
@@ -172,14 +185,47 @@ def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
     return parse_config(PPOConfig, argv, "python -m train.ppo", __doc__.split("\n\n")[0])
 
 
-def make_opponents(config: PPOConfig) -> Policy | list[Policy]:
-    """One agent for every other seat, or one per seat, built by name with seeds from the config."""
+SELF = "self"
+"""The opponent name of a frozen snapshot of the learner (self-play)."""
+
+
+class Snapshot(MLPPolicy):
+    """A frozen copy of the learner's policy that samples its cards: the ``self`` opponent.
+    ``load(model)`` copies the current weights (at the start and every ``snapshot_every`` timesteps)."""
+
+    def __init__(self, rules: HeartsRules, activation: str, seed: int) -> None:
+        super().__init__(rules, np.ones(0, np.float32), [], activation, sample=True, seed=seed)
+
+    def load(self, model: MaskablePPO) -> None:
+        arrays, names = policy_arrays(model)
+        self.scale = arrays["input.scale"]
+        self.layers = [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names]
+
+
+def make_opponents(config: PPOConfig, rules: HeartsRules) -> tuple[Policy | list[Policy], Snapshot | None]:
+    """One agent for every other seat, or one per seat, built by name with seeds from the config;
+    and the self-play snapshot if any seat is ``self``."""
     names, others = config.opponents, config.num_players - 1
-    if len(names) == 1:
-        return make_agent(names[0], seed=config.seed)
-    if len(names) != others:
+    if len(names) not in (1, others):
         raise ValueError(f"opponents: give 1 name or {others} (one per other seat), got {len(names)}: {names}")
-    return [make_agent(name, seed=config.seed + j) for j, name in enumerate(names)]
+    snapshot = Snapshot(rules, config.activation, config.seed) if SELF in names else None
+    agents = [snapshot if name == SELF else make_agent(name, seed=config.seed + j) for j, name in enumerate(names)]
+    return (agents[0] if len(agents) == 1 else agents), snapshot
+
+
+class SnapshotCallback(BaseCallback):
+    """Refresh the self-play snapshot with the learner's weights every ``every`` timesteps."""
+
+    def __init__(self, snapshot: Snapshot, every: int) -> None:
+        super().__init__()
+        self.snapshot, self.every = snapshot, every
+        self.next = every
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps >= self.next:
+            self.snapshot.load(self.model)
+            self.next += self.every * max(1, (self.num_timesteps - self.next) // self.every + 1)
+        return True
 
 
 class ModelPolicy:
@@ -419,9 +465,8 @@ def build_model(config: PPOConfig, env: SB3VecEnv, rules: HeartsRules) -> Maskab
     )
 
 
-def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: PPOConfig) -> None:
-    """Write ``policy.npz`` (the input scale, the policy MLP's and action head's weights, float32)
-    and ``policy.json``."""
+def policy_arrays(model: MaskablePPO) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The input scale and the policy MLP's and action head's weights (float32), and the layer names."""
     policy = model.policy
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     arrays, names = {"input.scale": policy.features_extractor.scale.cpu().numpy()}, []
@@ -430,6 +475,12 @@ def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: 
         arrays[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
         arrays[f"{name}.bias"] = layer.bias.detach().cpu().numpy().astype(np.float32)
         names.append(name)
+    return arrays, names
+
+
+def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: PPOConfig) -> None:
+    """Write ``policy.npz`` (``policy_arrays``) and ``policy.json``."""
+    arrays, names = policy_arrays(model)
     np.savez(folder / WEIGHTS_FILE, **arrays)
     rules_knobs = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
     meta = {
@@ -459,11 +510,12 @@ def main(config: PPOConfig) -> Path:
     (folder / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
 
     rules = HeartsRules(num_players=config.num_players)
+    opponents, snapshot = make_opponents(config, rules)
     env = SB3VecEnv(
         HeartsVectorEnv(
             config.num_envs,
             rules,
-            opponents=make_opponents(config),
+            opponents=opponents,
             reward=config.reward,
             episode=config.episode,
             learner_seat="rotate",
@@ -484,6 +536,9 @@ def main(config: PPOConfig) -> Path:
 
     throughput = ThroughputCallback(evaluation)
     callbacks: list[BaseCallback] = [evaluation, throughput, CheckpointCallback(folder, config.checkpoint_every)]
+    if snapshot is not None:
+        snapshot.load(model)
+        callbacks.append(SnapshotCallback(snapshot, config.snapshot_every))
     if config.progress_bar:
         callbacks.append(ProgressCallback())
     model.learn(
