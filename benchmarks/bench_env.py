@@ -4,7 +4,8 @@
     every decision), against OpenSpiel's ``hearts`` from Python requesting
     ``information_state_tensor()`` at every decision, in the same run.
 (b) The full batched step (legal mask + observation of the seat to act + step) at B games, in
-    card plays per second over whole hands.
+    card plays per second over whole hands: fresh observation arrays, one reused buffer, and the
+    packed form.
 (c) Vector env steps per second (learner steps; opponents random, stepped inside).
 
     python benchmarks/bench_env.py
@@ -23,7 +24,7 @@ from hearts_env.aec import env as aec_env
 from hearts_env.core import legal_mask, new_games, sample_actions, step
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import infoset
-from hearts_env.observation import ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, encode, encode_packed
 
 
 def bench_aec(seconds: float, seed: int) -> float:
@@ -44,17 +45,21 @@ def bench_aec(seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def bench_batched_step(batch_size: int, seconds: float, seed: int) -> float:
+def bench_batched_step(batch_size: int, seconds: float, seed: int, form: str = "fresh") -> float:
+    """``form``: fresh observation arrays, one ``reused`` buffer, or ``packed`` into a reused buffer."""
     rules = HeartsRules(target_score=None)
     layout = ObservationLayout(rules)
     rng = np.random.default_rng(seed)
+    size = layout.packed_size if form == "packed" else layout.size
+    out = None if form == "fresh" else np.empty((batch_size, size), np.uint8)
+    observe = encode_packed if form == "packed" else encode
     hands = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = new_games(rules, batch_size=batch_size, seed=seed + hands)
         while not state.done[0]:
             legal_mask(state)
-            encode(infoset(state), layout)
+            observe(infoset(state), layout, out=out)
             state = step(state, sample_actions(state, rng))
         hands += batch_size
     return hands * 52 / (time.perf_counter() - start)
@@ -92,6 +97,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     batched = bench_batched_step(args.batch_size, args.seconds, args.seed)
     print(f"(b) batched step with observations, B = {args.batch_size}: {batched:,.0f} card plays/s")
+    reused = bench_batched_step(args.batch_size, args.seconds, args.seed, form="reused")
+    print(f"    observations written into one reused buffer (encode out=): {reused:,.0f} card plays/s")
+    packed = bench_batched_step(args.batch_size, args.seconds, args.seed, form="packed")
+    print(f"    packed observations (encode_packed out=): {packed:,.0f} card plays/s")
     vector = bench_vector(args.num_envs, args.seconds, args.seed)
     print(f"(c) vector env, {args.num_envs} games, random opponents: {vector:,.0f} learner steps/s")
 

@@ -16,7 +16,7 @@ from random_states import pass_offset, random_states
 from hearts_env import HeartsRules, cards
 from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset
-from hearts_env.observation import ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, encode, encode_packed, unpack
 
 QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
 HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)
@@ -406,6 +406,38 @@ def test_encode_into_a_reused_buffer(history: bool) -> None:
         encode(info, layout, out=np.zeros((6, layout.size + 1), np.uint8))
     with pytest.raises(ValueError, match="out must be"):
         encode(info, layout, out=np.zeros((6, layout.size), np.float32))
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 7])
+@pytest.mark.parametrize("history", [False, True])
+def test_packed_form_unpacks_to_the_vector(num_players: int, history: bool) -> None:
+    rules = HeartsRules(num_players=num_players, jack_of_diamonds=num_players == 4)
+    layout = ObservationLayout(rules, history=history)
+    P, H = num_players, rules.hand_size
+    assert layout.card_rows == 2 * P + 5 + (H * P if history else 0)
+    assert layout.packed_size == layout.size - layout.card_rows * 44  # 52 bytes -> 8 per card row
+    for state in random_states(rules, 5, seed=num_players, history=history, steps=150, keep=0.1):
+        info = infoset(state)
+        packed = encode_packed(info, layout)
+        assert packed.shape == (5, layout.packed_size) and packed.dtype == np.uint8
+        np.testing.assert_array_equal(unpack(packed, layout), encode(info, layout))
+        np.testing.assert_array_equal(unpack(packed[None], layout)[0], encode(info, layout))  # any leading axes
+        buffer = np.full_like(packed, 0xCD)
+        assert encode_packed(info, layout, out=buffer) is buffer
+        np.testing.assert_array_equal(buffer, packed)
+    with pytest.raises(ValueError, match=f"packed observations must have {layout.packed_size} bytes"):
+        unpack(packed[:, :-1], layout)
+
+
+def test_packed_card_rows_are_little_endian_bitboards() -> None:
+    rules = HeartsRules()
+    layout = ObservationLayout(rules)
+    state = new_games(rules, batch_size=3, seed=4)
+    packed = encode_packed(infoset(state), layout)
+    hand = packed[:, :8].astype(np.uint64) << (np.arange(8, dtype=np.uint64) * np.uint64(8))
+    np.testing.assert_array_equal(np.bitwise_or.reduce(hand, axis=1), state.hands[np.arange(3), state.to_play])
+    words = packed[:, : 8 * layout.card_rows].view("<u8")  # the documented way to read the rows back
+    np.testing.assert_array_equal(words[:, 0], state.hands[np.arange(3), state.to_play])
 
 
 def test_history_layout_needs_recorded_history() -> None:

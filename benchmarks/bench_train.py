@@ -1,0 +1,65 @@
+"""Training throughput of ``train.ppo`` on this machine: environment steps per second while
+collecting rollouts and while updating, apart, for the default configuration (cloning skipped,
+evaluation only at the end), and where the collection time goes.
+
+    python benchmarks/bench_train.py --total-timesteps 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+
+from hearts_env.sb3 import SB3VecEnv
+from train.ppo import PPOConfig, main
+
+
+def run(total_timesteps: int, seed: int) -> dict[str, float]:
+    """Train with the defaults; returns the run's throughput and the share of collection spent in the env."""
+    spent = {"env": 0.0}
+    step_wait = SB3VecEnv.step_wait
+
+    def timed(self: SB3VecEnv):  # the env's side of a collection step: opponents, core, observations
+        start = time.perf_counter()
+        result = step_wait(self)
+        spent["env"] += time.perf_counter() - start
+        return result
+
+    SB3VecEnv.step_wait = timed
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            config = PPOConfig(
+                total_timesteps=total_timesteps,
+                bc_teacher="",
+                eval_every=0,
+                eval_deals=20,
+                seed=seed,
+                run_dir=folder,
+                progress_bar=False,
+            )
+            run_folder = main(config)
+            report = json.loads((run_folder / "train.json").read_text())["throughput"]
+    finally:
+        SB3VecEnv.step_wait = step_wait
+    collect_seconds = total_timesteps / report["collect_steps_per_second"]
+    return report | {"env_share_of_collection": spent["env"] / collect_seconds}
+
+
+def main_cli(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--total-timesteps", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    result = run(args.total_timesteps, args.seed)
+    print(
+        f"collection: {result['collect_steps_per_second']:,.0f} steps/s "
+        f"({result['env_share_of_collection']:.0%} of it in the env: opponents, core, observations)"
+    )
+    print(f"update:     {result['update_steps_per_second']:,.0f} steps/s")
+    print(f"overall:    {result['steps_per_second']:,.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main_cli()
