@@ -16,7 +16,7 @@ from agents.heuristic import HeuristicPolicy
 from agents.pimc import PIMCPolicy, pimc_heuristic
 from agents.simple import SimplePolicy
 from agents.trained import TrainedPolicy, shipped_policy
-from hearts_env.policy import Policy, RandomPolicy
+from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
@@ -26,6 +26,9 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
     "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
+    # Ablations of its passing: the same play after random or heuristic passes.
+    "ppo-random-pass": lambda seed=None: PhaseSplit(RandomPolicy(seed), shipped_policy()),
+    "ppo-heuristic-pass": lambda seed=None: PhaseSplit(HeuristicPolicy(), shipped_policy()),
 }
 """Agent factories by name; each takes ``seed=`` and its own options as keywords."""
 

@@ -99,3 +99,27 @@ def test_phase_split_passes_with_one_policy_and_plays_with_the_other() -> None:
     np.testing.assert_array_equal(cards[:32], heuristic(a, mask[:32]))
     np.testing.assert_array_equal(cards[32:], ppo(b, mask[32:]))
     np.testing.assert_array_equal(mixed(a, mask[:32]), cards[:32])  # all passing: one call
+
+
+@pytest.mark.parametrize("name", ["ppo", "ppo-random-pass", "ppo-heuristic-pass"])
+def test_shipped_agent_plays_whole_games_legally(name: str) -> None:
+    agent = make_agent(name, seed=0)
+    state = new_games(HeartsRules(), 32, seed=5)
+    while not state.done.all():
+        live = ~state.done
+        cards = np.zeros(32, np.int64)
+        rows = np.flatnonzero(live)
+        cards[rows] = agent(infoset(state[rows]), legal_mask(state[rows]))
+        state = step(state, cards)  # raises on an illegal card
+    assert state.hand_number.min() >= 2
+
+
+def test_shipped_agent_decides_a_batch_as_each_game_alone() -> None:
+    agent = make_agent("ppo")
+    rng = np.random.default_rng(0)
+    state = new_games(HeartsRules(), 16, seed=6)
+    for _ in range(30):
+        state = step(state, sample_actions(state, rng))
+    together = agent(infoset(state), legal_mask(state))
+    alone = [int(agent(infoset(state[g]), legal_mask(state[g]))[0]) for g in range(16)]
+    np.testing.assert_array_equal(together, alone)
