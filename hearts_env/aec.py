@@ -14,7 +14,7 @@ and score comes from the core.
 | Agents             | `num_players`: 3..7 (4 by default)                        |
 | Action Shape       | (1,)                                                      |
 | Action Values      | Discrete(52)                                              |
-| Observation Shape  | (609,) for the standard 4-player game (`layout.size`)     |
+| Observation Shape  | (765,) for the standard 4-player game (`layout.size`)     |
 | Observation Values | [0, 255]                                                  |
 
 Agent ``player_s`` sits in seat ``s`` of the core (seats run clockwise). The game decides who acts:

@@ -346,6 +346,17 @@ class MatchResult:
         plot(self.summary(), path, **kwargs)
 
 
+def paired_difference(
+    a: MatchResult, name_a: str, b: MatchResult, name_b: str, metric: str = "points_per_hand"
+) -> Estimate:
+    """``name_a``'s metric in match ``a`` minus ``name_b``'s in match ``b``, paired by deal: the two
+    matches must have been played on the same deals (same seed and deal count). An ablation's
+    measure: e.g. an agent and its variant, each against three heuristic players."""
+    if not np.array_equal(a.deal_keys, b.deal_keys):
+        raise ValueError("paired_difference needs two matches on the same deals (same seed and number of deals)")
+    return Estimate.of(a.sums().ratio(metric, name_a) - b.sums().ratio(metric, name_b))
+
+
 def _settings(rules: HeartsRules, games: str, deals: int, seed: int) -> dict[str, Any]:
     knobs = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
     knobs["pass_cycle"] = list(knobs["pass_cycle"])
@@ -839,6 +850,7 @@ __all__ = [
     "TournamentResult",
     "deal_keys",
     "format_table",
+    "paired_difference",
     "play_match",
     "plot",
     "round_robin",

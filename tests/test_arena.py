@@ -20,6 +20,7 @@ from hearts_env.arena import (
     Estimate,
     deal_keys,
     format_table,
+    paired_difference,
     play_match,
     plot,
     round_robin,
@@ -484,3 +485,19 @@ def _has(module: str) -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
+    field = Lowest()
+    a = play_match(None, [("x", Highest())] + [("field", field)] * 3, deals=30, seed=4, games="hand")
+    b = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, games="hand")
+    paired = paired_difference(a, "x", b, "y")
+    per_deal = a.sums().ratio("points_per_hand", "x") - b.sums().ratio("points_per_hand", "y")
+    assert paired.n == 30 and paired.mean == pytest.approx(per_deal.mean())
+    assert paired.mean == pytest.approx(a.estimate("x").mean - b.estimate("y").mean)
+    # pairing by deal removes the deals' own variance: the interval is narrower than unpaired
+    unpaired = math.hypot(a.estimate("x").half_width, b.estimate("y").half_width)
+    assert paired.half_width < unpaired
+    other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, games="hand")
+    with pytest.raises(ValueError, match="same deals"):
+        paired_difference(a, "x", other, "y")
