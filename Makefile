@@ -7,7 +7,7 @@ TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all run bench lint clean
+.PHONY: test test-all run demo bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,10 @@ test: $(STAMP)  ## the test suite without the slow tests
 test-all: $(STAMP)  ## every test, slow ones included
 	$(BIN)/python -m pytest -q
 
-run: $(STAMP)  ## the main job: one seeded 4-player game among random players, hand by hand
+run: $(STAMP)  ## the main job: train a small agent, benchmark it and the shipped agent against the baselines
+	$(BIN)/hearts-benchmark $(ARGS)
+
+demo: $(STAMP)  ## one seeded 4-player game among random players, printed hand by hand
 	$(BIN)/hearts-demo --seed 0
 
 bench: $(STAMP)  ## engine speed against OpenSpiel's hearts
