@@ -142,7 +142,7 @@ def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
         yerr=[Estimate.from_dict(e).half_width for e in field_points],
         capsize=3,
         color="lightgray",
-        label="the opponents (vs the first)",
+        label=f"the opponents (in {next(iter(results))}'s matches)",
     )
     ax.set_xticks(range(len(opponents)), [f"vs 3 {o}" for o in opponents])
     ax.set_ylabel("points per hand (lower is better)")
