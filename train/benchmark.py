@@ -46,11 +46,6 @@ class BenchmarkConfig(ppo.PPOConfig):
     shipped: bool = True
     """also benchmark the shipped agent (ppo)"""
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if isinstance(self.baselines, str):
-            self.baselines = [name for name in self.baselines.split(",") if name]
-
 
 def benchmark(candidates: dict[str, Any], config: BenchmarkConfig) -> dict[str, dict[str, Any]]:
     """Each candidate against three of each baseline: ``{candidate: {baseline: match summary}}``."""
@@ -118,32 +113,22 @@ def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
     """Each candidate's points per hand against each baseline (95% intervals), the field's beside it."""
     from matplotlib.figure import Figure
 
-    opponents = list(next(iter(results.values())))
+    first = next(iter(results))
+    opponents = list(results[first])
+    # One bar series per candidate, then the opponents' own points in the first candidate's matches.
+    series = [
+        (name, [matches[o]["agents"][name]["points_per_hand"] for o in opponents], {})
+        for name, matches in results.items()
+    ]
+    field_points = [results[first][o]["agents"][o]["points_per_hand"] for o in opponents]
+    series.append((f"the opponents (in {first}'s matches)", field_points, {"color": "lightgray"}))
     fig = Figure(figsize=(1.6 + 1.6 * len(opponents) * len(results), 4), layout="constrained")
     ax = fig.subplots()
-    width = 0.8 / (len(results) + 1)
-    for k, (name, matches) in enumerate(results.items()):
-        est = [matches[o]["agents"][name]["points_per_hand"] for o in opponents]
+    width = 0.8 / len(series)
+    for k, (label, est, style) in enumerate(series):
         xs = [i + (k - len(results) / 2) * width for i in range(len(opponents))]
-        ax.bar(
-            xs,
-            [e["mean"] for e in est],
-            width,
-            yerr=[Estimate.from_dict(e).half_width for e in est],
-            capsize=3,
-            label=name,
-        )
-    field_points = [results[next(iter(results))][o]["agents"][o]["points_per_hand"] for o in opponents]
-    xs = [i + (len(results) / 2) * width for i in range(len(opponents))]
-    ax.bar(
-        xs,
-        [e["mean"] for e in field_points],
-        width,
-        yerr=[Estimate.from_dict(e).half_width for e in field_points],
-        capsize=3,
-        color="lightgray",
-        label=f"the opponents (in {next(iter(results))}'s matches)",
-    )
+        yerr = [Estimate.from_dict(e).half_width for e in est]
+        ax.bar(xs, [e["mean"] for e in est], width, yerr=yerr, capsize=3, label=label, **style)
     ax.set_xticks(range(len(opponents)), [f"vs 3 {o}" for o in opponents])
     ax.set_ylabel("points per hand (lower is better)")
     ax.set_title("single hands on duplicate deals, 95% intervals")

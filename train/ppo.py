@@ -128,8 +128,11 @@ class PPOConfig:
     """SB3 verbosity (1 prints the training tables)"""
 
     def __post_init__(self) -> None:
-        if isinstance(self.opponents, str):
-            self.opponents = [name for name in self.opponents.split(",") if name]
+        # List fields given as comma-separated text (the command line) become lists.
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, str) and f.default_factory is not dataclasses.MISSING:
+                setattr(self, f.name, [name for name in value.split(",") if name])
 
     @property
     def hidden(self) -> list[int]:
@@ -213,19 +216,32 @@ def make_opponents(config: PPOConfig, rules: HeartsRules) -> tuple[Policy | list
     return (agents[0] if len(agents) == 1 else agents), snapshot
 
 
-class SnapshotCallback(BaseCallback):
-    """Refresh the self-play snapshot with the learner's weights every ``every`` timesteps."""
+class PeriodicCallback(BaseCallback):
+    """Calls ``fire()`` once each time the timesteps pass a multiple of ``every`` (never if 0)."""
 
-    def __init__(self, snapshot: Snapshot, every: int) -> None:
+    def __init__(self, every: int) -> None:
         super().__init__()
-        self.snapshot, self.every = snapshot, every
-        self.next = every
+        self.every, self.next = every, every
+
+    def fire(self) -> None:
+        raise NotImplementedError
 
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps >= self.next:
-            self.snapshot.load(self.model)
-            self.next += self.every * max(1, (self.num_timesteps - self.next) // self.every + 1)
+            self.fire()
+            self.next += self.every * ((self.num_timesteps - self.next) // self.every + 1)
         return True
+
+
+class SnapshotCallback(PeriodicCallback):
+    """Refresh the self-play snapshot with the learner's weights every ``every`` timesteps."""
+
+    def __init__(self, snapshot: Snapshot, every: int) -> None:
+        super().__init__(every)
+        self.snapshot = snapshot
+
+    def fire(self) -> None:
+        self.snapshot.load(self.model)
 
 
 class ModelPolicy:
@@ -257,27 +273,22 @@ def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, floa
     }
 
 
-class EvalCallback(BaseCallback):
+class EvalCallback(PeriodicCallback):
     """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``."""
 
     def __init__(self, config: PPOConfig) -> None:
-        super().__init__()
+        super().__init__(config.eval_every)
         self.config = config
-        self.next_eval = config.eval_every if config.eval_every > 0 else None
         self.history: list[dict[str, float]] = []
         self.seconds = 0.0  # spent evaluating, kept out of the throughput figures
-
-    def _on_step(self) -> bool:
-        if self.next_eval is not None and self.num_timesteps >= self.next_eval:
-            self.run_eval()
-            while self.next_eval <= self.num_timesteps:
-                self.next_eval += self.config.eval_every
-        return True
 
     def _on_training_end(self) -> None:
         if not self.history or self.history[-1]["timesteps"] != self.num_timesteps:
             self.run_eval()
             self.logger.dump(self.num_timesteps)
+
+    def fire(self) -> None:
+        self.run_eval()
 
     def run_eval(self) -> None:
         start = time.perf_counter()
@@ -338,19 +349,15 @@ class ThroughputCallback(BaseCallback):
         }
 
 
-class CheckpointCallback(BaseCallback):
+class CheckpointCallback(PeriodicCallback):
     """``checkpoint.pt`` every ``every`` timesteps (weights and optimizer state only)."""
 
     def __init__(self, folder: Path, every: int) -> None:
-        super().__init__()
-        self.folder, self.every = folder, every
-        self.next = every
+        super().__init__(every)
+        self.folder = folder
 
-    def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps >= self.next:
-            save_checkpoint(self.model, self.folder / CHECKPOINT_FILE)
-            self.next += self.every * max(1, (self.num_timesteps - self.next) // self.every + 1)
-        return True
+    def fire(self) -> None:
+        save_checkpoint(self.model, self.folder / CHECKPOINT_FILE)
 
 
 class ProgressCallback(BaseCallback):
