@@ -322,6 +322,10 @@ class raw_env(AECEnv[str, ObsType, int]):
         self._observations[agent] = observation
         return observation
 
+    def last(self, observe: bool = True) -> tuple[ObsType | None, float, bool, bool, dict[str, Any]]:
+        self._require_reset("last")
+        return super().last(observe)
+
     def infoset(self, agent: str) -> InfoSet:
         """The information set of ``agent``'s seat (a batch of one), for agents that read info sets."""
         return infoset(self.core_state, self._seat[agent])
