@@ -384,6 +384,30 @@ def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.
 # Stepping
 
 
+class _Threads:
+    enabled = False
+    min_batch = 1024
+
+
+_threads = _Threads()
+
+
+def use_threads(threads: int | None = None, min_batch: int = 1024) -> None:
+    """Step batches of at least ``min_batch`` games on ``threads`` threads (numba's ``prange``;
+    None: every core numba sees); ``use_threads(1)`` goes back to one thread. One thread is the
+    default: environments, search and small batches gain nothing from threads, and training
+    processes often have their cores spoken for."""
+    import numba
+
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+    threads = numba.config.NUMBA_NUM_THREADS if threads is None else min(threads, numba.config.NUMBA_NUM_THREADS)
+    _threads.enabled = threads > 1
+    _threads.min_batch = int(min_batch)
+    if threads > 1:
+        numba.set_num_threads(threads)
+
+
 def step(state: State, actions: np.ndarray) -> State:
     """Apply one card id per game for the seat to act; return the new state.
 
@@ -409,7 +433,8 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
         raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
-    bad = kernels.step(data, actions, state.layout.offsets, state.params, _deck8(state.rules.num_players))
+    kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
+    bad = kernel(data, actions, state.layout.offsets, state.params, _deck8(state.rules.num_players))
     if bad >= 0:
         card = int(actions[bad])
         if not 0 <= card < NUM_CARDS:

@@ -10,7 +10,7 @@ field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
@@ -197,22 +197,33 @@ def mix64(x: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def deal(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, key: np.uint64, hand_number: int) -> None:
-    """Deal hand ``hand_number`` of the game with this key: sort the deck by hashed counters."""
+def deal(
+    r64: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    key: np.uint64,
+    hand_number: int,
+    shuffled: np.ndarray,
+) -> None:
+    """Deal hand ``hand_number`` of the game with this key: a Fisher-Yates shuffle of the deck
+    (into the scratch array ``shuffled``) driven by hashed counters, cut into hands."""
     P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
     counter = mix64(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
     n = len(deck)
-    sort_keys = np.empty(n, np.uint32)
-    for i in range(n):
-        word = mix64(counter + U64(i // 2 + 1) * U64(0xA0761D6478BD642F))
-        half = word if i % 2 == 0 else word >> U64(32)
-        # 26 random high bits over the card id in the low 6: sorting them shuffles the deck.
-        sort_keys[i] = np.uint32(half & U64(0xFFFFFFC0)) | np.uint32(deck[i])
-    sort_keys.sort()
+    shuffled[:n] = deck
+    word = _ZERO
+    for i in range(n - 1, 0, -1):
+        if i % 2 == 1:  # each hashed word gives two 32-bit draws
+            word = mix64(counter + U64(i) * U64(0xA0761D6478BD642F))
+        else:
+            word >>= U64(32)
+        j = int(((word & U64(0xFFFFFFFF)) * U64(i + 1)) >> U64(32))  # uniform in 0..i (bias < 2^-26)
+        shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
     for s in range(P):
         hand = _ZERO
         for i in range(s * size, (s + 1) * size):
-            hand |= BIT[sort_keys[i] & np.uint32(63)]
+            hand |= BIT[shuffled[i]]
         r64[off[F_HANDS] + s] = hand
 
 
@@ -258,6 +269,7 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
     """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given)."""
     P = rp[R_PLAYERS]
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
+    shuffled = np.empty(NUM_CARDS, np.int8)
     for g in range(data.shape[0]):
         r64, r32, r8 = d64[g], d32[g], d8[g]
         r32[off[F_HAND_NUMBER]] = 1
@@ -267,7 +279,7 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
         for s in range(P):
             r8[off[F_LAST_TRICK] + s] = -1
         if not dealt:
-            deal(r64, off, rp, deck, r64[off[F_KEY]], 1)
+            deal(r64, off, rp, deck, r64[off[F_KEY]], 1, shuffled)
         start_hand(r64, r32, r8, off, rp)
         r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
 
@@ -320,7 +332,13 @@ def score_hands(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.n
 
 @njit(cache=True)
 def end_hand(
-    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray
+    r64: np.ndarray,
+    r32: np.ndarray,
+    r8: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    shuffled: np.ndarray,
 ) -> None:
     """Score the completed hand, then end the game or deal the next hand."""
     P = rp[R_PLAYERS]
@@ -343,13 +361,19 @@ def end_hand(
             r8[off[F_WINNERS] + s] = scores[s] == lowest
     else:
         r32[off[F_HAND_NUMBER]] += 1
-        deal(r64, off, rp, deck, r64[off[F_KEY]], r32[off[F_HAND_NUMBER]])
+        deal(r64, off, rp, deck, r64[off[F_KEY]], r32[off[F_HAND_NUMBER]], shuffled)
         start_hand(r64, r32, r8, off, rp)
 
 
 @njit(cache=True)
 def end_trick(
-    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray
+    r64: np.ndarray,
+    r32: np.ndarray,
+    r8: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    shuffled: np.ndarray,
 ) -> None:
     """The winner takes the trick and leads the next; a hand's last trick ends the hand."""
     P = rp[R_PLAYERS]
@@ -376,14 +400,21 @@ def end_trick(
     r8[off[F_TO_PLAY]] = winner
     r8[off[F_TRICKS_PLAYED]] = number + 1
     if number + 1 == rp[R_HAND_SIZE]:
-        end_hand(r64, r32, r8, off, rp, deck)
+        end_hand(r64, r32, r8, off, rp, deck, shuffled)
 
 
 @njit(cache=True)
 def step_game(
-    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, card: int
+    r64: np.ndarray,
+    r32: np.ndarray,
+    r8: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    card: int,
+    shuffled: np.ndarray,
 ) -> None:
-    """Apply one legal card for the seat to act."""
+    """Apply one legal card for the seat to act (``shuffled``: scratch for dealing the next hand)."""
     P = rp[R_PLAYERS]
     r8[off[F_HAND_OVER]] = 0
     phase = r8[off[F_PHASE]]
@@ -415,7 +446,7 @@ def step_game(
         r8[off[F_TRICK_SIZE]] += 1
         r8[off[F_TO_PLAY]] = (seat + 1) % P
         if r8[off[F_TRICK_SIZE]] == P:
-            end_trick(r64, r32, r8, off, rp, deck)
+            end_trick(r64, r32, r8, off, rp, deck, shuffled)
 
 
 @njit(cache=True)
@@ -438,11 +469,36 @@ def step(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray,
     bad = first_illegal(data, actions, off)
     if bad >= 0:
         return bad
+    step_games(data, actions, off, rp, deck, 0, data.shape[0])
+    return -1
+
+
+@njit(cache=True)
+def step_games(
+    data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, start: int, stop: int
+) -> None:
+    """Step the games ``start..stop - 1`` (all legal) in place."""
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    for g in range(data.shape[0]):
+    shuffled = np.empty(NUM_CARDS, np.int8)
+    for g in range(start, stop):
         r64, r32, r8 = d64[g], d32[g], d8[g]
-        step_game(r64, r32, r8, off, rp, deck, actions[g])
+        step_game(r64, r32, r8, off, rp, deck, actions[g], shuffled)
         r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
+
+
+PARALLEL_CHUNK = 256  # games a thread steps at a time
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray) -> int:
+    """``step`` with chunks of games spread over numba's threads."""
+    bad = first_illegal(data, actions, off)
+    if bad >= 0:
+        return bad
+    B = data.shape[0]
+    for chunk in prange((B + PARALLEL_CHUNK - 1) // PARALLEL_CHUNK):
+        start = chunk * PARALLEL_CHUNK
+        step_games(data, actions, off, rp, deck, start, min(start + PARALLEL_CHUNK, B))
     return -1
 
 
