@@ -160,7 +160,7 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
         seats = seats.astype(np.int64)
     H = int(state.params[k.R_HISTORY])
     layout = info_layout(P, H)
-    data = np.empty((B, layout.width), np.uint8)
+    data = np.zeros((B, layout.width), np.uint8)  # zeros: padding bytes too, so equal info sets have equal data
     build_infosets(state.data, state.layout.offsets, state.params, seats, data, layout.offsets)
     return InfoSet(state.rules, data, layout)
 

@@ -111,7 +111,7 @@ STATE_FIELDS = (
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(x: np.uint64) -> int:
     x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> U64(2)) & _M2)
@@ -119,7 +119,7 @@ def popcount(x: np.uint64) -> int:
     return int((x * _H01) >> U64(56))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nth_set_bit(bits: np.uint64, k: int) -> int:
     """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
     for _ in range(k):
@@ -127,19 +127,19 @@ def nth_set_bit(bits: np.uint64, k: int) -> int:
     return popcount((bits & (~bits + _ONE)) - _ONE)  # trailing zeros of what is left
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def raw_points(pile: np.uint64) -> int:
     """Hearts and QS points of a pile of cards, before the JD rule and the moon."""
     return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & _QS_BIT else 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pile_points(pile: np.uint64, jack_of_diamonds: bool) -> int:
     """Points of a pile of cards before the moon: hearts, the QS and, with the JD rule, the JD."""
     return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & _JD_BIT else 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pass_offset(rp: np.ndarray, hand_number: int) -> int:
     """Receiver offset of hand ``hand_number``'s pass (receiver = giver + offset mod P); 0 = none."""
     return rp[R_CYCLE + (hand_number - 1) % rp[R_CYCLE_LENGTH]]
@@ -187,7 +187,7 @@ def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
 # --- Dealing and starting hands ------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed word from a counter."""
     x = x + U64(0x9E3779B97F4A7C15)

@@ -315,7 +315,7 @@ def _params(layout: ObservationLayout) -> np.ndarray:
     return rule_params(layout.rules, layout.history)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     """One card row: 52 bits, or one little-endian word when packed."""
     if packed:
@@ -326,7 +326,7 @@ def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
             out[start + c] = (bits >> np.uint64(c)) & np.uint64(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
     for i in range(size):
         out[start + i] = 0
