@@ -127,7 +127,6 @@ for _ in range(100):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -303,14 +302,14 @@ class _Tables:
         if advance:
             self.draws[idx] += _U64(1)
         uniform = (words >> _U64(11)).astype(np.float64) * 2.0**-53
-        return core.nth_set_bit(legal, (uniform * np.bitwise_count(legal)).astype(np.uint8))
+        return core.choose_from_bits(legal, uniform)
 
     def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
         after = core.step(before, actions)
         rewards = step_rewards(before, after, self.reward)
         self.pending[idx] += rewards[np.arange(before.batch_size), self.seat[idx]]
         self.ended[idx] |= after.hand_over if self.episode == "hand" else after.done
-        self.state = after if _is_all(idx) else _splice(self.state, idx, after, before)
+        self.state = after if _is_all(idx) else _splice(self.state, idx, after)
 
     # -- views
 
@@ -340,18 +339,11 @@ class _Tables:
         return f"{render_game(self.state, game)}\nlearner: seat {self.seat[game]}"
 
 
-def _splice(state: State, idx: np.ndarray, sub: State, unchanged: State | None = None) -> State:
-    """``state`` with the games ``idx`` replaced by ``sub``; arrays of ``sub`` that are the very
-    arrays of ``unchanged`` (the sub-batch before a step: the step left them alone) are skipped."""
-    fields = {}
-    for name in core.ARRAY_FIELDS:
-        new = getattr(sub, name)
-        if unchanged is not None and new is getattr(unchanged, name):
-            continue
-        array = getattr(state, name).copy()
-        array[idx] = new
-        fields[name] = array
-    return dataclasses.replace(state, **fields)
+def _splice(state: State, idx: np.ndarray, sub: State) -> State:
+    """``state`` with the games ``idx`` replaced by ``sub``."""
+    data = state.data.copy()
+    data[idx] = sub.data
+    return state._new(data)
 
 
 def _where(mask: np.ndarray, also: np.ndarray) -> Index | None:

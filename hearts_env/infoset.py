@@ -1,125 +1,228 @@
 """What one seat may know, as batched arrays (an information set).
 
 Everything here is visible to the observer at the table: its own hand, what it passed and
-received, every card played and by whom, the current trick, points taken, game totals and the
-suits each seat is known to be void in. Nothing hidden goes in, so agents and observation
-encoders that read only an ``InfoSet`` cannot cheat.
+received, every card played and by whom, the current trick and who is winning it, points taken,
+game totals, the suits each seat is known to be void in and the cards it has not seen. Nothing
+hidden goes in, so agents and observation encoders that read only an ``InfoSet`` cannot cheat.
 
 Seats are relative to the observer: 0 = itself, 1 = its left, ..., P - 1 = its right.
+An ``InfoSet`` is built by a compiled kernel from the core's state (``infoset(state, seat)``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from hearts_env.core import _SUIT_FLAG, BIT, PASS, SUIT_BITS, SUIT_OF, State, _rows
-from hearts_env.rules import HeartsRules
+from hearts_env import kernels as k
+from hearts_env.core import State, rule_params
+from hearts_env.records import Layout, Records, cached_layout
 
-_NO_CARD = -1
+U64 = np.uint64
+
+INFO_FIELDS = (
+    "seat",
+    "phase",
+    "to_play",
+    "hand_number",
+    "pass_offset",
+    "hand",
+    "legal",
+    "passed",
+    "received",
+    "unseen",
+    "played",
+    "trick",
+    "trick_leader",
+    "trick_winner",
+    "tricks",
+    "trick_leaders",
+    "tricks_played",
+    "hearts_broken",
+    "voids",
+    "taken",
+    "points",
+    "scores",
+)
+(
+    I_SEAT,
+    I_PHASE,
+    I_TO_PLAY,
+    I_HAND_NUMBER,
+    I_PASS_OFFSET,
+    I_HAND,
+    I_LEGAL,
+    I_PASSED,
+    I_RECEIVED,
+    I_UNSEEN,
+    I_PLAYED,
+    I_TRICK,
+    I_TRICK_LEADER,
+    I_TRICK_WINNER,
+    I_TRICKS,
+    I_TRICK_LEADERS,
+    I_TRICKS_PLAYED,
+    I_HEARTS_BROKEN,
+    I_VOIDS,
+    I_TAKEN,
+    I_POINTS,
+    I_SCORES,
+) = range(len(INFO_FIELDS))
 
 
-@dataclass(frozen=True)
-class InfoSet:
-    """B observers, one per game. Bitboards are uint64 (bit c = card id c)."""
+class InfoSet(Records):
+    """B observers, one per game. Bitboards are uint64 (bit c = card id c). Fields:
 
-    rules: HeartsRules
-    seat: np.ndarray  # (B,) int8: the observer's own (absolute) seat
-    phase: np.ndarray  # (B,) int8: PASS, PLAY or GAME_OVER
-    to_play: np.ndarray  # (B,) int8: relative seat to act (0 = the observer), -1 once the game is over
-    hand_number: np.ndarray  # (B,) int32
-    pass_offset: np.ndarray  # (B,) int: this hand's pass: receiver = giver + offset (mod P); 0 = none
-    hand: np.ndarray  # (B,) uint64: the observer's cards
-    legal: np.ndarray  # (B,) uint64: its legal cards when it is to act, else 0
-    passed: np.ndarray  # (B,) uint64: cards it picked to pass this hand (so far, during the pass)
-    received: np.ndarray  # (B,) uint64: cards passed to it this hand (0 until the passes move)
-    played: np.ndarray  # (B, P) uint64: cards each seat has played this hand, current trick included
-    trick: np.ndarray  # (B, P) int8: card each seat played to the current trick, -1 if none
-    trick_leader: np.ndarray  # (B,) int8: seat that leads the current trick (-1 during the pass)
-    tricks: np.ndarray  # (B, hand size, P) int8: card each seat played to each completed trick
-    trick_leaders: np.ndarray  # (B, hand size) int8: seat that led each completed trick, -1 if none yet
-    tricks_played: np.ndarray  # (B,) int8
-    hearts_broken: np.ndarray  # (B,) bool
-    voids: np.ndarray  # (B, P) uint8: bit s set if the seat is known void in suit s
-    taken: np.ndarray  # (B, P) uint64: cards each seat has taken in tricks this hand
-    points: np.ndarray  # (B, P) int32: points each seat has taken this hand (JD rule included)
-    scores: np.ndarray  # (B, P) int32: game totals
+    ================= =============== ==============================================================
+    field             shape, dtype    holds
+    ================= =============== ==============================================================
+    ``seat``          (B,) int8       the observer's own (absolute) seat
+    ``phase``         (B,) int8       PASS, PLAY or GAME_OVER
+    ``to_play``       (B,) int8       relative seat to act (0 = the observer), -1 once the game is over
+    ``hand_number``   (B,) int32
+    ``pass_offset``   (B,) int8       this hand's pass: receiver = giver + offset (mod P); 0 = none
+    ``hand``          (B,) uint64     the observer's cards
+    ``legal``         (B,) uint64     its legal cards when it is to act, else 0
+    ``passed``        (B,) uint64     cards it picked to pass this hand (so far, during the pass)
+    ``received``      (B,) uint64     cards passed to it this hand (0 until the passes move)
+    ``unseen``        (B,) uint64     cards in other hands as far as it knows: in play, not its own
+                                      (nor picked to pass), not played (its passes count once they land)
+    ``played``        (B, P) uint64   cards each seat has played this hand, current trick included
+    ``trick``         (B, P) int8     card each seat played to the current trick, -1 if none
+    ``trick_leader``  (B,) int8       seat that leads the current trick (-1 during the pass)
+    ``trick_winner``  (B,) int8       seat winning the current trick so far (-1 during the pass)
+    ``tricks``        (B, H, P) int8  card each seat played to each completed trick (H = 0 without history)
+    ``trick_leaders`` (B, H) int8     seat that led each completed trick, -1 if none yet
+    ``tricks_played`` (B,) int8
+    ``hearts_broken`` (B,) bool
+    ``voids``         (B, P) uint8    bit s set if the seat is known void in suit s
+    ``taken``         (B, P) uint64   cards each seat has taken in tricks this hand
+    ``points``        (B, P) int32    points each seat has taken this hand (JD rule included)
+    ``scores``        (B, P) int32    game totals
+    ================= =============== ==============================================================
+    """
+
+    FIELDS = INFO_FIELDS
 
     @property
     def num_players(self) -> int:
         return self.rules.num_players
 
-    def __getitem__(self, index: slice | np.ndarray) -> InfoSet:
-        """The info sets of the games at ``index`` (a batch)."""
-        return dataclasses.replace(self, **{f: getattr(self, f)[index] for f in _INFO_ARRAYS})
-
-
-_INFO_ARRAYS = tuple(f.name for f in dataclasses.fields(InfoSet) if f.name != "rules")
-
-
-def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
-    """The information set of ``seat`` (B,) in every game; default: the seat to act."""
-    B, P = state.batch_size, state.num_players
-    if seat is None:
-        seat = np.maximum(state.to_play, 0)  # games over: observe from seat 0
-    else:
-        seat = np.broadcast_to(np.asarray(seat), (B,))
-        if seat.min() < 0 or seat.max() >= P:
-            raise ValueError(f"seat must be in 0..{P - 1}, got {seat.min() if seat.min() < 0 else seat.max()}")
-    seat = seat.astype(np.int8)
-    rows = _rows(B)
-    flat = (rows * P)[:, None] + _rotations(P).take(seat, axis=0)  # flat index of relative seat r
-
-    def rel(values: np.ndarray) -> np.ndarray:  # (B, P, ...) by absolute seat -> by relative seat
-        return values.reshape(B * P, *values.shape[2:]).take(flat, axis=0)
-
-    def to_rel(absolute: np.ndarray) -> np.ndarray:  # absolute seats -> relative seats, -1 stays -1
-        shape = seat.shape + (1,) * (absolute.ndim - 1)
-        return np.where(absolute >= 0, (absolute - seat.reshape(shape)) % P, -1).astype(np.int8)
-
-    own = rows * P + seat
-    offset = state.pass_offset
-    landed = (state.phase != PASS) & (offset != 0)  # the passes have moved
-    giver = rows * P + (seat - offset) % P
-    trick = rel(state.trick)
-    in_trick = np.where(trick >= 0, BIT.take(trick), np.uint64(0))  # -1 reads BIT[-1]; masked
-    return InfoSet(
-        rules=state.rules,
-        seat=seat,
-        phase=state.phase,
-        to_play=to_rel(state.to_play),
-        hand_number=state.hand_number,
-        pass_offset=offset,
-        hand=state.hands.reshape(-1).take(own),
-        legal=np.where(state.to_play == seat, state.legal, np.uint64(0)),
-        passed=state.passed.reshape(-1).take(own),
-        received=np.where(landed, state.passed.reshape(-1).take(giver), np.uint64(0)),
-        played=rel(state.played) | in_trick,
-        trick=trick,
-        trick_leader=np.where(state.phase == PASS, -1, to_rel(state.leader)).astype(np.int8),
-        tricks=rel(state.tricks.transpose(0, 2, 1)).transpose(0, 2, 1),
-        trick_leaders=to_rel(state.trick_leaders),
-        tricks_played=state.tricks_played,
-        hearts_broken=state.hearts_broken,
-        voids=rel(state.voids) | _current_voids(state, in_trick),
-        taken=rel(state.taken),
-        points=rel(state.hand_points),
-        scores=rel(state.scores),
-    )
+    def __getitem__(self, index: int | slice | np.ndarray) -> InfoSet:
+        return super().__getitem__(index)  # type: ignore[return-value]
 
 
 @functools.cache
-def _rotations(num_players: int) -> np.ndarray:
-    """(P, P): row s lists the absolute seats of relative seats 0..P-1 seen from seat s."""
-    return (np.arange(num_players)[:, None] + np.arange(num_players)) % num_players
+def info_layout(num_players: int, history_length: int) -> Layout:
+    P, H = num_players, history_length
+    u64, i32, i8 = np.uint64, np.int32, np.int8
+    shapes = {
+        "seat": (i8, ()),
+        "phase": (i8, ()),
+        "to_play": (i8, ()),
+        "hand_number": (i32, ()),
+        "pass_offset": (i8, ()),
+        "hand": (u64, ()),
+        "legal": (u64, ()),
+        "passed": (u64, ()),
+        "received": (u64, ()),
+        "unseen": (u64, ()),
+        "played": (u64, (P,)),
+        "trick": (i8, (P,)),
+        "trick_leader": (i8, ()),
+        "trick_winner": (i8, ()),
+        "tricks": (i8, (H, P)),
+        "trick_leaders": (i8, (H,)),
+        "tricks_played": (i8, ()),
+        "hearts_broken": (np.bool_, ()),
+        "voids": (np.uint8, (P,)),
+        "taken": (u64, (P,)),
+        "points": (i32, (P,)),
+        "scores": (i32, (P,)),
+    }
+    return cached_layout(tuple((name, *shapes[name]) for name in INFO_FIELDS))
 
 
-def _current_voids(state: State, in_trick: np.ndarray) -> np.ndarray:
-    """(B, P) uint8: the led suit's bit for seats that failed to follow it in the current trick."""
-    lead = state.trick.reshape(-1).take(_rows(state.batch_size) * state.num_players + state.leader)
-    lead_suit = SUIT_OF.take(lead)  # lead -1 (no card yet) reads a suit; masked by in_trick == 0
-    off_suit = (in_trick != 0) & ((in_trick & SUIT_BITS.take(lead_suit)[:, None]) == 0)
-    return off_suit * _SUIT_FLAG.take(lead_suit)[:, None]
+def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
+    """The information set of ``seat`` (B,) in every game; default: the seat to act (seat 0 in
+    games that are over)."""
+    B, P = state.batch_size, state.num_players
+    if seat is None:
+        seats = np.maximum(state.to_play, 0).astype(np.int64)
+    else:
+        seats = np.broadcast_to(np.asarray(seat), (B,))
+        if seats.dtype.kind not in "iu":
+            raise ValueError(f"seat must be an int in 0..{P - 1}, got {seats.dtype}")
+        if B and (seats.min() < 0 or seats.max() >= P):
+            raise ValueError(f"seat must be in 0..{P - 1}, got {seats.min() if seats.min() < 0 else seats.max()}")
+        seats = seats.astype(np.int64)
+    H = state.tricks.shape[1]
+    layout = info_layout(P, H)
+    data = np.empty((B, layout.width), np.uint8)
+    build_infosets(state.data, state.layout.offsets, rule_params(state.rules, H > 0), seats, data, layout.offsets)
+    return InfoSet(state.rules, data, layout)
+
+
+@njit(cache=True)
+def build_infosets(
+    sdata: np.ndarray, soff: np.ndarray, rp: np.ndarray, seats: np.ndarray, idata: np.ndarray, ioff: np.ndarray
+) -> None:
+    for g in range(sdata.shape[0]):
+        infoset_row(sdata[g], soff, rp, seats[g], idata[g], ioff)
+
+
+@njit(cache=True)
+def infoset_row(srow: np.ndarray, soff: np.ndarray, rp: np.ndarray, seat: int, irow: np.ndarray, ioff: np.ndarray) -> None:
+    """Game row ``srow`` seen from absolute seat ``seat``, written into info row ``irow``."""
+    s64, s32, s8 = srow.view(U64), srow.view(np.int32), srow.view(np.int8)
+    i64, i32, i8 = irow.view(U64), irow.view(np.int32), irow.view(np.int8)
+    P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
+    phase = s8[soff[k.F_PHASE]]
+    to_play = s8[soff[k.F_TO_PLAY]]
+    hand_number = s32[soff[k.F_HAND_NUMBER]]
+    offset = k.pass_offset(rp, hand_number)
+    i8[ioff[I_SEAT]] = seat
+    i8[ioff[I_PHASE]] = phase
+    i8[ioff[I_TO_PLAY]] = -1 if to_play < 0 else (to_play - seat) % P
+    i32[ioff[I_HAND_NUMBER]] = hand_number
+    i8[ioff[I_PASS_OFFSET]] = offset
+    hand = s64[soff[k.F_HANDS] + seat]
+    passed = s64[soff[k.F_PASSED] + seat]
+    i64[ioff[I_HAND]] = hand
+    i64[ioff[I_LEGAL]] = s64[soff[k.F_LEGAL]] if to_play == seat else U64(0)
+    i64[ioff[I_PASSED]] = passed
+    landed = phase != k.PASS and offset != 0  # the passes have moved
+    i64[ioff[I_RECEIVED]] = s64[soff[k.F_PASSED] + (seat - offset) % P] if landed else U64(0)
+    lead = s8[soff[k.F_TRICK] + s8[soff[k.F_LEADER]]]
+    seen = hand | (passed if phase == k.PASS else U64(0))  # picks not yet passed are still its own
+    jd_rule = rp[k.R_JD] != 0
+    for r in range(P):
+        a = (seat + r) % P
+        card = s8[soff[k.F_TRICK] + a]
+        i8[ioff[I_TRICK] + r] = card
+        played = s64[soff[k.F_PLAYED] + a]
+        void = s8[soff[k.F_VOIDS] + a]
+        if card >= 0:
+            played |= k.BIT[card]
+            if k.SUIT_OF[card] != k.SUIT_OF[lead]:  # failed to follow in the current trick
+                void |= 1 << k.SUIT_OF[lead]
+        seen |= played
+        i64[ioff[I_PLAYED] + r] = played
+        i8[ioff[I_VOIDS] + r] = void
+        taken = s64[soff[k.F_TAKEN] + a]
+        i64[ioff[I_TAKEN] + r] = taken
+        i32[ioff[I_POINTS] + r] = k.pile_points(taken, jd_rule)
+        i32[ioff[I_SCORES] + r] = s32[soff[k.F_SCORES] + a]
+    i64[ioff[I_UNSEEN]] = U64(rp[k.R_DECK]) & ~seen
+    passing = phase == k.PASS
+    i8[ioff[I_TRICK_LEADER]] = -1 if passing else (s8[soff[k.F_LEADER]] - seat) % P
+    i8[ioff[I_TRICK_WINNER]] = -1 if passing else (s8[soff[k.F_WINNER]] - seat) % P
+    for h in range(H):
+        for r in range(P):
+            i8[ioff[I_TRICKS] + h * P + r] = s8[soff[k.F_TRICKS] + h * P + (seat + r) % P]
+        led = s8[soff[k.F_TRICK_LEADERS] + h]
+        i8[ioff[I_TRICK_LEADERS] + h] = -1 if led < 0 else (led - seat) % P
+    i8[ioff[I_TRICKS_PLAYED]] = s8[soff[k.F_TRICKS_PLAYED]]
+    i8[ioff[I_HEARTS_BROKEN]] = s8[soff[k.F_HEARTS_BROKEN]]

@@ -21,7 +21,7 @@ left, ...). Its layout depends only on the number of players, the JD rule and ``
 | ``points`` | P | hearts and QS points each seat has taken this hand (0..26) |
 | ``jd_taken`` | P | one-hot: seat that took the JD (only with ``jack_of_diamonds``) |
 | ``scores`` | P | each game total minus the lowest total, capped at 255 |
-| ``to_target`` | 1 | target score minus the highest total, capped to 0..255 (0 for one-hand games) |
+| ``to_target`` | 1 | target score minus the highest total, capped to 0..255 (a one-hand game shows a game to 100) |
 | ``hearts_broken`` | 1 | 1 once hearts are broken |
 | ``phase`` | 2 | one-hot: passing, playing |
 | ``pass_direction`` | P | one-hot receiver offset of this hand's pass (0 = no pass, 1 = left, ...) |
@@ -44,15 +44,20 @@ import functools
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.core import BIT, JD, PASS, PLAY, _raw_points, bits_to_mask, deck_bits
-from hearts_env.infoset import InfoSet
+from hearts_env import infoset as inf
+from hearts_env import kernels as k
+from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.core import ABOVE, State, rule_params
+from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
 
 LAYOUT_VERSION = 2
 """Bumped whenever the layout changes, so saved policies can refuse observations they do not know."""
 
+STANDARD_TARGET = 100
+"""The target a one-hand game's observation shows, so it reads as hand 1 of a standard game."""
 _CAP = 255
 _ROW_BYTES = 8  # a packed card row: one little-endian 64-bit word, bit c = card c
 
@@ -132,7 +137,7 @@ class ObservationLayout:
         scale = np.ones(self.size, np.float32)
         view = self.split(scale)
         view["points"][:] = 1 / 26
-        view["scores"][:] = view["to_target"][:] = 1 / (self.rules.target_score or 100)
+        view["scores"][:] = view["to_target"][:] = 1 / (self.rules.target_score or STANDARD_TARGET)
         view["tricks_played"][:] = 1 / self.rules.hand_size
         view["higher_unseen"][:] = 1 / 12
         return scale
@@ -145,14 +150,9 @@ class ObservationLayout:
 def encode(info: InfoSet, layout: ObservationLayout, out: np.ndarray | None = None) -> np.ndarray:
     """(B, layout.size) uint8 observations of the information sets, written into ``out`` if given
     (a reused buffer saves allocating, and page-faulting, megabytes at every step of a big batch)."""
-    out = _output(out, len(info.seat), layout.size)
-    view = layout.split(out)
-    # Section by section: one unpack of every card row would make a multi-megabyte temporary,
-    # and fresh pages of that size fault on every call.
-    boards = _card_boards(info, layout)
-    for name, bits in boards.items():
-        view[name][:] = bits_to_mask(bits)
-    _write_counts(info, layout, view, boards["unseen"])
+    out = _output(out, info.batch_size, layout.size)
+    _check_info(info, layout)
+    encode_infosets(info.data, info.layout.offsets, _params(layout), _starts(layout, False), False, out)
     return out
 
 
@@ -161,16 +161,30 @@ def encode_packed(info: InfoSet, layout: ObservationLayout, out: np.ndarray | No
     of a little-endian 64-bit word (bit c = entry c; ``packed[:, :8 * layout.card_rows].view("<u8")``
     reads them as bitboards), then the other sections' bytes in layout order. About a quarter of
     ``encode``'s bytes; ``unpack`` gives back ``encode``'s vectors."""
-    B, rows = len(info.seat), layout.card_rows
-    out = _output(out, B, layout.packed_size)
-    boards = _card_boards(info, layout)
-    words = out[:, : rows * _ROW_BYTES].view("<u8")  # (B, rows): the card rows of the buffer as words
-    start = 0
-    for bits in boards.values():
-        n = bits[0].size
-        words[:, start : start + n] = bits.reshape(B, n)
-        start += n
-    _write_counts(info, layout, _split(out, layout.packed_sections), boards["unseen"])
+    out = _output(out, info.batch_size, layout.packed_size)
+    _check_info(info, layout)
+    encode_infosets(info.data, info.layout.offsets, _params(layout), _starts(layout, True), True, out)
+    return out
+
+
+def observe(
+    state: State,
+    seat: np.ndarray | int,
+    layout: ObservationLayout,
+    out: np.ndarray | None = None,
+    packed: bool = False,
+) -> np.ndarray:
+    """``encode(infoset(state, seat), layout)`` (or ``encode_packed`` with ``packed``) in one
+    compiled pass, without building the info sets: what the environments call every step."""
+    B = state.batch_size
+    out = _output(out, B, layout.packed_size if packed else layout.size)
+    seats = np.broadcast_to(np.asarray(seat, np.int64), (B,))
+    if layout.history and state.tricks.shape[1] == 0:
+        raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
+    H = state.tricks.shape[1]
+    ilayout = info_layout(state.num_players, H)
+    rp = rule_params(state.rules, H > 0)
+    observe_states(state.data, state.layout.offsets, rp, seats, ilayout.offsets, ilayout.width, _starts(layout, packed), packed, out)
     return out
 
 
@@ -204,62 +218,178 @@ def _output(out: np.ndarray | None, batch: int, size: int) -> np.ndarray:
     return out
 
 
+def _check_info(info: InfoSet, layout: ObservationLayout) -> None:
+    if info.rules.num_players != layout.rules.num_players:
+        raise ValueError(f"info sets of {info.rules.num_players} players for a {layout.rules.num_players}-player layout")
+    if layout.history and info.tricks.shape[1] == 0:
+        raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
+
+
 def _split(vectors: np.ndarray, sections: dict[str, tuple[slice, tuple[int, ...]]]) -> dict[str, np.ndarray]:
     lead = vectors.shape[:-1]
     return {name: vectors[..., s].reshape(*lead, *shape) for name, (s, shape) in sections.items()}
 
 
-def _card_boards(info: InfoSet, layout: ObservationLayout) -> dict[str, np.ndarray]:
-    """The bitboards of the card sections, in layout order, each shaped like its section's rows."""
-    in_trick = np.where(info.trick >= 0, BIT.take(np.maximum(info.trick, 0)), np.uint64(0))
-    in_hand = info.hand | np.where(info.phase == PASS, info.passed, np.uint64(0))  # picks not yet passed
-    unseen = deck_bits(info.rules.num_players) & ~in_hand & ~np.bitwise_or.reduce(info.played, axis=1)
-    boards = {
-        "hand": info.hand,
-        "played": info.played,
-        "trick": in_trick,
-        "passed": info.passed,
-        "received": info.received,
-        "legal": info.legal,
-        "unseen": unseen,
-    }
-    if layout.history:
-        if info.tricks.shape[1] == 0:
-            raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
-        boards["history"] = np.where(info.tricks >= 0, BIT.take(np.maximum(info.tricks, 0)), np.uint64(0))
-    return boards
+# --- The encoder kernel ------------------------------------------------------------------------
 
-
-def _write_counts(info: InfoSet, layout: ObservationLayout, view: dict[str, np.ndarray], unseen: np.ndarray) -> None:
-    """Every section that is not a card row, into ``view`` (a split of the vector or the packed form)."""
-    B, P = len(info.seat), info.rules.num_players
-    suits = (unseen[:, None] >> _SUIT_SHIFTS) & np.uint64(0x1FFF)
-    view["higher_unseen"][:] = _HIGHER_IN_SUIT.take(suits, axis=0).reshape(B, NUM_CARDS)
-    view["trick_leader"][:] = _one_hot_rows(P)[info.trick_leader]
-    view["voids"][:] = _VOID_ROWS.take(info.voids, axis=0)
-    view["points"][:] = _raw_points(info.taken)
-    if info.rules.jack_of_diamonds:
-        view["jd_taken"][:] = (info.taken >> np.uint64(JD)) & np.uint64(1)
-    view["scores"][:] = np.minimum(info.scores - info.scores.min(axis=1, keepdims=True), _CAP)
-    target = info.rules.target_score
-    view["to_target"][:, 0] = 0 if target is None else np.clip(target - info.scores.max(axis=1), 0, _CAP)
-    view["hearts_broken"][:, 0] = info.hearts_broken
-    view["phase"][:, 0] = info.phase == PASS
-    view["phase"][:, 1] = info.phase == PLAY
-    view["pass_direction"][:] = _one_hot_rows(P)[info.pass_offset]
-    view["tricks_played"][:, 0] = info.tricks_played
-    if layout.history:
-        view["history_leaders"][:] = _one_hot_rows(P)[info.trick_leaders]
-
-
-_SUIT_SHIFTS = np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(NUM_RANKS)
-# _HIGHER_IN_SUIT[pattern, r]: how many ranks above r the 13-bit suit pattern holds.
-_PATTERNS = np.arange(1 << NUM_RANKS)
-_HIGHER_IN_SUIT = np.stack([np.bitwise_count(_PATTERNS >> (r + 1)) for r in range(NUM_RANKS)], axis=1).astype(np.uint8)
-_VOID_ROWS = ((np.arange(16)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.uint8)  # 4-bit void set -> 4 flags
+SECTIONS = (
+    "hand",
+    "played",
+    "trick",
+    "passed",
+    "received",
+    "legal",
+    "unseen",
+    "higher_unseen",
+    "trick_leader",
+    "voids",
+    "points",
+    "jd_taken",
+    "scores",
+    "to_target",
+    "hearts_broken",
+    "phase",
+    "pass_direction",
+    "tricks_played",
+    "history",
+    "history_leaders",
+)
+(
+    S_HAND,
+    S_PLAYED,
+    S_TRICK,
+    S_PASSED,
+    S_RECEIVED,
+    S_LEGAL,
+    S_UNSEEN,
+    S_HIGHER_UNSEEN,
+    S_TRICK_LEADER,
+    S_VOIDS,
+    S_POINTS,
+    S_JD_TAKEN,
+    S_SCORES,
+    S_TO_TARGET,
+    S_HEARTS_BROKEN,
+    S_PHASE,
+    S_PASS_DIRECTION,
+    S_TRICKS_PLAYED,
+    S_HISTORY,
+    S_HISTORY_LEADERS,
+) = range(len(SECTIONS))
 
 
 @functools.cache
-def _one_hot_rows(n: int) -> np.ndarray:
-    """(n + 1, n) uint8: row i one-hot for i < n; the last row (index -1) all zero."""
-    return np.vstack([np.eye(n, dtype=np.uint8), np.zeros((1, n), np.uint8)])
+def _starts(layout: ObservationLayout, packed: bool) -> np.ndarray:
+    """Where each section starts in the vector (-1 if absent). Packed: card sections start at
+    their first word's byte, the rest at their packed offsets."""
+    starts = np.full(len(SECTIONS), -1, np.int64)
+    row = 0
+    for name, (where, shape) in layout.sections.items():
+        if packed and name in CARD_SECTIONS:
+            starts[SECTIONS.index(name)] = row * _ROW_BYTES
+            row += int(np.prod(shape[:-1]))
+        elif packed:
+            starts[SECTIONS.index(name)] = layout.packed_sections[name][0].start
+        else:
+            starts[SECTIONS.index(name)] = where.start
+    starts.flags.writeable = False
+    return starts
+
+
+def _params(layout: ObservationLayout) -> np.ndarray:
+    return rule_params(layout.rules, layout.history)
+
+
+@njit(cache=True, inline="always")
+def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
+    """One card row: 52 bits, or one little-endian word when packed."""
+    if packed:
+        for i in range(_ROW_BYTES):
+            out[start + i] = (bits >> np.uint64(8 * i)) & np.uint64(0xFF)
+    else:
+        for c in range(NUM_CARDS):
+            out[start + c] = (bits >> np.uint64(c)) & np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
+    for i in range(size):
+        out[start + i] = 0
+    if index >= 0:
+        out[start + index] = 1
+
+
+@njit(cache=True)
+def encode_row(irow: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarray, packed: bool, out: np.ndarray) -> None:
+    """The observation of one info row into ``out`` (one vector)."""
+    i64, i32, i8 = irow.view(np.uint64), irow.view(np.int32), irow.view(np.int8)
+    P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
+    row = NUM_CARDS if not packed else _ROW_BYTES  # entries of one card row
+    _cards(out, st[S_HAND], i64[ioff[inf.I_HAND]], packed)
+    for r in range(P):
+        _cards(out, st[S_PLAYED] + r * row, i64[ioff[inf.I_PLAYED] + r], packed)
+        card = i8[ioff[inf.I_TRICK] + r]
+        _cards(out, st[S_TRICK] + r * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
+    _cards(out, st[S_PASSED], i64[ioff[inf.I_PASSED]], packed)
+    _cards(out, st[S_RECEIVED], i64[ioff[inf.I_RECEIVED]], packed)
+    _cards(out, st[S_LEGAL], i64[ioff[inf.I_LEGAL]], packed)
+    unseen = i64[ioff[inf.I_UNSEEN]]
+    _cards(out, st[S_UNSEEN], unseen, packed)
+    for c in range(NUM_CARDS):
+        out[st[S_HIGHER_UNSEEN] + c] = k.popcount(unseen & ABOVE[c])
+    _one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
+    lowest, highest = i32[ioff[inf.I_SCORES]], i32[ioff[inf.I_SCORES]]
+    for r in range(P):
+        score = i32[ioff[inf.I_SCORES] + r]
+        lowest, highest = min(lowest, score), max(highest, score)
+    for r in range(P):
+        void = i8[ioff[inf.I_VOIDS] + r]
+        for s in range(NUM_SUITS):
+            out[st[S_VOIDS] + r * NUM_SUITS + s] = (void >> s) & 1
+        taken = i64[ioff[inf.I_TAKEN] + r]
+        out[st[S_POINTS] + r] = k.raw_points(taken)
+        if st[S_JD_TAKEN] >= 0:
+            out[st[S_JD_TAKEN] + r] = (taken & k.BIT[k.JD]) != np.uint64(0)
+        out[st[S_SCORES] + r] = min(i32[ioff[inf.I_SCORES] + r] - lowest, _CAP)
+    # A one-hand game reads as the first hand of a game to the standard target.
+    target = rp[k.R_TARGET] if rp[k.R_TARGET] else STANDARD_TARGET
+    out[st[S_TO_TARGET]] = max(0, min(target - highest, _CAP))
+    out[st[S_HEARTS_BROKEN]] = i8[ioff[inf.I_HEARTS_BROKEN]]
+    phase = i8[ioff[inf.I_PHASE]]
+    out[st[S_PHASE]] = phase == k.PASS
+    out[st[S_PHASE] + 1] = phase == k.PLAY
+    _one_hot(out, st[S_PASS_DIRECTION], P, i8[ioff[inf.I_PASS_OFFSET]])
+    out[st[S_TRICKS_PLAYED]] = i8[ioff[inf.I_TRICKS_PLAYED]]
+    if st[S_HISTORY] >= 0:
+        for h in range(H):
+            for r in range(P):
+                card = i8[ioff[inf.I_TRICKS] + h * P + r]
+                _cards(out, st[S_HISTORY] + (h * P + r) * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
+            _one_hot(out, st[S_HISTORY_LEADERS] + h * P, P, i8[ioff[inf.I_TRICK_LEADERS] + h])
+
+
+@njit(cache=True)
+def encode_infosets(
+    idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarray, packed: bool, out: np.ndarray
+) -> None:
+    for g in range(idata.shape[0]):
+        encode_row(idata[g], ioff, rp, st, packed, out[g])
+
+
+@njit(cache=True)
+def observe_states(
+    sdata: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seats: np.ndarray,
+    ioff: np.ndarray,
+    iwidth: int,
+    st: np.ndarray,
+    packed: bool,
+    out: np.ndarray,
+) -> None:
+    irow = np.empty(iwidth, np.uint8)
+    for g in range(sdata.shape[0]):
+        infoset_row(sdata[g], soff, rp, seats[g], irow, ioff)
+        encode_row(irow, ioff, rp, st, packed, out[g])
+

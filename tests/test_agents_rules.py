@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -24,6 +22,7 @@ from hearts_env import HeartsRules, cards
 from hearts_env.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.policy import RandomPolicy
+from hearts_env.records import concatenate
 
 AGENTS = {"random": RandomPolicy, "simple": SimplePolicy, "heuristic": HeuristicPolicy}
 QS = cards.parse_card("QS")
@@ -70,13 +69,11 @@ def passes(policy, state: State, seat: int) -> set[str]:
 
 
 def concat_infos(infos: list[InfoSet]) -> InfoSet:
-    fields = [f.name for f in dataclasses.fields(InfoSet) if f.name != "rules"]
-    return InfoSet(rules=infos[0].rules, **{f: np.concatenate([getattr(i, f) for i in infos]) for f in fields})
+    return concatenate(infos)
 
 
 def one_game(info: InfoSet, g: int) -> InfoSet:
-    fields = [f.name for f in dataclasses.fields(InfoSet) if f.name != "rules"]
-    return InfoSet(rules=info.rules, **{f: getattr(info, f)[g : g + 1] for f in fields})
+    return info[g]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.core import legal_mask, new_games, sample_actions, step  # noqa: E402
 from hearts_env.infoset import infoset  # noqa: E402
 from hearts_env.policy import PhaseSplit, RandomPolicy  # noqa: E402
+from hearts_env.records import concatenate
 from hearts_env.rules import HeartsRules  # noqa: E402
 from train.benchmark import BenchmarkConfig, format_results, main  # noqa: E402
 from train.ppo import parse_config  # noqa: E402
@@ -86,14 +86,7 @@ def test_phase_split_passes_with_one_policy_and_plays_with_the_other() -> None:
     for _ in range(20):  # the 12 passes, then 8 cards of play
         playing = step(playing, sample_actions(playing, rng))
     a, b = infoset(passing), infoset(playing)
-    info = dataclasses.replace(
-        a,
-        **{
-            f.name: np.concatenate([getattr(a, f.name), getattr(b, f.name)])
-            for f in dataclasses.fields(a)
-            if f.name != "rules"
-        },
-    )
+    info = concatenate([a, b])
     mask = np.concatenate([legal_mask(passing), legal_mask(playing)])
     cards = mixed(info, mask)
     np.testing.assert_array_equal(cards[:32], heuristic(a, mask[:32]))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import numpy as np
@@ -38,7 +37,7 @@ def play(state: State, script: str) -> State:
 
 
 def snapshot(state: State) -> dict[str, np.ndarray]:
-    return {f.name: np.array(getattr(state, f.name), copy=True) for f in dataclasses.fields(State) if f.name != "rules"}
+    return {f: np.array(getattr(state, f), copy=True) for f in State.FIELDS}
 
 
 def assert_unchanged(state: State, before: dict[str, np.ndarray]) -> None:

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from random_states import pass_offset, random_states
@@ -32,7 +30,7 @@ from hearts_env.core import (
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.observation import ObservationLayout, encode
 
-INFO_FIELDS = [f.name for f in dataclasses.fields(InfoSet) if f.name != "rules"]
+INFO_FIELDS = list(InfoSet.FIELDS)
 QS = cards.parse_card("QS")
 HEART_MASK = sum(1 << c for c in range(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS))
 POINT_MASK = HEART_MASK | 1 << QS
@@ -163,8 +161,8 @@ def scramble(state: State, observer: np.ndarray, rng: np.random.Generator, attem
                         array[g, a] = np.uint64(v ^ swap)
             place[x], place[y] = place[y], place[x]
     changed = (hands != state.hands).any(axis=1) | (passed != state.passed).any(axis=1)
-    new = dataclasses.replace(state, hands=hands, passed=passed)
-    return dataclasses.replace(new, legal=reference_legal(new)), changed
+    new = state.replace(hands=hands, passed=passed)
+    return new.replace(legal=reference_legal(new)), changed
 
 
 LEAK_CASES = [HeartsRules(num_players=p) for p in range(3, 8)] + [
@@ -192,7 +190,7 @@ def test_other_seats_cards_do_not_leak(rules: HeartsRules, history: bool) -> Non
         considered += (~state.done).sum()
         phases.update(state.phase[changed].tolist())
         # The future deals (the game's key) are hidden too.
-        swapped = dataclasses.replace(swapped, key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
+        swapped = swapped.replace(key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
         before, after = infoset(state, observer), infoset(swapped, observer)
         assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
         for layout in layouts_for(state):
@@ -222,7 +220,7 @@ def test_in_flight_passes_of_other_seats_do_not_leak(num_players: int) -> None:
             a, b = pickers[:2]
             passed = state.passed.copy()
             passed[:, [a, b]] = passed[:, [b, a]]
-            swapped = dataclasses.replace(state, passed=passed)
+            swapped = state.replace(passed=passed)
             assert np.array_equal(reference_legal(swapped), state.legal)
             before, after = infoset(state, o), infoset(swapped, o)
             assert_infosets_equal(before, after, f"observer {o}, seats {a} and {b} trade their picks")
@@ -253,8 +251,8 @@ def test_own_hand_changes_the_observation(num_players: int) -> None:
             hands = one.hands.copy()
             hands[0, o] ^= np.uint64((1 << x) | (1 << y))
             hands[0, a] ^= np.uint64((1 << x) | (1 << y))
-            changed = dataclasses.replace(one, hands=hands)
-            changed = dataclasses.replace(changed, legal=reference_legal(changed))
+            changed = one.replace(hands=hands)
+            changed = changed.replace(legal=reference_legal(changed))
             before, after = infoset(one, o), infoset(changed, o)
             assert before.hand[0] != after.hand[0]
             obs_before, obs_after = encode(before, layout), encode(after, layout)

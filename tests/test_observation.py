@@ -7,8 +7,6 @@ absolute ``State`` (seats rotated by hand), for scripted and random states.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from random_states import pass_offset, random_states
@@ -277,13 +275,13 @@ def test_scores_and_to_target_are_capped() -> None:
     rules = HeartsRules(target_score=1000)
     state = new_games(rules, batch_size=3, seed=0)
     scores = np.array([[0, 300, 50, 1000], [7, 7, 7, 7], [400, 1400, 999, 655]], np.int32)
-    state = dataclasses.replace(state, scores=scores)
+    state = state.replace(scores=scores)
     layout = ObservationLayout(rules)
     got = layout.split(encode(infoset(state, 1), layout))
     # Seen from seat 1: seats 1, 2, 3, 0.
     np.testing.assert_array_equal(got["scores"], [[255, 50, 255, 0], [0, 0, 0, 0], [255, 255, 255, 0]])
     np.testing.assert_array_equal(got["to_target"][:, 0], [0, 255, 0])
-    state = dataclasses.replace(state, scores=np.array([[900, 960, 800, 810]] * 3, np.int32))
+    state = state.replace(scores=np.array([[900, 960, 800, 810]] * 3, np.int32))
     got = layout.split(encode(infoset(state, 0), layout))
     np.testing.assert_array_equal(got["scores"][0], [100, 160, 0, 10])
     np.testing.assert_array_equal(got["to_target"][:, 0], 40)
@@ -361,7 +359,7 @@ def test_pass_phase_sections() -> None:
     for hand_number, offset in ((1, 1), (2, 3), (3, 2), (4, 0)):
         rules = HeartsRules()
         state = new_games(rules, batch_size=2, seed=hand_number)
-        state = dataclasses.replace(state, hand_number=np.full(2, hand_number, np.int32))
+        state = state.replace(hand_number=np.full(2, hand_number, np.int32))
         layout = ObservationLayout(rules)
         obs = layout.split(encode(infoset(state, 0), layout))
         np.testing.assert_array_equal(obs["pass_direction"], one_hot(np.full(2, offset), 4))

@@ -19,7 +19,6 @@ game's key), and seeds must reproduce games.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -487,7 +486,7 @@ def compare_with_reference(state: State, refs: list[RefGame], context: str) -> N
 
 
 def snapshot(state: State) -> dict[str, np.ndarray]:
-    return {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(State) if f.name != "rules"}
+    return {f: getattr(state, f).copy() for f in State.FIELDS}
 
 
 def assert_unchanged(state: State, before: dict[str, np.ndarray], what: str) -> None:
@@ -671,7 +670,7 @@ def test_shooter_choice_in_a_running_game(before: list[int], moon_rule: str, jd:
     knobs = knobs_of(pass_count=0, moon="shooter_choice", jack_of_diamonds=jd, target_score=100)
     rules = HeartsRules(**knobs)
     state = new_games(rules, seed=5, deals=moon_deal(4, np.random.default_rng(0)))
-    state = dataclasses.replace(state, scores=np.array([before], dtype=np.int32))
+    state = state.replace(scores=np.array([before], dtype=np.int32))
     refs = [RefGame(knobs, engine_deal(state, 0))]
     refs[0].scores = list(before)
     rng = np.random.default_rng(0)
@@ -734,12 +733,12 @@ def test_shooter_choice_counts_the_jack_of_diamonds(jack_of_diamonds: bool, want
 
 def assert_states_equal(a: State, b: State, context: str, ignore: tuple[str, ...] = ()) -> None:
     assert a.rules == b.rules
-    for f in dataclasses.fields(State):
-        if f.name == "rules" or f.name in ignore:
+    for f in State.FIELDS:
+        if f in ignore:
             continue
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        assert (x.dtype, x.shape) == (y.dtype, y.shape), f"{context}: {f.name} {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
-        assert np.array_equal(x, y), f"{context}: {f.name} differs:\n{x}\n{y}"
+        x, y = getattr(a, f), getattr(b, f)
+        assert (x.dtype, x.shape) == (y.dtype, y.shape), f"{context}: {f} {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
+        assert np.array_equal(x, y), f"{context}: {f} differs:\n{x}\n{y}"
 
 
 def play_recorded(state: State, seed: int) -> tuple[list[State], list[np.ndarray]]:

@@ -11,7 +11,6 @@ trick), so the moon correction of "points" is exercised in every moon mode.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,7 +60,7 @@ def play(
     rng = np.random.default_rng(seed)
     state = new_games(rules, batch_size=batch, seed=seed, deals=deals)
     if scores is not None:
-        state = dataclasses.replace(state, scores=np.asarray(scores, np.int32))
+        state = state.replace(scores=np.asarray(scores, np.int32))
     B, P = state.batch_size, state.num_players
     game = Game(
         start=state.scores.copy(),

@@ -7,8 +7,6 @@ in a script ("1:AC") check that the named seat is the one to act.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from scripted_deals import FIRST_TRICK, LEADS
@@ -53,7 +51,7 @@ def start(hands: list[str], scores: list[int] | None = None, **knobs) -> State:
         knobs.setdefault("pass_count", 0)
     state = new_games(HeartsRules(num_players=len(hands), **knobs), deals=cards.deal_from_hands(hands)[None], seed=0)
     if scores is not None:
-        state = dataclasses.replace(state, scores=np.array([scores], dtype=np.int32))
+        state = state.replace(scores=np.array([scores], dtype=np.int32))
     return state
 
 

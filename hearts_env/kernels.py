@@ -1,0 +1,471 @@
+"""The rules, compiled: numba kernels over a batch of games stored as records (``records.py``).
+
+Each kernel takes the batch's ``(B, width)`` byte buffer, the layout's field offsets and the
+rules as an int array (``rule_params``), and loops over the games; the same code serves one game
+and thousands. Inside, a game's row is read through three typed views (64-, 32- and 8-bit), and
+field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
+``hearts_env.core`` wraps these kernels in the public API; nothing else calls them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hearts_env import cards
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+
+U64 = np.uint64
+_ZERO, _ONE = U64(0), U64(1)
+
+# --- Card facts as tables ----------------------------------------------------------------------
+BIT = U64(1) << np.arange(NUM_CARDS, dtype=U64)  # (52,) bitboard of each single card
+SUIT_BITS = U64(0x1FFF) << (np.arange(NUM_SUITS, dtype=U64) * U64(NUM_RANKS))
+HEART_BITS = SUIT_BITS[cards.HEARTS]
+QS = cards.parse_card("QS")
+JD = cards.parse_card("JD")
+POINT_BITS = HEART_BITS | BIT[QS]
+SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS
+HEART_POINTS = 1  # each heart taken
+QS_POINTS = 13  # the queen of spades taken
+JD_POINTS = -10  # the jack of diamonds taken, with the JD rule
+MOON_POINTS = NUM_RANKS * HEART_POINTS + QS_POINTS  # every point card of a hand: 26
+_QS_BIT, _JD_BIT = BIT[QS], BIT[JD]
+
+PASS, PLAY, GAME_OVER = 0, 1, 2
+ADD_TO_OTHERS, SUBTRACT_FROM_SELF, SHOOTER_CHOICE = 0, 1, 2
+
+# --- The state's fields, in declaration order (the kernels' field ids) -------------------------
+STATE_FIELDS = (
+    "key",
+    "hand_number",
+    "phase",
+    "to_play",
+    "hands",
+    "passed",
+    "trick",
+    "leader",
+    "winner",
+    "trick_size",
+    "tricks_played",
+    "played",
+    "voids",
+    "tricks",
+    "trick_leaders",
+    "last_trick",
+    "last_trick_winner",
+    "hearts_broken",
+    "taken",
+    "last_hand_taken",
+    "scores",
+    "last_hand_points",
+    "hand_over",
+    "winners",
+    "legal",
+)
+(
+    F_KEY,
+    F_HAND_NUMBER,
+    F_PHASE,
+    F_TO_PLAY,
+    F_HANDS,
+    F_PASSED,
+    F_TRICK,
+    F_LEADER,
+    F_WINNER,
+    F_TRICK_SIZE,
+    F_TRICKS_PLAYED,
+    F_PLAYED,
+    F_VOIDS,
+    F_TRICKS,
+    F_TRICK_LEADERS,
+    F_LAST_TRICK,
+    F_LAST_TRICK_WINNER,
+    F_HEARTS_BROKEN,
+    F_TAKEN,
+    F_LAST_HAND_TAKEN,
+    F_SCORES,
+    F_LAST_HAND_POINTS,
+    F_HAND_OVER,
+    F_WINNERS,
+    F_LEGAL,
+) = range(len(STATE_FIELDS))
+
+# --- The rules as an int array (see core.rule_params) ------------------------------------------
+(
+    R_PLAYERS,
+    R_HAND_SIZE,
+    R_PASS_COUNT,
+    R_NO_POINTS_FIRST,
+    R_QUEEN_BREAKS,
+    R_JD,
+    R_MOON,
+    R_TARGET,
+    R_LOWEST_CLUB,
+    R_HISTORY,
+    R_DECK,
+    R_CYCLE_LENGTH,
+    R_CYCLE,
+) = range(13)  # R_DECK: bitboard of the cards in play; R_CYCLE: the pass offsets of the cycle start here
+
+_M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
+
+
+@njit(cache=True, inline="always")
+def popcount(x: np.uint64) -> int:
+    x = x - ((x >> _ONE) & _M1)
+    x = (x & _M2) + ((x >> U64(2)) & _M2)
+    x = (x + (x >> U64(4))) & _M4
+    return int((x * _H01) >> U64(56))
+
+
+@njit(cache=True, inline="always")
+def nth_set_bit(bits: np.uint64, k: int) -> int:
+    """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
+    position = 0
+    for width in (32, 16, 8):
+        low = popcount(bits & ((_ONE << U64(width)) - _ONE))
+        if k >= low:
+            k -= low
+            bits >>= U64(width)
+            position += width
+    while True:
+        if bits & _ONE:
+            if k == 0:
+                return position
+            k -= 1
+        bits >>= _ONE
+        position += 1
+
+
+@njit(cache=True, inline="always")
+def raw_points(pile: np.uint64) -> int:
+    """Hearts and QS points of a pile of cards, before the JD rule and the moon."""
+    return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & _QS_BIT else 0)
+
+
+@njit(cache=True, inline="always")
+def pile_points(pile: np.uint64, jack_of_diamonds: bool) -> int:
+    """Points of a pile of cards before the moon: hearts, the QS and, with the JD rule, the JD."""
+    return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & _JD_BIT else 0)
+
+
+@njit(cache=True, inline="always")
+def pass_offset(rp: np.ndarray, hand_number: int) -> int:
+    """Receiver offset of hand ``hand_number``'s pass (receiver = giver + offset mod P); 0 = none."""
+    return rp[R_CYCLE + (hand_number - 1) % rp[R_CYCLE_LENGTH]]
+
+
+# --- Legal cards: the cascade ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> np.uint64:
+    """Legal cards of the seat to act in one game."""
+    phase = r8[off[F_PHASE]]
+    if phase == GAME_OVER:
+        return _ZERO
+    hand = r64[off[F_HANDS] + r8[off[F_TO_PLAY]]]
+    if phase == PASS:  # any held card may be picked to pass
+        return hand
+    first_trick = r8[off[F_TRICKS_PLAYED]] == 0
+    if r8[off[F_TRICK_SIZE]] == 0:
+        # Leading: the lowest club opens the hand.
+        if first_trick:
+            return hand & BIT[rp[R_LOWEST_CLUB]]
+        # Hearts only once broken, or from a hand of nothing but hearts (and the QS).
+        if r8[off[F_HEARTS_BROKEN]] or (hand & ~POINT_BITS) == _ZERO:
+            return hand
+        return hand & ~HEART_BITS
+    # Following: the led suit if able.
+    lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
+    follow = hand & SUIT_BITS[SUIT_OF[lead]]
+    if follow != _ZERO:
+        return follow
+    # Void: any card, but no hearts or QS on the first trick unless the hand holds nothing else.
+    if rp[R_NO_POINTS_FIRST] and first_trick and (hand & ~POINT_BITS) != _ZERO:
+        return hand & ~POINT_BITS
+    return hand
+
+
+@njit(cache=True)
+def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    for g in range(data.shape[0]):
+        r64, r8 = data[g].view(U64), data[g].view(np.int8)
+        r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
+
+
+# --- Dealing and starting hands ------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def mix64(x: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser: a well-mixed word from a counter."""
+    x = x + U64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> U64(27))) * U64(0x94D049BB133111EB)
+    return x ^ (x >> U64(31))
+
+
+@njit(cache=True)
+def deal(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, key: np.uint64, hand_number: int) -> None:
+    """Deal hand ``hand_number`` of the game with this key: sort the deck by hashed counters."""
+    P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
+    counter = mix64(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
+    n = len(deck)
+    sort_keys = np.empty(n, np.uint32)
+    for i in range(n):
+        word = mix64(counter + U64(i // 2 + 1) * U64(0xA0761D6478BD642F))
+        half = word if i % 2 == 0 else word >> U64(32)
+        # 26 random high bits over the card id in the low 6: sorting them shuffles the deck.
+        sort_keys[i] = np.uint32(half & U64(0xFFFFFFC0)) | np.uint32(deck[i])
+    sort_keys.sort()
+    for s in range(P):
+        hand = _ZERO
+        for i in range(s * size, (s + 1) * size):
+            hand |= BIT[sort_keys[i] & np.uint32(63)]
+        r64[off[F_HANDS] + s] = hand
+
+
+@njit(cache=True)
+def start_play(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    """The holder of the lowest club leads the first trick."""
+    low = BIT[rp[R_LOWEST_CLUB]]
+    first = 0
+    for s in range(rp[R_PLAYERS]):
+        if r64[off[F_HANDS] + s] & low:
+            first = s
+    r8[off[F_PHASE]] = PLAY
+    r8[off[F_TO_PLAY]] = first
+    r8[off[F_LEADER]] = first
+    r8[off[F_WINNER]] = first
+
+
+@njit(cache=True)
+def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    """Reset the per-hand fields of a freshly dealt game and open the pass (or the play)."""
+    P, H = rp[R_PLAYERS], rp[R_HISTORY]
+    for s in range(P):
+        r64[off[F_PASSED] + s] = _ZERO
+        r64[off[F_TAKEN] + s] = _ZERO
+        r64[off[F_PLAYED] + s] = _ZERO
+        r8[off[F_VOIDS] + s] = 0
+        r8[off[F_TRICK] + s] = -1
+    for i in range(H * P):
+        r8[off[F_TRICKS] + i] = -1
+    for i in range(H):
+        r8[off[F_TRICK_LEADERS] + i] = -1
+    r8[off[F_TRICK_SIZE]] = 0
+    r8[off[F_TRICKS_PLAYED]] = 0
+    r8[off[F_HEARTS_BROKEN]] = 0
+    r8[off[F_PHASE]] = PASS
+    r8[off[F_TO_PLAY]] = 0
+    if pass_offset(rp, r32[off[F_HAND_NUMBER]]) == 0:
+        start_play(r64, r8, off, rp)
+
+
+@njit(cache=True)
+def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, dealt: bool) -> None:
+    """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given)."""
+    P = rp[R_PLAYERS]
+    for g in range(data.shape[0]):
+        r64, r32, r8 = data[g].view(U64), data[g].view(np.int32), data[g].view(np.int8)
+        r32[off[F_HAND_NUMBER]] = 1
+        r8[off[F_LEADER]] = 0
+        r8[off[F_WINNER]] = 0
+        r8[off[F_LAST_TRICK_WINNER]] = -1
+        for s in range(P):
+            r8[off[F_LAST_TRICK] + s] = -1
+        if not dealt:
+            deal(r64, off, rp, deck, r64[off[F_KEY]], 1)
+        start_hand(r64, r32, r8, off, rp)
+        r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
+
+
+# --- Scoring -------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+    """``out`` (P,): the score of a completed hand from the cards each seat took and the game
+    totals before it: hearts 1, QS 13, the moon rule, and the JD rule on top."""
+    P = rp[R_PLAYERS]
+    shooter = -1
+    for s in range(P):
+        out[s] = raw_points(taken[s])
+        if out[s] == MOON_POINTS:
+            shooter = s
+    moon = rp[R_MOON]
+    if shooter >= 0 and moon == SHOOTER_CHOICE:
+        # Add to the others, unless that would end the game with the shooter above the lowest.
+        lowest, highest, mine = totals[shooter], totals[shooter], totals[shooter]
+        for s in range(P):
+            after = totals[s] + (0 if s == shooter else MOON_POINTS)
+            if rp[R_JD] and taken[s] & _JD_BIT:
+                after += JD_POINTS
+            lowest = min(lowest, after)
+            highest = max(highest, after)
+            if s == shooter:
+                mine = after
+        ends = rp[R_TARGET] == 0 or highest >= rp[R_TARGET]
+        moon = SUBTRACT_FROM_SELF if ends and mine > lowest else ADD_TO_OTHERS
+    for s in range(P):
+        if shooter >= 0:
+            if moon == ADD_TO_OTHERS:
+                out[s] = 0 if s == shooter else MOON_POINTS
+            else:
+                out[s] = -MOON_POINTS if s == shooter else 0
+        if rp[R_JD] and taken[s] & _JD_BIT:
+            out[s] += JD_POINTS
+
+
+@njit(cache=True)
+def score_hands(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+    for g in range(taken.shape[0]):
+        hand_score(taken[g], totals[g], rp, out[g])
+
+
+# --- Stepping ------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def end_hand(
+    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray
+) -> None:
+    """Score the completed hand, then end the game or deal the next hand."""
+    P = rp[R_PLAYERS]
+    taken = r64[off[F_TAKEN] : off[F_TAKEN] + P]
+    scores = r32[off[F_SCORES] : off[F_SCORES] + P]
+    points = r32[off[F_LAST_HAND_POINTS] : off[F_LAST_HAND_POINTS] + P]
+    hand_score(taken, scores, rp, points)
+    over = rp[R_TARGET] == 0
+    lowest = scores[0] + points[0]
+    for s in range(P):
+        scores[s] += points[s]
+        r64[off[F_LAST_HAND_TAKEN] + s] = taken[s]
+        over |= scores[s] >= rp[R_TARGET]
+        lowest = min(lowest, scores[s])
+    r8[off[F_HAND_OVER]] = 1
+    if over:
+        r8[off[F_PHASE]] = GAME_OVER
+        r8[off[F_TO_PLAY]] = -1
+        for s in range(P):
+            r8[off[F_WINNERS] + s] = scores[s] == lowest
+    else:
+        r32[off[F_HAND_NUMBER]] += 1
+        deal(r64, off, rp, deck, r64[off[F_KEY]], r32[off[F_HAND_NUMBER]])
+        start_hand(r64, r32, r8, off, rp)
+
+
+@njit(cache=True)
+def end_trick(
+    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray
+) -> None:
+    """The winner takes the trick and leads the next; a hand's last trick ends the hand."""
+    P = rp[R_PLAYERS]
+    winner, leader = r8[off[F_WINNER]], r8[off[F_LEADER]]
+    lead_suit = SUIT_OF[r8[off[F_TRICK] + leader]]
+    number = r8[off[F_TRICKS_PLAYED]]
+    pile = _ZERO
+    for s in range(P):
+        card = r8[off[F_TRICK] + s]
+        pile |= BIT[card]
+        r64[off[F_PLAYED] + s] |= BIT[card]
+        if SUIT_OF[card] != lead_suit:
+            r8[off[F_VOIDS] + s] |= 1 << lead_suit
+        if rp[R_HISTORY]:
+            r8[off[F_TRICKS] + number * P + s] = card
+        r8[off[F_LAST_TRICK] + s] = card
+        r8[off[F_TRICK] + s] = -1
+    r64[off[F_TAKEN] + winner] |= pile
+    if rp[R_HISTORY]:
+        r8[off[F_TRICK_LEADERS] + number] = leader
+    r8[off[F_LAST_TRICK_WINNER]] = winner
+    r8[off[F_TRICK_SIZE]] = 0
+    r8[off[F_LEADER]] = winner
+    r8[off[F_TO_PLAY]] = winner
+    r8[off[F_TRICKS_PLAYED]] = number + 1
+    if number + 1 == rp[R_HAND_SIZE]:
+        end_hand(r64, r32, r8, off, rp, deck)
+
+
+@njit(cache=True)
+def step_game(
+    r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, card: int
+) -> None:
+    """Apply one legal card for the seat to act."""
+    P = rp[R_PLAYERS]
+    r8[off[F_HAND_OVER]] = 0
+    phase = r8[off[F_PHASE]]
+    if phase == GAME_OVER:
+        return
+    seat = r8[off[F_TO_PLAY]]
+    bit = BIT[card]
+    r64[off[F_HANDS] + seat] ^= bit
+    if phase == PASS:
+        passed = r64[off[F_PASSED] + seat] | bit
+        r64[off[F_PASSED] + seat] = passed
+        if popcount(passed) == rp[R_PASS_COUNT]:
+            r8[off[F_TO_PLAY]] = seat + 1
+            if seat + 1 == P:
+                # Every seat has picked: the passes move together. Seat s receives from s - offset.
+                offset = pass_offset(rp, r32[off[F_HAND_NUMBER]])
+                for s in range(P):
+                    r64[off[F_HANDS] + s] |= r64[off[F_PASSED] + (s - offset) % P]
+                start_play(r64, r8, off, rp)
+    else:
+        r8[off[F_TRICK] + seat] = card
+        # The winner so far is the leader before any card, so the first card compares with itself.
+        lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
+        best = r8[off[F_TRICK] + r8[off[F_WINNER]]]
+        if SUIT_OF[card] == SUIT_OF[lead] and card > best:
+            r8[off[F_WINNER]] = seat
+        if SUIT_OF[card] == cards.HEARTS or (card == QS and rp[R_QUEEN_BREAKS]):
+            r8[off[F_HEARTS_BROKEN]] = 1
+        r8[off[F_TRICK_SIZE]] += 1
+        r8[off[F_TO_PLAY]] = (seat + 1) % P
+        if r8[off[F_TRICK_SIZE]] == P:
+            end_trick(r64, r32, r8, off, rp, deck)
+
+
+@njit(cache=True)
+def first_illegal(data: np.ndarray, actions: np.ndarray, off: np.ndarray) -> int:
+    """The first game whose action is not a legal card (games over accept anything), or -1."""
+    for g in range(data.shape[0]):
+        r64, r8 = data[g].view(U64), data[g].view(np.int8)
+        if r8[off[F_PHASE]] == GAME_OVER:
+            continue
+        card = actions[g]
+        if card < 0 or card >= NUM_CARDS or not (r64[off[F_LEGAL]] & BIT[card]):
+            return g
+    return -1
+
+
+@njit(cache=True)
+def step(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray) -> int:
+    """Step every game in place with its action; if any action is illegal, change nothing and
+    return the first such game (else -1)."""
+    bad = first_illegal(data, actions, off)
+    if bad >= 0:
+        return bad
+    for g in range(data.shape[0]):
+        r64, r32, r8 = data[g].view(U64), data[g].view(np.int32), data[g].view(np.int8)
+        step_game(r64, r32, r8, off, rp, deck, actions[g])
+        r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
+    return -1
+
+
+@njit(cache=True)
+def sample_legal(data: np.ndarray, off: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: the legal card of rank ``floor(uniform[g] * count)`` among game g's legal cards
+    (0 once the game is over)."""
+    for g in range(data.shape[0]):
+        legal = data[g].view(U64)[off[F_LEGAL]]
+        out[g] = nth_set_bit(legal, int(uniform[g] * popcount(legal))) if legal else 0
+
+
+@njit(cache=True)
+def sample_bits(bits: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: a set bit of ``bits[g]`` chosen by ``uniform[g]`` (0 for an empty word)."""
+    for g in range(bits.shape[0]):
+        out[g] = nth_set_bit(bits[g], int(uniform[g] * popcount(bits[g]))) if bits[g] else 0

@@ -1,0 +1,123 @@
+"""Batches of records stored in one byte buffer, one row per game.
+
+A batch of B records is a C-contiguous ``(B, width)`` uint8 array: each row holds one game's
+fields at fixed byte offsets, the widest types first so every field is aligned. Python reads a
+field as a ``(B, *shape)`` view of that array (made on first access, then cached); a compiled
+kernel takes the whole buffer plus the layout's offsets, so one argument carries every field and
+copying a state is one ``memcpy``.
+
+    layout = Layout((("hands", np.uint64, (4,)), ("phase", np.int8, ())))
+    data = layout.zeros(2)
+    layout.view(data, "hands")  # (2, 4) uint64, a view of ``data``
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+FieldSpec = tuple[str, Any, tuple[int, ...]]
+
+
+class Layout:
+    """Where each field lives in a row. ``offsets[i]`` is field i's offset in units of its own
+    item size, so a kernel reads element j of field i as ``row.view(dtype)[offsets[i] + j]``."""
+
+    def __init__(self, specs: Sequence[FieldSpec]) -> None:
+        order = sorted(range(len(specs)), key=lambda i: -np.dtype(specs[i][1]).itemsize)  # stable: widest first
+        self.fields: dict[str, tuple[int, np.dtype, tuple[int, ...]]] = {}
+        offsets = np.zeros(len(specs), np.int64)
+        start = 0
+        for i in order:
+            name, dtype, shape = specs[i]
+            dtype = np.dtype(dtype)
+            self.fields[name] = (start, dtype, tuple(shape))
+            offsets[i] = start // dtype.itemsize
+            start += dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        self.fields = {spec[0]: self.fields[spec[0]] for spec in specs}  # declaration order
+        self.width = -(-start // 8) * 8  # rows stay 8-byte aligned
+        self.offsets = offsets
+        self.offsets.flags.writeable = False
+
+    def zeros(self, batch_size: int) -> np.ndarray:
+        return np.zeros((batch_size, self.width), np.uint8)
+
+    def view(self, data: np.ndarray, name: str) -> np.ndarray:
+        """Field ``name`` of every row of ``data`` as a (B, *shape) array sharing its memory."""
+        start, dtype, shape = self.fields[name]
+        size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        return data[:, start : start + size].view(dtype).reshape(data.shape[0], *shape)
+
+
+class Records:
+    """Base of the batched record types (the core's ``State``, the info sets): a ``rules`` object,
+    a ``(B, width)`` buffer ``data`` and read-only field views made on first access.
+
+    Subclasses set ``_layout_for(rules, data)``; fields are named by ``FIELDS``."""
+
+    FIELDS: tuple[str, ...] = ()
+
+    def __init__(self, rules: Any, data: np.ndarray, layout: Layout) -> None:
+        self.rules = rules
+        self.data = data
+        self.layout = layout
+
+    def __getattr__(self, name: str) -> np.ndarray:  # only called for fields not viewed yet
+        layout = self.__dict__.get("layout")
+        if layout is None or name not in layout.fields:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        array = layout.view(self.data, name)
+        array.flags.writeable = False  # records are values: change them through replace()
+        self.__dict__[name] = array
+        return array
+
+    @property
+    def batch_size(self) -> int:
+        return self.data.shape[0]
+
+    def _new(self, data: np.ndarray) -> Records:
+        new = object.__new__(type(self))
+        new.__dict__.update(rules=self.rules, data=data, layout=self.layout)
+        return new
+
+    def __getitem__(self, index: int | slice | np.ndarray) -> Records:
+        """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
+        if isinstance(index, (int, np.integer)):
+            index = slice(index, index + 1) if index != -1 else slice(-1, None)
+        return self._new(np.ascontiguousarray(self.data[index]))
+
+    def replace(self, **fields: np.ndarray) -> Records:
+        """A copy with the given fields replaced (each broadcast to the field's (B, ...) shape).
+        Nothing is recomputed: derived fields are the caller's to keep consistent."""
+        data = self.data.copy()
+        for name, value in fields.items():
+            if name not in self.layout.fields:
+                raise ValueError(f"{type(self).__name__} has no field {name!r}")
+            self.layout.view(data, name)[...] = value
+        return self._new(data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"rules": self.rules, "data": self.data, "layout": self.layout}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(batch_size={self.batch_size}, rules={self.rules!r})"
+
+
+def concatenate(parts: Sequence[Records]) -> Records:
+    """One batch of the games of several batches of the same rules and layout, in order."""
+    first = parts[0]
+    for part in parts[1:]:
+        if part.rules != first.rules or part.layout is not first.layout:
+            raise ValueError("concatenate: every batch must have the same rules and layout")
+    return first._new(np.concatenate([p.data for p in parts]))
+
+
+@functools.cache
+def cached_layout(specs: tuple[FieldSpec, ...]) -> Layout:
+    return Layout(specs)
