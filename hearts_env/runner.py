@@ -49,7 +49,6 @@ returns each game as it stands).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -197,13 +196,14 @@ def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray
 
 def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> core.State:
     """The games of ``state`` with the rows of ``parts`` (games, their state) put in place."""
+    if not parts:
+        return state
     if len(parts) == 1 and len(parts[0][0]) == state.batch_size:
         return parts[0][1]  # every game stopped at the same step, in order
-    fields = {f: getattr(state, f).copy() for f in core.ARRAY_FIELDS}
+    data = state.data.copy()
     for games, part in parts:
-        for f, values in fields.items():
-            values[games] = getattr(part, f)
-    return dataclasses.replace(state, **fields)
+        data[games] = part.data
+    return core.State(state.rules, data, state.layout)
 
 
 def _name(policy: Policy | None) -> str:

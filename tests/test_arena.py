@@ -216,6 +216,91 @@ class DealRecorder(RandomPolicy):
         return super().__call__(info, mask)
 
 
+class FirstSight(RandomPolicy):
+    """Random play; records the pass direction each seat sees with its dealt hand: at its first
+    pick of a passing hand, or its first card of a hand without passing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[int, set[int]] = {}  # dealt hand -> pass offsets seen with it
+
+    def __call__(self, info, mask):
+        dealt = ((info.phase == core.PASS) & (info.passed == 0)) | (
+            (info.pass_offset == 0) & (info.played[:, 0] == 0) & (info.phase == core.PLAY)
+        )
+        for i in np.flatnonzero(dealt):
+            self.seen.setdefault(int(info.hand[i]), set()).add(int(info.pass_offset[i]))
+        return super().__call__(info, mask)
+
+
+def test_single_hands_cycle_the_pass_direction_by_deal():
+    """Deal d passes left, right, across, none by d mod 4, in every rotation of the agents (each
+    dealt hand is seen with the one direction of its deal, by whichever agent holds it)."""
+    recorders = [FirstSight() for _ in range(4)]
+    result = play_match(None, [(n, r) for n, r in zip("abcd", recorders, strict=True)], deals=10, seed=2, games="hand")
+    cycle = ["left", "right", "across", "none"]
+    assert result.directions.tolist() == [cycle[d % 4] for d in range(10)]
+    offset = {"left": 1, "right": 3, "across": 2, "none": 0}
+    seen: dict[int, set[int]] = {}
+    for recorder in recorders:
+        for hand, offsets in recorder.seen.items():
+            seen.setdefault(hand, set()).update(offsets)
+    dealt = core.new_games(HeartsRules(), keys=result.game_keys).hands.reshape(10, 4, 4)
+    assert (dealt == dealt[:, :1]).all()  # every rotation of a deal is dealt the same cards
+    for d in range(10):
+        for hand in dealt[d, 0]:
+            assert seen[int(hand)] == {offset[result.directions[d]]}
+    assert len(seen) == 10 * 4
+
+    summary = result.summary()
+    assert summary["pass_directions"] == cycle
+    assert {d: e["deals"] for d, e in summary["by_direction"].items()} == {
+        "left": 3,
+        "right": 3,
+        "across": 2,
+        "none": 2,
+    }
+
+
+def test_each_direction_is_covered_equally_and_the_breakdown_adds_up():
+    players = [("low", Lowest()), ("high", Highest()), ("high", Highest()), ("r", RandomPolicy())]
+    result = play_match(None, players, deals=40, seed=3, games="hand")
+    summary = result.summary()
+    by = summary["by_direction"]
+    assert list(by) == ["left", "right", "across", "none"] and all(e["deals"] == 10 for e in by.values())
+    for name in ("low", "high", "r"):
+        parts = [result.estimate(name, direction=d) for d in by]
+        assert all(p.n == 10 for p in parts)
+        assert np.mean([p.mean for p in parts]) == pytest.approx(result.estimate(name).mean)  # equal deals each
+        assert Estimate.from_dict(by["across"]["agents"][name]["points_per_hand"]) == parts[2]
+        field = Estimate.from_dict(by["none"]["agents"][name]["vs_field"]["points_per_hand"])
+        assert field == result.difference(name, direction="none")
+    assert by["none"]["agents"]["high"]["seat_hands"] == 10 * 4 * 2  # 2 seats of 4, 4 rotations, 10 deals
+    table = result.table()
+    assert "points per hand by pass direction" in table and "  vs field" in table
+    assert format_table(json.loads(json.dumps(summary))) == table
+    assert table.splitlines()[-1].split() == ["deals", "10", "10", "10", "10", "40"]
+    with pytest.raises(ValueError, match="no deal passes 'sideways'"):
+        result.estimate("low", direction="sideways")
+    whole = play_match(None, players, deals=2, seed=3)
+    assert whole.directions is None and "by_direction" not in whole.summary()
+    with pytest.raises(ValueError, match="single-hand match"):
+        whole.estimate("low", direction="left")
+
+
+def test_direction_cycles_of_other_tables():
+    three = play_match(HeartsRules(num_players=3), [RandomPolicy()] * 3, deals=5, seed=0, games="hand")
+    assert three.directions.tolist() == ["left", "right", "left", "right", "left"]
+    assert {d: e["deals"] for d, e in three.summary()["by_direction"].items()} == {"left": 3, "right": 2}
+    no_pass = play_match(HeartsRules(pass_count=0), [RandomPolicy()] * 4, deals=6, seed=0, games="hand")
+    assert set(no_pass.directions.tolist()) == {"none"} and no_pass.summary()["pass_directions"] == ["none"]
+    assert "by pass direction" not in no_pass.table()
+    custom = HeartsRules(pass_cycle=("across", "none"))
+    result = play_match(custom, [RandomPolicy()] * 4, deals=4, seed=0, games="hand")
+    assert result.directions.tolist() == ["across", "none", "across", "none"]
+    assert result.rules == dataclasses.replace(custom, target_score=None)  # the match's rules, not a batch's
+
+
 def test_whole_games_replay_the_same_later_deals():
     """The games of a deal share its key, so their n-th hands are dealt the same cards: over 2
     deals x 4 rotations, a seat is dealt at most 2 distinct hands for each hand number."""
@@ -425,7 +510,9 @@ def test_plot_writes_a_png(tmp_path):
     result = small_match()
     result.plot(tmp_path / "match.png")
     plot(json.loads(json.dumps(result.summary())), tmp_path / "loaded.png")
-    for name in ("match.png", "loaded.png"):
+    hands = play_match(None, [("low", Lowest())] + [("random", RandomPolicy())] * 3, deals=8, games="hand")
+    hands.plot(tmp_path / "hands.png")  # with the panel by pass direction
+    for name in ("match.png", "loaded.png", "hands.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -508,6 +595,8 @@ def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     # pairing by deal removes the deals' own variance: the interval is narrower than unpaired
     unpaired = math.hypot(a.estimate("x").half_width, b.estimate("y").half_width)
     assert paired.half_width < unpaired
+    left = paired_difference(a, "x", b, "y", direction="left")
+    assert left.n == 8 and left.mean == pytest.approx(per_deal[a.directions == "left"].mean())
     other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, games="hand")
     whole = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, games="game")
     for mismatched in (other, whole):  # other deals; the same first deals, but whole games

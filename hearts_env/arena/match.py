@@ -220,7 +220,7 @@ def _play_games(
     def record(step: runner.Step) -> None:
         ended = np.flatnonzero(step.after.hand_over)
         if len(ended):
-            took_qs, shot = _hand_outcomes(step.state, step.after, ended)
+            took_qs, shot = _hand_outcomes(step.after, ended)
             qs[step.games[ended]] += took_qs
             moons[step.games[ended]] += shot
         if bar is not None:
@@ -249,15 +249,11 @@ def _deals_passing(directions: np.ndarray | None, direction: str) -> np.ndarray:
     return directions == direction
 
 
-def _hand_outcomes(before: core.State, after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(n, P) bool: who took the QS and who shot the moon, in the games ``ended`` whose hand
-    just ended (``after`` already holds the next deal: the last trick is added to ``before``)."""
-    taken = before.taken[ended]
-    last = np.bitwise_or.reduce(core.BIT.take(after.last_trick[ended]), axis=1)
-    taken[np.arange(len(ended)), after.last_trick_winner[ended]] |= last
-    took_qs = (taken & core.BIT[core.QS]) != 0
-    shot = (taken & core.POINT_BITS) == core.POINT_BITS
-    return took_qs, shot
+def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
+    games ``ended`` (``after`` already holds the next deal)."""
+    taken = after.last_hand_taken[ended]
+    return (taken & core.BIT[core.QS]) != 0, (taken & core.POINT_BITS) == core.POINT_BITS
 
 
 def _match_rules(rules: HeartsRules | None, games: str) -> HeartsRules:

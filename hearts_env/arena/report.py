@@ -179,7 +179,8 @@ def plot(summary: Any, path: str, title: str | None = None) -> None:
     by_direction = len(names) > 1 and len(summary.get("by_direction", ())) > 1
     rated = all("rating" in agents[n] for n in names)
     count = len(panels) + by_direction + rated
-    fig = Figure(figsize=(4.5 * count, 1.2 + 0.45 * len(names)), layout="constrained")
+    height = max(1.2 + 0.45 * len(names), 2.8 if by_direction else 0)  # room for the directions' legend
+    fig = Figure(figsize=(4.5 * count + 0.9 * by_direction, height), layout="constrained")
     axes = iter(fig.subplots(1, count, sharey=True, squeeze=False)[0])
     y = np.arange(len(names))[::-1]
     for metric, unit, scale in panels:
@@ -194,9 +195,10 @@ def plot(summary: Any, path: str, title: str | None = None) -> None:
         offsets = np.linspace(0.25, -0.25, len(groups))
         for (direction, group), offset in zip(groups.items(), offsets, strict=True):
             estimates = [group[n]["vs_field"]["points_per_hand"] for n in names]
-            _intervals(ax, y + offset, estimates, 1.0, fmt="o" if direction != "all" else "D", label=direction)
+            style = {"fmt": "o"} if direction != "all" else {"fmt": "D", "color": "black"}
+            _intervals(ax, y + offset, estimates, 1.0, label=direction, **style)
         ax.axvline(0, color="grey", linewidth=0.8)
-        ax.legend(fontsize="small", title="pass", title_fontsize="small")
+        ax.legend(fontsize="small", title="pass", title_fontsize="small", loc="center left", bbox_to_anchor=(1, 0.5))
         ax.set_xlabel("points per hand minus the field, by pass direction")
     if rated:
         ax = next(axes)

@@ -186,11 +186,17 @@ def _metric(metric: str) -> tuple[str, str, str]:
 
 
 def paired_difference(
-    a: MatchResult, name_a: str, b: MatchResult, name_b: str, metric: str = "points_per_hand"
+    a: MatchResult,
+    name_a: str,
+    b: MatchResult,
+    name_b: str,
+    metric: str = "points_per_hand",
+    direction: str | None = None,
 ) -> Estimate:
-    """``name_a``'s metric in match ``a`` minus ``name_b``'s in match ``b``, paired by deal: the two
-    matches must have been played on the same deals (same seed, deal count and kind of game). An
-    ablation's measure: e.g. an agent and its variant, each against three heuristic players."""
+    """``name_a``'s metric in match ``a`` minus ``name_b``'s in match ``b``, paired by deal (the
+    deals passing ``direction`` alone, if given): the two matches must have been played on the same
+    deals (same seed, deal count and kind of game). An ablation's measure: e.g. an agent and its
+    variant, each against three heuristic players."""
     same_directions = (a.directions is None and b.directions is None) or (
         a.directions is not None and b.directions is not None and np.array_equal(a.directions, b.directions)
     )
@@ -198,4 +204,4 @@ def paired_difference(
         raise ValueError(
             "paired_difference needs two matches on the same deals (same seed, number of deals and games mode)"
         )
-    return Estimate.of(a.sums().ratio(metric, name_a) - b.sums().ratio(metric, name_b))
+    return Estimate.of(a.sums(direction).ratio(metric, name_a) - b.sums(direction).ratio(metric, name_b))
