@@ -36,7 +36,8 @@ Stopping
 A game stops when it is over (``until="game"``), or also when a hand of it ends (``until="hand"``:
 the returned state holds the next deal with ``hand_over`` set and the hand's score in
 ``last_hand_points``), or when a seat without a policy is to act (a learner's or a person's seat:
-``play`` returns with that seat to act). Games stopped when ``play`` is called are not stepped.
+``play`` returns with that seat to act). Games over, or waiting for a seat without a policy, when
+``play`` is called are not stepped.
 Stopped games leave the batch at once, so each step holds only the games still playing.
 
 Steps

@@ -88,7 +88,7 @@ from hearts_env.arena.match import (
     MatchResult,
     TournamentResult,
     deal_keys,
-    pass_cycle,
+    direction_cycle,
     play_match,
     round_robin,
 )
@@ -115,7 +115,7 @@ __all__ = [
     "deal_keys",
     "format_table",
     "paired_difference",
-    "pass_cycle",
+    "direction_cycle",
     "play_match",
     "plot",
     "round_robin",

@@ -121,7 +121,7 @@ def deal_keys(seed: int, deals: int) -> np.ndarray:
     return seeding.game_keys(seed, np.arange(deals))
 
 
-def pass_cycle(rules: HeartsRules) -> tuple[str, ...]:
+def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
     """The pass directions single-hand deals cycle through: the rules' cycle (("none",) without passing)."""
     return rules.pass_cycle if rules.pass_count else ("none",)
 
@@ -155,7 +155,7 @@ def play_match(
 
     keys = deal_keys(seed, deals)
     if games == "hand":  # one batch per direction: a batch shares its rules, so its pass cycle
-        cycle = pass_cycle(rules)
+        cycle = direction_cycle(rules)
         directions = np.array(cycle)[np.arange(deals) % len(cycle)]
         batches = [
             (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), np.arange(c, deals, len(cycle)))
@@ -235,7 +235,7 @@ def _direction_fields(rules: HeartsRules, sums: DealSums, directions: np.ndarray
     if directions is None:
         return {}
     return {
-        "pass_directions": list(pass_cycle(rules)),
+        "pass_directions": list(direction_cycle(rules)),
         "by_direction": report.direction_summaries(sums, directions, games),
     }
 
