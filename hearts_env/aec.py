@@ -28,7 +28,8 @@ The observation is a dictionary with an ``'observation'`` element, the seat's in
 encoded as a flat ``uint8`` vector, and an ``'action_mask'`` element, the legal cards.
 
 The ``observation`` vector is ``hearts_env.observation.encode`` of ``hearts_env.infoset.infoset``
-for the agent's own seat: its hand, the cards it passed and received, every card played this
+for the agent's own seat (computed once per state by one compiled kernel and shared by every
+``observe`` of that state, so treat it as read-only): its hand, the cards it passed and received, every card played this
 hand and by whom, the current trick and its leader, known voids, points taken, game totals, the
 pass direction and the phase. Seats in it are relative to the observer (0 = itself, 1 = its
 left, ...). Nothing hidden goes in. The table of sections is in the docstring of
@@ -53,11 +54,11 @@ Illegal actions:
 - ``raw_env`` raises ``ValueError`` naming the agent, the card and the rule (an action that is
   not an int card id 0..51 also raises ``ValueError``); nothing changes, so the agent may act
   again.
-- ``env()`` adds PettingZoo's usual wrappers. An action outside ``Discrete(52)`` fails
-  ``AssertOutOfBoundsWrapper``'s assertion; a card outside the action mask ends the game through
-  ``TerminateIllegalWrapper``: the agent that moved gets ``illegal_reward``, the others 0 for that
-  step, and every agent is terminated and truncated. ``OrderEnforcingWrapper`` refuses calls
-  before ``reset()``.
+- ``env()`` behaves like PettingZoo's usual wrapper stack (out-of-bounds check, terminate on
+  illegal, order enforcing) without paying three layers of Python on every call: an action
+  outside ``Discrete(52)`` raises ``ValueError``; a card outside the action mask ends the game:
+  the agent that moved gets ``illegal_reward``, the others 0 for that step, and every agent is
+  terminated and truncated. Both refuse ``step``, ``observe`` and ``last`` before ``reset()``.
 
 ### Rewards
 
@@ -144,12 +145,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from hearts_env import core
-from hearts_env.cards import NUM_CARDS, card_name
+from hearts_env.cards import NUM_CARDS
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.observation import ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, observe
 from hearts_env.render import render_game
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
@@ -157,15 +157,15 @@ from hearts_env.rules import HeartsRules
 ObsType = dict[str, np.ndarray]
 
 
-def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
-    """``raw_env(**kwargs)`` in PettingZoo's usual wrappers: an illegal move ends the game with
-    ``illegal_reward`` for the agent that made it (default: ``default_illegal_reward``)."""
+def env(illegal_reward: float | None = None, **kwargs: Any) -> raw_env:
+    """``raw_env(**kwargs)`` with PettingZoo's usual wrapper behaviour built in: an illegal move
+    ends the game with ``illegal_reward`` for the agent that made it (default:
+    ``default_illegal_reward``), and an action outside the action space raises."""
     table = raw_env(**kwargs)
-    if illegal_reward is None:
-        illegal_reward = default_illegal_reward(table.rules, table.reward_mode)
-    wrapped = wrappers.TerminateIllegalWrapper(table, illegal_reward=illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    table.illegal_reward = (
+        default_illegal_reward(table.rules, table.reward_mode) if illegal_reward is None else float(illegal_reward)
+    )
+    return table
 
 
 def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
@@ -173,7 +173,7 @@ def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
     can cost a seat more in the ``"points"`` and ``"hand"`` modes."""
     if check_reward_mode(reward) == "win":
         return -1.0
-    return -float((rules.target_score or 0) + 26)
+    return -float((rules.target_score or 0) + core.MOON_POINTS)
 
 
 class raw_env(AECEnv[str, ObsType, int]):
@@ -201,6 +201,8 @@ class raw_env(AECEnv[str, ObsType, int]):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
         self.layout = ObservationLayout(self.rules, history=self.history)
+        self.illegal_reward: float | None = None  # set by env(): an illegal card ends the game
+        self._legal_section = self.layout.sections["legal"][0]
 
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agents = self.possible_agents[:]
@@ -217,6 +219,8 @@ class raw_env(AECEnv[str, ObsType, int]):
         self.action_spaces = {agent: spaces.Discrete(NUM_CARDS) for agent in self.possible_agents}
         self._seeds: np.random.SeedSequence | None = None
         self._state: core.State | None = None
+        self._observations: dict[str, ObsType] = {}
+        self._ended_by_illegal = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -227,8 +231,11 @@ class raw_env(AECEnv[str, ObsType, int]):
     @property
     def core_state(self) -> core.State:
         """The core's state of the game (a batch of one); treat it as read-only."""
+        return self._require_reset("core_state")
+
+    def _require_reset(self, method: str) -> core.State:
         if self._state is None:
-            raise RuntimeError("call reset() first")
+            raise RuntimeError(f"reset() needs to be called before {method}")
         return self._state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -240,9 +247,12 @@ class raw_env(AECEnv[str, ObsType, int]):
         deals = (options or {}).get("deals")
         if deals is not None:
             deals = np.asarray(deals).reshape(1, -1)
-        self._state = core.new_games(
-            self.rules, batch_size=1 if deals is None else None, seed=game_seed, deals=deals, history=self.history
+        self._set_state(
+            core.new_games(
+                self.rules, batch_size=1 if deals is None else None, seed=game_seed, deals=deals, history=self.history
+            )
         )
+        self._ended_by_illegal = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -250,42 +260,71 @@ class raw_env(AECEnv[str, ObsType, int]):
         self.truncations = dict.fromkeys(self.agents, False)
         self._update_infos()
         self._skip_agent_selection = None
-        self.agent_selection = self.possible_agents[int(self._state.to_play[0])]
+        self.agent_selection = self.possible_agents[self._to_play]
         if self.render_mode == "human":
             self.render()
 
     def step(self, action: int | None) -> None:
+        before = self._require_reset("step")
+        if not self.agents:
+            raise ValueError("the game is over and every agent has left: call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        before = self.core_state
         card = _card_id(agent, action)
-        if not int(before.legal[0]) >> card & 1:
-            raise ValueError(f"{agent}: {card_name(card)} is illegal: {core.explain_illegal(before, 0, card)}")
-        after = core.step(before, np.array([card]))
-        self._state = after
+        if self.illegal_reward is not None and not self._legal >> card & 1:
+            self._end_by_illegal_move(agent)
+            return
+        try:
+            after = core.step(before, np.array([card]))
+        except ValueError as error:  # the core names the card and the rule
+            raise ValueError(f"{agent}: {str(error).removeprefix('game 0: ')}") from None
+        self._set_state(after)
 
         self._cumulative_rewards[agent] = 0.0  # it has received what built up since its last move
-        paid = step_rewards(before, after, self.reward_mode)[0]
-        self.rewards = {a: float(paid[self._seat[a]]) for a in self.agents}
+        paid = step_rewards(before, after, self.reward_mode)[0].tolist()
+        self.rewards = {a: paid[self._seat[a]] for a in self.agents}
         self._accumulate_rewards()
-        self._update_infos()
-        if after.done[0]:
+        if self._hand_over:
+            self._update_infos()
+        if self._to_play < 0:  # the game is over
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[0]  # each agent then steps None, in seat order
         else:
-            self.agent_selection = self.possible_agents[int(after.to_play[0])]
+            self.agent_selection = self.possible_agents[self._to_play]
         if self.render_mode == "human":
             self.render()
 
+    def _end_by_illegal_move(self, agent: str) -> None:
+        """What PettingZoo's TerminateIllegalWrapper does: the game ends, the mover is fined."""
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(self.illegal_reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self._ended_by_illegal = True
+        self._observations.clear()
+
     def observe(self, agent: str) -> ObsType:
-        info = self.infoset(agent)
-        on_turn = agent == self.agent_selection and not (
-            self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        )
-        mask = core.bits_to_mask(info.legal)[0] if on_turn else np.zeros(NUM_CARDS, bool)
-        return {"observation": encode(info, self.layout)[0], "action_mask": mask.astype(np.int8)}
+        cached = self._observations.get(agent)
+        if cached is not None:
+            return cached
+        state = self._require_reset("observe")
+        vector = observe(state, self._seat[agent], self.layout)[0]
+        if self._ended_by_illegal:  # nobody may act any more
+            mask = np.zeros(NUM_CARDS, np.int8)
+        else:  # the legal section: the agent's legal cards when it is to act, else zeros
+            mask = vector[self._legal_section].view(np.int8)
+        observation = {"observation": vector, "action_mask": mask}
+        self._observations[agent] = observation
+        return observation
+
+    def last(self, observe: bool = True) -> tuple[ObsType | None, float, bool, bool, dict[str, Any]]:
+        self._require_reset("last")
+        return super().last(observe)
 
     def infoset(self, agent: str) -> InfoSet:
         """The information set of ``agent``'s seat (a batch of one), for agents that read info sets."""
@@ -304,6 +343,16 @@ class raw_env(AECEnv[str, ObsType, int]):
     def close(self) -> None:
         pass
 
+    def _set_state(self, state: core.State) -> None:
+        self._state = state
+        self._observations.clear()
+        row = state.data[0]
+        fields = state.layout.fields
+        self._to_play = int(row[fields["to_play"][0]].view(np.int8))
+        self._hand_over = bool(row[fields["hand_over"][0]])
+        start = fields["legal"][0]
+        self._legal = int(row[start : start + 8].view(np.uint64)[0])
+
     def _update_infos(self) -> None:
         state = self.core_state
         info = {
@@ -321,5 +370,5 @@ def _card_id(agent: str, action: object) -> int:
     except TypeError:
         raise ValueError(f"{agent}: an action must be an int card id 0..{NUM_CARDS - 1}, got {action!r}") from None
     if not 0 <= card < NUM_CARDS:
-        raise ValueError(f"{agent}: action {card} is not a card id (0..{NUM_CARDS - 1})")
+        raise ValueError(f"{agent}: action {card} is outside the action space: not a card id (0..{NUM_CARDS - 1})")
     return card

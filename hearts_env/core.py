@@ -99,6 +99,11 @@ class State(Records):
     """
 
     FIELDS = STATE_FIELDS
+    META = ("rules", "layout", "params")
+
+    def __init__(self, rules: HeartsRules, data: np.ndarray, layout: Layout) -> None:
+        super().__init__(rules, data, layout)
+        self.params = rule_params(rules, layout.fields["tricks"][2][0] > 0)  # the rules as the kernels read them
 
     @property
     def num_players(self) -> int:
@@ -107,7 +112,7 @@ class State(Records):
     @property
     def history(self) -> bool:
         """Whether the games record every trick of the hand (``new_games(history=True)``)."""
-        return self.layout.fields["tricks"][2][0] > 0
+        return self.params[kernels.R_HISTORY] > 0
 
     @property
     def done(self) -> np.ndarray:
@@ -199,10 +204,6 @@ def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
     return params
 
 
-def _params(state: State) -> np.ndarray:
-    return rule_params(state.rules, state.history)
-
-
 @functools.cache
 def _deck8(num_players: int) -> np.ndarray:
     deck = cards.deck(num_players).astype(np.int8)
@@ -274,7 +275,9 @@ def new_games(
         raise ValueError(f"rules must be a HeartsRules, got {type(rules).__name__}")
     if not isinstance(history, (bool, np.bool_)):
         raise ValueError(f"history must be True or False, got {history!r}")
-    if batch_size is not None and (isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
+    if batch_size is not None and (
+        isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
+    ):
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     if deals is None and batch_size is None and keys is not None:
         batch_size = len(keys)
@@ -389,9 +392,7 @@ def step(state: State, actions: np.ndarray) -> State:
     """
     data = state.data.copy()
     _step_data(state, data, actions)
-    new = object.__new__(State)
-    new.__dict__.update(rules=state.rules, data=data, layout=state.layout)
-    return new
+    return state._new(data)
 
 
 def step_in_place(state: State, actions: np.ndarray) -> None:
@@ -408,7 +409,7 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
         raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
-    bad = kernels.step(data, actions, state.layout.offsets, _params(state), _deck8(state.rules.num_players))
+    bad = kernels.step(data, actions, state.layout.offsets, state.params, _deck8(state.rules.num_players))
     if bad >= 0:
         card = int(actions[bad])
         if not 0 <= card < NUM_CARDS:
@@ -419,7 +420,7 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
 def recompute_legal(state: State) -> State:
     """The state with ``legal`` worked out again from its other fields (after ``replace``)."""
     data = state.data.copy()
-    kernels.update_legal(data, state.layout.offsets, _params(state))
+    kernels.update_legal(data, state.layout.offsets, state.params)
     return state._new(data)  # type: ignore[return-value]
 
 

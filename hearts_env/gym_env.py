@@ -137,10 +137,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hearts_env import core
-from hearts_env.cards import NUM_CARDS
+from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, legal_mask, new_games
 from hearts_env.infoset import infoset
-from hearts_env.observation import ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy
 from hearts_env.render import render_game
 from hearts_env.rewards import check_reward_mode, step_rewards
@@ -252,6 +252,17 @@ class _Tables:
 
     # -- stepping
 
+    _SAVED = ("seat", "games_started", "stream", "draws", "pending", "ended")
+
+    def snapshot(self) -> tuple:
+        """Everything a step changes (the core state is never modified, so a reference keeps it)."""
+        return self.state, *(getattr(self, name).copy() for name in self._SAVED)
+
+    def restore(self, saved: tuple) -> None:
+        self.state = saved[0]
+        for name, value in zip(self._SAVED, saved[1:], strict=True):
+            setattr(self, name, value)
+
     def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play the learner's card in every game (all are to act), then the opponents until every
         learner is to act again or its episode is over. Returns (rewards, terminated, replaced):
@@ -279,10 +290,27 @@ class _Tables:
                 return
             sub = self.state if _is_all(idx) else self.state[idx]
             actions = self._opponent_actions(idx, sub)
-            try:
-                self._step(idx, actions, sub)
-            except ValueError as error:
-                raise ValueError(f"an opponent policy chose an illegal card (in its batch of games): {error}") from None
+            illegal = (actions < 0) | (actions >= NUM_CARDS)
+            illegal |= (sub.legal & BIT.take(np.where(illegal, 0, actions))) == 0
+            if illegal.any():
+                g = int(np.argmax(illegal))
+                self._refuse(idx, sub, g, int(actions[g]))
+            self._step(idx, actions, sub)
+
+    def _refuse(self, idx: Index, sub: State, g: int, card: int) -> None:
+        """Name the opponent that chose an illegal card, and the card and the rule."""
+        game = int(np.arange(self.num_games)[idx][g])
+        relative = (int(sub.to_play[g]) - int(self.seat[game])) % self.rules.num_players
+        policy = "the random opponents" if self.policies is None else repr(self.policies[relative - 1])
+        what = (
+            f"{card_name(card)} is illegal: {core.explain_illegal(sub, g, card)}"
+            if 0 <= card < NUM_CARDS
+            else f"{card} is not a card id (0..51)"
+        )
+        raise ValueError(
+            f"game {game}: the opponent at seat {int(sub.to_play[g])} ({relative} left of the learner), {policy}, "
+            f"chose {what}; nothing changed"
+        )
 
     def _opponent_actions(self, idx: Index, sub: State) -> np.ndarray:
         if self.policies is None:
@@ -316,7 +344,7 @@ class _Tables:
     def observe(self, idx: Index = _ALL) -> np.ndarray:
         """(n, layout.size) uint8: the learners' observations."""
         sub = self.state if _is_all(idx) else self.state[idx]
-        return encode(infoset(sub, self.seat[idx]), self.layout)
+        return observe(sub, self.seat[idx], self.layout)
 
     def masks(self, idx: Index = _ALL) -> np.ndarray:
         """(n, 52) bool: the learners' legal cards; none once the episode is over."""
@@ -469,7 +497,12 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         card = np.asarray(action)
         if card.size != 1 or card.dtype.kind not in "iu":
             raise ValueError(f"action must be one integer card id (0..51), got {action!r}")
-        rewards, terminated, replaced = tables.learner_step(card.reshape(1).astype(np.int64))
+        saved = tables.snapshot()
+        try:
+            rewards, terminated, replaced = tables.learner_step(card.reshape(1).astype(np.int64))
+        except ValueError:
+            tables.restore(saved)  # an illegal card (the learner's or an opponent's) changes nothing
+            raise
         obs, info = self._result(replaced)
         return obs, float(rewards[0]), bool(terminated[0]), False, info
 
@@ -592,7 +625,12 @@ class HeartsVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (B,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
-        rewards, terminated, replaced = tables.learner_step(actions)
+        saved = tables.snapshot()
+        try:
+            rewards, terminated, replaced = tables.learner_step(actions)
+        except ValueError:
+            tables.restore(saved)  # an illegal card (the learner's or an opponent's) changes nothing
+            raise
         obs = tables.observe()
         info = self._info(tables.info(tables.masks(), replaced.copy()))
         ended = np.flatnonzero(terminated)
@@ -601,7 +639,11 @@ class HeartsVectorEnv(VectorEnv):
             for i in ended:  # builds the info's per-game objects only
                 final_obs[i] = obs[i].copy()
             final_info = {key: (terminated.copy() if key.startswith("_") else value) for key, value in info.items()}
-            tables.next_episode(ended)
+            try:
+                tables.next_episode(ended)
+            except ValueError:
+                tables.restore(saved)
+                raise
             obs[ended] = tables.observe(ended)
             info = self._info(tables.info(tables.masks(), replaced))
             info |= {"final_obs": final_obs, "_final_obs": terminated.copy()}

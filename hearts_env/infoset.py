@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from hearts_env import kernels as k
-from hearts_env.core import State, rule_params
+from hearts_env.core import State
 from hearts_env.records import Layout, Records, cached_layout
 
 U64 = np.uint64
@@ -158,10 +158,10 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
         if B and (seats.min() < 0 or seats.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {seats.min() if seats.min() < 0 else seats.max()}")
         seats = seats.astype(np.int64)
-    H = state.tricks.shape[1]
+    H = int(state.params[k.R_HISTORY])
     layout = info_layout(P, H)
     data = np.empty((B, layout.width), np.uint8)
-    build_infosets(state.data, state.layout.offsets, rule_params(state.rules, H > 0), seats, data, layout.offsets)
+    build_infosets(state.data, state.layout.offsets, state.params, seats, data, layout.offsets)
     return InfoSet(state.rules, data, layout)
 
 
@@ -169,15 +169,27 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
 def build_infosets(
     sdata: np.ndarray, soff: np.ndarray, rp: np.ndarray, seats: np.ndarray, idata: np.ndarray, ioff: np.ndarray
 ) -> None:
+    s64, s32, s8 = sdata.view(U64), sdata.view(np.int32), sdata.view(np.int8)
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
     for g in range(sdata.shape[0]):
-        infoset_row(sdata[g], soff, rp, seats[g], idata[g], ioff)
+        infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64[g], i32[g], i8[g], ioff)
 
 
 @njit(cache=True)
-def infoset_row(srow: np.ndarray, soff: np.ndarray, rp: np.ndarray, seat: int, irow: np.ndarray, ioff: np.ndarray) -> None:
-    """Game row ``srow`` seen from absolute seat ``seat``, written into info row ``irow``."""
-    s64, s32, s8 = srow.view(U64), srow.view(np.int32), srow.view(np.int8)
-    i64, i32, i8 = irow.view(U64), irow.view(np.int32), irow.view(np.int8)
+def infoset_row(
+    s64: np.ndarray,
+    s32: np.ndarray,
+    s8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seat: int,
+    i64: np.ndarray,
+    i32: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+) -> None:
+    """A game's row (as 64-, 32- and 8-bit views) seen from absolute seat ``seat``, written into
+    an info row (views alike)."""
     P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
     phase = s8[soff[k.F_PHASE]]
     to_play = s8[soff[k.F_TO_PLAY]]

@@ -122,20 +122,9 @@ def popcount(x: np.uint64) -> int:
 @njit(cache=True, inline="always")
 def nth_set_bit(bits: np.uint64, k: int) -> int:
     """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
-    position = 0
-    for width in (32, 16, 8):
-        low = popcount(bits & ((_ONE << U64(width)) - _ONE))
-        if k >= low:
-            k -= low
-            bits >>= U64(width)
-            position += width
-    while True:
-        if bits & _ONE:
-            if k == 0:
-                return position
-            k -= 1
-        bits >>= _ONE
-        position += 1
+    for _ in range(k):
+        bits &= bits - _ONE  # drop the lowest set bit
+    return popcount((bits & (~bits + _ONE)) - _ONE)  # trailing zeros of what is left
 
 
 @njit(cache=True, inline="always")
@@ -190,9 +179,9 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
 
 @njit(cache=True)
 def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    d64, d8 = data.view(U64), data.view(np.int8)
     for g in range(data.shape[0]):
-        r64, r8 = data[g].view(U64), data[g].view(np.int8)
-        r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
+        d64[g, off[F_LEGAL]] = legal_cards(d64[g], d8[g], off, rp)
 
 
 # --- Dealing and starting hands ------------------------------------------------------------------
@@ -268,8 +257,9 @@ def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
 def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, dealt: bool) -> None:
     """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given)."""
     P = rp[R_PLAYERS]
+    d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
     for g in range(data.shape[0]):
-        r64, r32, r8 = data[g].view(U64), data[g].view(np.int32), data[g].view(np.int8)
+        r64, r32, r8 = d64[g], d32[g], d8[g]
         r32[off[F_HAND_NUMBER]] = 1
         r8[off[F_LEADER]] = 0
         r8[off[F_WINNER]] = 0
@@ -431,12 +421,12 @@ def step_game(
 @njit(cache=True)
 def first_illegal(data: np.ndarray, actions: np.ndarray, off: np.ndarray) -> int:
     """The first game whose action is not a legal card (games over accept anything), or -1."""
+    d64, d8 = data.view(U64), data.view(np.int8)
     for g in range(data.shape[0]):
-        r64, r8 = data[g].view(U64), data[g].view(np.int8)
-        if r8[off[F_PHASE]] == GAME_OVER:
+        if d8[g, off[F_PHASE]] == GAME_OVER:
             continue
         card = actions[g]
-        if card < 0 or card >= NUM_CARDS or not (r64[off[F_LEGAL]] & BIT[card]):
+        if card < 0 or card >= NUM_CARDS or not (d64[g, off[F_LEGAL]] & BIT[card]):
             return g
     return -1
 
@@ -448,8 +438,9 @@ def step(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray,
     bad = first_illegal(data, actions, off)
     if bad >= 0:
         return bad
+    d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
     for g in range(data.shape[0]):
-        r64, r32, r8 = data[g].view(U64), data[g].view(np.int32), data[g].view(np.int8)
+        r64, r32, r8 = d64[g], d32[g], d8[g]
         step_game(r64, r32, r8, off, rp, deck, actions[g])
         r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
     return -1
@@ -459,8 +450,9 @@ def step(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray,
 def sample_legal(data: np.ndarray, off: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
     """``out[g]``: the legal card of rank ``floor(uniform[g] * count)`` among game g's legal cards
     (0 once the game is over)."""
+    d64 = data.view(U64)
     for g in range(data.shape[0]):
-        legal = data[g].view(U64)[off[F_LEGAL]]
+        legal = d64[g, off[F_LEGAL]]
         out[g] = nth_set_bit(legal, int(uniform[g] * popcount(legal))) if legal else 0
 
 

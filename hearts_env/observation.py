@@ -71,8 +71,8 @@ class ObservationLayout:
 
     rules: HeartsRules
     history: bool = False
-    sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False)
-    packed_sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False)
+    sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
+    packed_sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         P, H = self.rules.num_players, self.rules.hand_size
@@ -116,7 +116,7 @@ class ObservationLayout:
                 start += size
         object.__setattr__(self, "packed_sections", packed)
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         return max(s.stop for s, _ in self.sections.values())
 
@@ -125,7 +125,7 @@ class ObservationLayout:
         """How many 52-card rows the card sections hold."""
         return sum(int(np.prod(shape[:-1])) for name, (_, shape) in self.sections.items() if name in CARD_SECTIONS)
 
-    @property
+    @functools.cached_property
     def packed_size(self) -> int:
         """Bytes of one packed observation (``encode_packed``)."""
         return self.card_rows * _ROW_BYTES + sum(s.stop - s.start for s, _ in self.packed_sections.values())
@@ -176,15 +176,28 @@ def observe(
 ) -> np.ndarray:
     """``encode(infoset(state, seat), layout)`` (or ``encode_packed`` with ``packed``) in one
     compiled pass, without building the info sets: what the environments call every step."""
-    B = state.batch_size
+    B = state.data.shape[0]
     out = _output(out, B, layout.packed_size if packed else layout.size)
-    seats = np.broadcast_to(np.asarray(seat, np.int64), (B,))
-    if layout.history and state.tricks.shape[1] == 0:
+    if isinstance(seat, (int, np.integer)):
+        seats = np.full(B, seat, np.int64)
+    else:
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seat, np.int64), (B,)))
+    rp = state.params
+    H = rp[k.R_HISTORY]
+    if layout.history and not H:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
-    H = state.tricks.shape[1]
-    ilayout = info_layout(state.num_players, H)
-    rp = rule_params(state.rules, H > 0)
-    observe_states(state.data, state.layout.offsets, rp, seats, ilayout.offsets, ilayout.width, _starts(layout, packed), packed, out)
+    ilayout = info_layout(state.rules.num_players, H)
+    observe_states(
+        state.data,
+        state.layout.offsets,
+        rp,
+        seats,
+        ilayout.offsets,
+        ilayout.width,
+        _starts(layout, packed),
+        packed,
+        out,
+    )
     return out
 
 
@@ -220,7 +233,9 @@ def _output(out: np.ndarray | None, batch: int, size: int) -> np.ndarray:
 
 def _check_info(info: InfoSet, layout: ObservationLayout) -> None:
     if info.rules.num_players != layout.rules.num_players:
-        raise ValueError(f"info sets of {info.rules.num_players} players for a {layout.rules.num_players}-player layout")
+        raise ValueError(
+            f"info sets of {info.rules.num_players} players for a {layout.rules.num_players}-player layout"
+        )
     if layout.history and info.tricks.shape[1] == 0:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
 
@@ -320,9 +335,17 @@ def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
 
 
 @njit(cache=True)
-def encode_row(irow: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarray, packed: bool, out: np.ndarray) -> None:
-    """The observation of one info row into ``out`` (one vector)."""
-    i64, i32, i8 = irow.view(np.uint64), irow.view(np.int32), irow.view(np.int8)
+def encode_row(
+    i64: np.ndarray,
+    i32: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    rp: np.ndarray,
+    st: np.ndarray,
+    packed: bool,
+    out: np.ndarray,
+) -> None:
+    """The observation of one info row (as 64-, 32- and 8-bit views) into ``out`` (one vector)."""
     P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
     row = NUM_CARDS if not packed else _ROW_BYTES  # entries of one card row
     _cards(out, st[S_HAND], i64[ioff[inf.I_HAND]], packed)
@@ -372,8 +395,9 @@ def encode_row(irow: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarra
 def encode_infosets(
     idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarray, packed: bool, out: np.ndarray
 ) -> None:
+    i64, i32, i8 = idata.view(np.uint64), idata.view(np.int32), idata.view(np.int8)
     for g in range(idata.shape[0]):
-        encode_row(idata[g], ioff, rp, st, packed, out[g])
+        encode_row(i64[g], i32[g], i8[g], ioff, rp, st, packed, out[g])
 
 
 @njit(cache=True)
@@ -388,8 +412,9 @@ def observe_states(
     packed: bool,
     out: np.ndarray,
 ) -> None:
-    irow = np.empty(iwidth, np.uint8)
+    s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
+    scratch = np.empty((1, iwidth), np.uint8)  # one info row, rewritten for every game
+    i64, i32, i8 = scratch.view(np.uint64)[0], scratch.view(np.int32)[0], scratch.view(np.int8)[0]
     for g in range(sdata.shape[0]):
-        infoset_row(sdata[g], soff, rp, seats[g], irow, ioff)
-        encode_row(irow, ioff, rp, st, packed, out[g])
-
+        infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff)
+        encode_row(i64, i32, i8, ioff, rp, st, packed, out[g])

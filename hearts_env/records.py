@@ -59,6 +59,7 @@ class Records:
     Subclasses set ``_layout_for(rules, data)``; fields are named by ``FIELDS``."""
 
     FIELDS: tuple[str, ...] = ()
+    META: tuple[str, ...] = ("rules", "layout")  # attributes a sub-batch or a stepped copy shares
 
     def __init__(self, rules: Any, data: np.ndarray, layout: Layout) -> None:
         self.rules = rules
@@ -80,7 +81,8 @@ class Records:
 
     def _new(self, data: np.ndarray) -> Records:
         new = object.__new__(type(self))
-        new.__dict__.update(rules=self.rules, data=data, layout=self.layout)
+        new.__dict__.update((name, self.__dict__[name]) for name in self.META)
+        new.data = data
         return new
 
     def __getitem__(self, index: int | slice | np.ndarray) -> Records:
@@ -100,7 +102,7 @@ class Records:
         return self._new(data)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"rules": self.rules, "data": self.data, "layout": self.layout}
+        return {name: self.__dict__[name] for name in (*self.META, "data")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -13,7 +13,9 @@ each agent the sum of what built up since its own last move.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
+from hearts_env import kernels as k
 from hearts_env.core import State
 
 REWARD_MODES = ("points", "hand", "zero_sum", "win")
@@ -27,22 +29,44 @@ def check_reward_mode(mode: str) -> str:
 
 def step_rewards(before: State, after: State, mode: str) -> np.ndarray:
     """(B, P) float32: what the step from ``before`` to ``after`` paid each seat."""
-    hand_over = after.hand_over[:, None]
-    P = after.num_players
-    if mode == "points":
-        paid = before.hand_points  # tricks already rewarded this hand
-        owed = np.where(hand_over, after.last_hand_points, after.hand_points)
-        rewards = -(owed - paid)
-    elif mode == "hand":
-        rewards = np.where(hand_over, -after.last_hand_points, 0)
-    elif mode == "zero_sum":
-        score = after.last_hand_points
-        others = (score.sum(axis=1, keepdims=True) - score) / (P - 1)
-        rewards = np.where(hand_over, others - score, 0)
-    elif mode == "win":
-        share = after.winners / np.maximum(after.winners.sum(axis=1, keepdims=True), 1)
-        rewards = np.where(after.done[:, None], share, 0)
-    else:
-        check_reward_mode(mode)
-    # Games that were already over when the step began pay nothing.
-    return np.where(before.done[:, None], 0, rewards).astype(np.float32)
+    out = np.empty((after.batch_size, after.num_players), np.float32)
+    _step_rewards(before.data, after.data, after.layout.offsets, after.params, _MODE[check_reward_mode(mode)], out)
+    return out
+
+
+_MODE = {mode: i for i, mode in enumerate(REWARD_MODES)}
+_POINTS, _HAND, _ZERO_SUM, _WIN = range(len(REWARD_MODES))
+
+
+@njit(cache=True)
+def _step_rewards(
+    bdata: np.ndarray, adata: np.ndarray, off: np.ndarray, rp: np.ndarray, mode: int, out: np.ndarray
+) -> None:
+    P, jd = rp[k.R_PLAYERS], rp[k.R_JD] != 0
+    bd64, bd8 = bdata.view(np.uint64), bdata.view(np.int8)
+    ad64, ad32, ad8 = adata.view(np.uint64), adata.view(np.int32), adata.view(np.int8)
+    for g in range(adata.shape[0]):
+        b64, b8, a64, a32, a8 = bd64[g], bd8[g], ad64[g], ad32[g], ad8[g]
+        out[g, :] = 0
+        if b8[off[k.F_PHASE]] == k.GAME_OVER:  # games already over pay nothing
+            continue
+        hand_over = a8[off[k.F_HAND_OVER]] != 0
+        points = a32[off[k.F_LAST_HAND_POINTS] : off[k.F_LAST_HAND_POINTS] + P]
+        if mode == _POINTS:  # each trick's points as taken, the moon's correction at the hand's end
+            for s in range(P):
+                paid = k.pile_points(b64[off[k.F_TAKEN] + s], jd)
+                owed = points[s] if hand_over else k.pile_points(a64[off[k.F_TAKEN] + s], jd)
+                out[g, s] = paid - owed
+        elif mode == _HAND and hand_over:
+            for s in range(P):
+                out[g, s] = -points[s]
+        elif mode == _ZERO_SUM and hand_over:
+            total = points.sum()
+            for s in range(P):
+                out[g, s] = (total - points[s]) / (P - 1) - points[s]
+        elif mode == _WIN and a8[off[k.F_PHASE]] == k.GAME_OVER:
+            winners = 0
+            for s in range(P):
+                winners += a8[off[k.F_WINNERS] + s]
+            for s in range(P):
+                out[g, s] = a8[off[k.F_WINNERS] + s] / winners

@@ -263,7 +263,7 @@ def test_wrapped_env_asserts_on_actions_outside_the_space() -> None:
     with pytest.raises(Exception, match=r"reset\(\) needs to be called before step"):
         table.step(0)
     table.reset(seed=0)
-    with pytest.raises(AssertionError, match="action space"):
+    with pytest.raises(ValueError, match="action space"):
         table.step(52)
 
 
@@ -407,3 +407,23 @@ def test_docstring_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     example = aec.__doc__.split("### Example")[1].split("``` python")[1].split("```")[0]
     exec(compile(example, "aec example", "exec"), {})
     assert "game over" in capsys.readouterr().out
+
+
+def test_step_after_every_agent_has_left_names_the_problem() -> None:
+    table = aec.raw_env(target_score=None)
+    table.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in table.agent_iter():
+        observation, _, termination, truncation, _ = table.last()
+        table.step(None if termination or truncation else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert table.agents == []
+    with pytest.raises(ValueError, match="every agent has left: call reset"):
+        table.step(0)
+
+
+def test_calls_before_reset_are_refused() -> None:
+    for make in (aec.env, aec.raw_env):
+        table = make()
+        for call in (lambda: table.step(0), lambda: table.observe("player_0"), lambda: table.last()):
+            with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before"):
+                call()

@@ -240,7 +240,7 @@ def test_deals_disagree_with_batch_size():
     _refuse_deals(np.stack([GOOD, GOOD]), "batch_size", batch_size=3)
 
 
-@pytest.mark.parametrize("batch_size", [None, 0, -1, True])
+@pytest.mark.parametrize("batch_size", [None, 0, -1, True, 2.5, "3", np.float64(4.0)])
 def test_bad_batch_size(batch_size):
     with pytest.raises(ValueError, match="batch_size"):
         new_games(HeartsRules(), batch_size=batch_size, seed=0)

@@ -523,3 +523,38 @@ def test_environments_import_without_sb3():
 
     code = "import sys; sys.modules['stable_baselines3'] = None; sys.modules['torch'] = None; import hearts_env.gym_env"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _Cheater:
+    """An opponent that plays legally for a while, then picks a card it does not hold."""
+
+    def __init__(self, honest_moves: int) -> None:
+        self.left = honest_moves
+        self.random = RandomPolicy(0)
+
+    def __call__(self, info, mask):
+        self.left -= len(mask)
+        cards = self.random(info, mask)
+        return cards if self.left >= 0 else np.flatnonzero(~mask[0])[:1].repeat(len(mask))
+
+    def __repr__(self) -> str:
+        return "Cheater()"
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_opponents_illegal_card_changes_nothing_and_names_the_opponent(vector: bool) -> None:
+    """The env is exactly as before the step that failed: no opponent's legal cards reach the
+    learner's mask, and a retried step plays the learner's card for the learner."""
+    env = HeartsVectorEnv(2, opponents=_Cheater(40)) if vector else HeartsEnv(opponents=_Cheater(20))
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"the opponent at seat \d .*Cheater\(\).*does not hold it; nothing changed"):
+        for _ in range(60):
+            before = env.state.data.copy(), np.copy(env.action_masks())
+            masks = np.atleast_2d(env.action_masks())
+            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+            env.step(actions if vector else actions[0])
+    np.testing.assert_array_equal(env.state.data, before[0])
+    np.testing.assert_array_equal(env.action_masks(), before[1])
+    learners = env._tables.seat
+    assert (env.state.to_play == learners).all()  # the learner, not the cheating opponent, is to act

@@ -196,11 +196,8 @@ def expected_sections(state: State, seat: int, history: bool) -> dict[str, np.nd
         "voids": ((state.voids | trick_voids(state))[:, order, None] >> np.arange(4)) & 1,
         "points": taken[:, :, HEARTS].sum(axis=2) + 13 * taken[:, :, QS],
         "scores": np.minimum(scores - scores.min(axis=1, keepdims=True), 255),
-        "to_target": (
-            np.zeros((B, 1))
-            if rules.target_score is None
-            else np.clip(rules.target_score - scores.max(axis=1, keepdims=True), 0, 255)
-        ),
+        # A one-hand game reads as hand 1 of a game to 100.
+        "to_target": np.clip((rules.target_score or 100) - scores.max(axis=1, keepdims=True), 0, 255),
         "hearts_broken": state.hearts_broken[:, None],
         "phase": np.stack([state.phase == PASS, state.phase == PLAY], axis=1),
         "pass_direction": one_hot(offset, P),
@@ -285,9 +282,22 @@ def test_scores_and_to_target_are_capped() -> None:
     got = layout.split(encode(infoset(state, 0), layout))
     np.testing.assert_array_equal(got["scores"][0], [100, 160, 0, 10])
     np.testing.assert_array_equal(got["to_target"][:, 0], 40)
-    one_hand = ObservationLayout(HeartsRules(target_score=None))
-    state = new_games(HeartsRules(target_score=None), batch_size=1, seed=0)
-    assert one_hand.split(encode(infoset(state, 0), one_hand))["to_target"][0, 0] == 0
+
+
+def test_one_hand_game_observes_like_hand_one_of_a_standard_game() -> None:
+    """A single hand (target None) shows the observation of hand 1 of a game to 100, the setting
+    trained agents learn in, at every decision of the hand."""
+    rng = np.random.default_rng(3)
+    single = new_games(HeartsRules(target_score=None), batch_size=8, seed=5)
+    full = new_games(HeartsRules(), keys=single.key)
+    one_hand, standard = ObservationLayout(single.rules), ObservationLayout(full.rules)
+    while not single.done.any():
+        for seat in range(4):
+            np.testing.assert_array_equal(
+                encode(infoset(single, seat), one_hand), encode(infoset(full, seat), standard)
+            )
+        actions = sample_actions(single, rng)
+        single, full = step(single, actions), step(full, actions)
 
 
 def test_jd_taken_only_with_the_jd_rule() -> None:
