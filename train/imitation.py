@@ -20,12 +20,13 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from hearts_env.core import legal_mask, new_games, step
-from hearts_env.infoset import infoset
+from hearts_env.core import new_games
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
+from hearts_env.runner import Step, play
+from hearts_env.seeding import game_keys
 
 _MASKED = -1e8  # the logit sb3-contrib gives illegal actions
 
@@ -56,42 +57,56 @@ def collect(
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
-    half of them are over). Decisions of hands still running at the end are dropped, so every
-    return is complete."""
+    half of them are over). Game i of the collection is game i of ``seed`` (``seeding.game_keys``).
+    Decisions of hands still running at the end are dropped, so every return is complete."""
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
     check_reward_mode(reward)
-    layout = ObservationLayout(rules)
-    seeds = np.random.SeedSequence(seed)
-    P = rules.num_players
-    records: list[tuple[np.ndarray, ...]] = []
-    finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
-    state, next_id, count = None, 0, 0
-    bar = tqdm(total=decisions, unit="decision", desc="collect", disable=not progress)
-    while count < decisions:
-        if state is None or state.done.mean() > 0.5:
-            state = new_games(rules, num_games, seed=int(seeds.spawn(1)[0].generate_state(1)[0]))
-            hand_id, next_id = next_id + np.arange(num_games), next_id + num_games
-            paid = np.zeros((num_games, P), np.float32)  # reward paid to each seat so far this hand
-        rows = np.flatnonzero(~state.done)
-        sub = state[rows]
-        info, mask = infoset(sub, sub.to_play), legal_mask(sub)
-        cards = np.asarray(teacher(info, mask), np.int64)
-        seat = sub.to_play.astype(np.int64)
-        records.append((encode(info, layout), mask, cards, hand_id[rows], seat, paid[rows, seat]))
-        actions = np.zeros(state.batch_size, np.int64)
-        actions[rows] = cards
-        after = step(state, actions)
-        paid += step_rewards(state, after, reward)
-        ended = np.flatnonzero(after.hand_over)
-        finals.append((hand_id[ended], paid[ended]))
-        hand_id[ended], next_id = next_id + np.arange(len(ended)), next_id + len(ended)
-        paid[ended] = 0
-        state = after
-        count += len(rows)
-        bar.update(len(rows))
-    bar.close()
-    return _assemble(records, finals, next_id, P)
+    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress)
+    games_dealt = 0
+    while recorder.count < decisions:
+        state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
+        games_dealt += num_games
+        recorder.new_batch()
+        play(state, [teacher] * rules.num_players, on_step=recorder.record)
+    recorder.bar.close()
+    return _assemble(recorder.records, recorder.finals, recorder.next_hand, rules.num_players)
+
+
+class _Recorder:
+    """Records each decision of a batch of games as the runner plays them, and what every seat was
+    paid over each hand; asks the runner to stop once enough decisions are in or half the games are over."""
+
+    def __init__(self, layout: ObservationLayout, reward: str, decisions: int, num_games: int, progress: bool) -> None:
+        self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
+        self.records: list[tuple[np.ndarray, ...]] = []
+        self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
+        self.count = self.next_hand = 0
+        self.bar = tqdm(total=decisions, unit="decision", desc="collect", disable=not progress)
+
+    def new_batch(self) -> None:
+        P = self.layout.rules.num_players
+        self.hand_id = self.next_hand + np.arange(self.num_games)  # the hand each game is playing
+        self.next_hand += self.num_games
+        self.paid = np.zeros((self.num_games, P), np.float32)  # reward paid to each seat so far this hand
+        self.games_over = 0
+
+    def record(self, step: Step) -> bool:
+        games, seat = step.games, step.seats.astype(np.int64)
+        before = self.paid[games, seat]
+        self.records.append(
+            (encode(step.info, self.layout), step.mask, step.actions, self.hand_id[games], seat, before)
+        )
+        self.paid[games] += step_rewards(step.state, step.after, self.reward)
+        ended = games[step.after.hand_over]
+        self.finals.append((self.hand_id[ended], self.paid[ended]))
+        self.hand_id[ended] = self.next_hand + np.arange(len(ended))
+        self.next_hand += len(ended)
+        self.paid[ended] = 0
+        self.count += len(games)
+        self.games_over += np.count_nonzero(step.after.done)
+        self.bar.update(len(games))
+        return self.count >= self.decisions or self.games_over > self.num_games // 2
 
 
 def _assemble(

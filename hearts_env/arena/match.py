@@ -1,0 +1,448 @@
+"""Duplicate matches and round robins between agents, played on the batched runner."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hearts_env import core, runner, seeding
+from hearts_env.arena import report
+from hearts_env.arena.statistics import DealSums, Estimate
+from hearts_env.policy import Policy
+from hearts_env.rules import HeartsRules
+
+GAME_MODES = ("game", "hand")
+
+AgentsArg = Mapping[str, Policy] | Sequence[tuple[str, Policy] | Policy]
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The raw outcome of a duplicate match: N deals x R = P rotations, indexed [deal, rotation, seat]."""
+
+    rules: HeartsRules
+    games: str  # "game" or "hand"
+    seed: int
+    names: tuple[str, ...]  # (K,) distinct agent names, in the order of their first entry
+    entries: np.ndarray  # (P,) int: name index of each entry of the agents list
+    seating: np.ndarray  # (R, P) int: entry seated at each seat in rotation r: (seat - r) % P
+    deal_keys: np.ndarray  # (N,) uint64: the key of each deal (its games' State.key)
+    directions: np.ndarray | None  # (N,) str: each deal's pass direction (single hands); None for whole games
+    hands: np.ndarray  # (N, R) int: hands played in each game
+    scores: np.ndarray  # (N, R, P) int: each seat's final total (the sum of its hand points)
+    wins: np.ndarray  # (N, R, P) float: each seat's share of the win (1/k for k tied winners)
+    qs: np.ndarray  # (N, R, P) int: hands in which the seat took the QS
+    moons: np.ndarray  # (N, R, P) int: hands in which the seat shot the moon
+    seconds: float  # time spent playing
+
+    @property
+    def deals(self) -> int:
+        return len(self.deal_keys)
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def game_keys(self) -> np.ndarray:
+        """(N * R,) uint64: the key of every game, game (d, r) at d * R + r."""
+        return np.repeat(self.deal_keys, self.seating.shape[0])
+
+    @property
+    def seat_names(self) -> np.ndarray:
+        """(R, P) int: name index seated at each seat in each rotation."""
+        return self.entries[self.seating]
+
+    def sums(self, direction: str | None = None) -> DealSums:
+        """Per-deal totals of each name (see ``DealSums``); with ``direction``, of the deals that
+        pass that way alone (single hands)."""
+        onehot = (self.seat_names[..., None] == np.arange(len(self.names))).astype(np.float64)  # (R, P, K)
+        per_seat = {
+            "seat_games": np.ones_like(self.scores, dtype=np.float64),
+            "hands": np.broadcast_to(self.hands[..., None], self.scores.shape),
+            "points": self.scores,
+            "wins": self.wins,
+            "qs": self.qs,
+            "moons_made": self.moons,
+            "moons_suffered": self.moons.sum(axis=2, keepdims=True) - self.moons,
+        }
+        sums = DealSums(self.names, **{k: np.einsum("nrp,rpk->nk", v, onehot) for k, v in per_seat.items()})
+        return sums if direction is None else sums.take(_deals_passing(self.directions, direction))
+
+    def estimate(self, name: str, metric: str = "points_per_hand", direction: str | None = None) -> Estimate:
+        """``metric`` of the agent ``name``: mean over deals (those passing ``direction``, if given)
+        with its 95% interval."""
+        return self.sums(direction).estimate(name, metric)
+
+    def difference(
+        self, name: str, other: str | None = None, metric: str = "points_per_hand", direction: str | None = None
+    ) -> Estimate:
+        """``name``'s ``metric`` minus ``other``'s (default: the field, every other name pooled),
+        paired by deal (the deals passing ``direction``, if given). For points, a negative
+        difference whose interval excludes 0 is better."""
+        return self.sums(direction).difference(name, other, metric)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready dict of the match: settings, counts, every name's estimates and, for single
+        hands, the same by pass direction (``by_direction``)."""
+        hands = int(self.hands.sum())
+        sums = self.sums()
+        out = {
+            "kind": "match",
+            **report.settings(self.rules, self.games, self.deals, self.seed),
+            "rotations": int(self.seating.shape[0]),
+            "seats": [self.names[i] for i in self.entries],
+            "games_played": int(self.hands.size),
+            "hands_played": hands,
+            "seconds": self.seconds,
+            "hands_per_second": hands / self.seconds if self.seconds > 0 else None,
+            "agents": report.agent_summaries(sums, self.games),
+        }
+        for name, entry in out["agents"].items():
+            entry["seats"] = int(sum(self.names[i] == name for i in self.entries))
+        return out | _direction_fields(self.rules, sums, self.directions, self.games)
+
+    def table(self) -> str:
+        return report.format_table(self.summary())
+
+    def plot(self, path: str, **kwargs: Any) -> None:
+        report.plot(self.summary(), path, **kwargs)
+
+
+def deal_keys(seed: int, deals: int) -> np.ndarray:
+    """(deals,) uint64: the key of each deal of ``seed``: deal d is game d of the seed
+    (``seeding.game_keys(seed, d)``), the same in every match with that seed."""
+    return seeding.game_keys(seed, np.arange(deals))
+
+
+def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
+    """The pass directions single-hand deals cycle through: the rules' cycle (("none",) without passing)."""
+    return rules.pass_cycle if rules.pass_count else ("none",)
+
+
+def play_match(
+    rules: HeartsRules | None,
+    agents: AgentsArg,
+    deals: int = 100,
+    seed: int = 0,
+    games: str = "game",
+    history: bool = False,
+    progress: bool = False,
+) -> MatchResult:
+    """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
+
+    ``rules``: the table (None: the standard game); ``games``: "game" (whole games to the target
+    score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
+    ``history``: the games record their tricks, for agents that read ``InfoSet.tricks``;
+    ``progress``: a tqdm bar over finished games, if tqdm is installed.
+    Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
+    """
+    rules = _match_rules(rules, games)
+    deals = _check_count("deals", deals)
+    seed = _check_seed(seed)
+    P = R = rules.num_players
+    entry_names, entry_agents = _entries(agents, P)
+    names = tuple(dict.fromkeys(entry_names))
+    entries = np.array([names.index(n) for n in entry_names])
+    seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
+    _seed_agents(list({id(a): a for a in entry_agents}.values()), seed)
+
+    keys = deal_keys(seed, deals)
+    if games == "hand":  # one batch per direction: a batch shares its rules, so its pass cycle
+        cycle = direction_cycle(rules)
+        directions = np.array(cycle)[np.arange(deals) % len(cycle)]
+        batches = [
+            (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), np.arange(c, deals, len(cycle)))
+            for c in range(min(len(cycle), deals))
+        ]
+    else:
+        directions, batches = None, [(rules, np.arange(deals))]
+    G = deals * R  # game (d, r) of the match is d * R + r
+    hands = np.zeros(G, np.int64)
+    scores = np.zeros((G, P), np.int64)
+    wins = np.zeros((G, P))
+    qs = np.zeros((G, P), np.int64)
+    moons = np.zeros((G, P), np.int64)
+    bar = _progress_bar(progress, G, " vs ".join(names))
+    start = time.perf_counter()
+    for batch_rules, batch_deals in batches:
+        ids = (batch_deals[:, None] * R + np.arange(R)).ravel()
+        final, qs[ids], moons[ids] = _play_games(
+            batch_rules, keys[ids // R], seating[ids % R], entry_agents, entry_names, history, bar
+        )
+        hands[ids], scores[ids] = final.hand_number, final.scores
+        wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
+    seconds = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+
+    def by_deal(a: np.ndarray) -> np.ndarray:
+        return a.reshape(deals, R, *a.shape[1:])
+
+    return MatchResult(
+        rules=rules,
+        games=games,
+        seed=seed,
+        names=names,
+        entries=entries,
+        seating=seating,
+        deal_keys=keys,
+        directions=directions,
+        hands=by_deal(hands),
+        scores=by_deal(scores),
+        wins=by_deal(wins),
+        qs=by_deal(qs),
+        moons=by_deal(moons),
+        seconds=seconds,
+    )
+
+
+def _play_games(
+    rules: HeartsRules,
+    keys: np.ndarray,
+    seating: np.ndarray,
+    agents: list[Policy],
+    names: list[str],
+    history: bool,
+    bar: Any,
+) -> tuple[core.State, np.ndarray, np.ndarray]:
+    """Play games with these keys and seatings (G, P) (entries of ``agents`` at each seat) to
+    their ends: the final state, and (G, P) the hands in which each seat took the QS and shot the moon."""
+    qs = np.zeros(seating.shape, np.int64)
+    moons = np.zeros(seating.shape, np.int64)
+
+    def record(step: runner.Step) -> None:
+        ended = np.flatnonzero(step.after.hand_over)
+        if len(ended):
+            took_qs, shot = _hand_outcomes(step.after, ended)
+            qs[step.games[ended]] += took_qs
+            moons[step.games[ended]] += shot
+        if bar is not None:
+            bar.update(np.count_nonzero(step.after.done))
+
+    state = core.new_games(rules, keys=keys, history=history)
+    return runner.play(state, agents, seating, on_step=record, names=names), qs, moons
+
+
+def _direction_fields(rules: HeartsRules, sums: DealSums, directions: np.ndarray | None, games: str) -> dict[str, Any]:
+    """Summary entries of single hands: the pass cycle the deals follow and the results by direction."""
+    if directions is None:
+        return {}
+    return {
+        "pass_directions": list(direction_cycle(rules)),
+        "by_direction": report.direction_summaries(sums, directions, games),
+    }
+
+
+def _deals_passing(directions: np.ndarray | None, direction: str) -> np.ndarray:
+    """(N,) bool: the deals that pass ``direction``."""
+    if directions is None:
+        raise ValueError("direction= needs a single-hand match (games='hand'): whole games pass every way")
+    if direction not in directions:
+        raise ValueError(f"no deal passes {direction!r}; the deals pass {', '.join(dict.fromkeys(directions))}")
+    return directions == direction
+
+
+def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
+    games ``ended`` (``after`` already holds the next deal)."""
+    taken = after.last_hand_taken[ended]
+    return (taken & core.BIT[core.QS]) != 0, (taken & core.POINT_BITS) == core.POINT_BITS
+
+
+def _match_rules(rules: HeartsRules | None, games: str) -> HeartsRules:
+    rules = HeartsRules() if rules is None else rules
+    if not isinstance(rules, HeartsRules):
+        raise ValueError(f"rules must be a HeartsRules or None, got {rules!r}")
+    if games not in GAME_MODES:
+        raise ValueError(f"games must be one of {', '.join(GAME_MODES)}; got {games!r}")
+    if games == "hand":
+        return dataclasses.replace(rules, target_score=None)
+    if rules.target_score is None:
+        raise ValueError("games='game' needs rules with a target_score (these rules play one hand: use games='hand')")
+    return rules
+
+
+def _entries(agents: AgentsArg, num_players: int) -> tuple[list[str], list[Policy]]:
+    items = list(agents.items()) if isinstance(agents, Mapping) else list(agents)
+    pairs = [item if isinstance(item, tuple) else (type(item).__name__, item) for item in items]
+    if len(pairs) != num_players:
+        raise ValueError(
+            f"a match needs one agent per seat: {num_players} (name, agent) entries, got {len(pairs)} "
+            "(repeat an agent to fill seats; use round_robin for more agents than seats)"
+        )
+    for name, agent in pairs:
+        if not isinstance(name, str) or not callable(agent):
+            raise ValueError(
+                f"agents must be (name, policy) pairs with a str name and a callable policy, got {(name, agent)!r}"
+            )
+    return [n for n, _ in pairs], [a for _, a in pairs]
+
+
+def _seed_agents(agents: Sequence[Policy], seed: int) -> None:
+    """Reseed every agent that has a ``seed`` method, from the match seed and its order."""
+    seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(agents))) >> np.uint64(1)
+    for agent, s in zip(agents, seeds, strict=True):
+        if callable(getattr(agent, "seed", None)):
+            agent.seed(int(s))
+
+
+def _check_count(what: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{what} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=desc, unit="game", leave=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """Matches at several tables of P drawn from K agents, all on the same deals."""
+
+    names: tuple[str, ...]  # (K,) the agents
+    tables: tuple[tuple[int, ...], ...]  # name indices seated at each table (rotation 0)
+    matches: tuple[MatchResult, ...]  # one per table
+    ratings: dict[str, dict[str, float]] | None  # name -> mu, sigma, ordinal (mu - 3 sigma); None: not rated
+    rating_model: str | None
+
+    @property
+    def seconds(self) -> float:
+        return sum(m.seconds for m in self.matches)
+
+    def sums(self, direction: str | None = None) -> DealSums:
+        """Per-deal totals of each name, added up over the tables it sat at (with ``direction``,
+        of the deals that pass that way alone)."""
+        return DealSums.combine(self.names, [m.sums(direction) for m in self.matches])
+
+    def estimate(self, name: str, metric: str = "points_per_hand", direction: str | None = None) -> Estimate:
+        return self.sums(direction).estimate(name, metric)
+
+    def difference(
+        self, name: str, other: str | None = None, metric: str = "points_per_hand", direction: str | None = None
+    ) -> Estimate:
+        return self.sums(direction).difference(name, other, metric)
+
+    def summary(self) -> dict[str, Any]:
+        first = self.matches[0]
+        hands = int(sum(m.hands.sum() for m in self.matches))
+        sums = self.sums()
+        agents = report.agent_summaries(sums, first.games)
+        for k, name in enumerate(self.names):
+            agents[name]["tables"] = sum(k in t for t in self.tables)
+            if self.ratings is not None:
+                agents[name]["rating"] = dict(self.ratings[name])
+        out = {
+            "kind": "round_robin",
+            **report.settings(first.rules, first.games, first.deals, first.seed),
+            "tables": [[self.names[i] for i in t] for t in self.tables],
+            "games_played": int(sum(m.hands.size for m in self.matches)),
+            "hands_played": hands,
+            "seconds": self.seconds,
+            "hands_per_second": hands / self.seconds if self.seconds > 0 else None,
+            "rating_model": self.rating_model,
+            "agents": agents,
+        }
+        return out | _direction_fields(first.rules, sums, first.directions, first.games)
+
+    def table(self) -> str:
+        return report.format_table(self.summary())
+
+    def plot(self, path: str, **kwargs: Any) -> None:
+        report.plot(self.summary(), path, **kwargs)
+
+
+def round_robin(
+    rules: HeartsRules | None,
+    agents: Mapping[str, Policy] | Sequence[tuple[str, Policy]],
+    deals: int = 100,
+    seed: int = 0,
+    games: str = "game",
+    tables: int | None = None,
+    ratings: bool = True,
+    history: bool = False,
+    progress: bool = False,
+    model: Any = None,
+) -> TournamentResult:
+    """Play K agents (distinct names) at tables of P: every P-subset of them (``tables=None``;
+    with K < P, every multiset of P seats holding at least two names), or ``tables`` tables drawn
+    at random from those. Each table plays a duplicate ``play_match`` on the same deals (same
+    ``seed``). With ``ratings`` (needs the ``openskill`` package), every game updates OpenSkill
+    ratings (``model``, default ``PlackettLuce()``): the game's players ranked by final score
+    (lowest first, ties shared; a name at several seats counts once, by its mean score).
+    """
+    items = list(agents.items()) if isinstance(agents, Mapping) else list(agents)
+    names = tuple(n for n, _ in items)
+    if len(items) < 2 or len(set(names)) != len(names):
+        raise ValueError(f"round_robin needs at least two agents with distinct names, got {list(names)}")
+    rules = _match_rules(rules, games)
+    seed = _check_seed(seed)
+    if ratings and model is None:
+        model = _openskill_model()
+    P, K = rules.num_players, len(names)
+    if K >= P:
+        candidates = list(itertools.combinations(range(K), P))
+    else:
+        candidates = [t for t in itertools.combinations_with_replacement(range(K), P) if len(set(t)) > 1]
+    if tables is not None:
+        tables = _check_count("tables", tables)
+        rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
+        picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
+        candidates = [candidates[i] for i in sorted(picks)]
+    matches = tuple(
+        play_match(rules, [items[i] for i in table], deals, seed, games, history, progress) for table in candidates
+    )
+    rated = _rate(model, names, candidates, matches) if ratings else None
+    model_name = type(model).__name__ if ratings else None
+    return TournamentResult(names, tuple(candidates), matches, rated, model_name)
+
+
+def _openskill_model() -> Any:
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise ImportError(
+            "round_robin ratings need the openskill package: pip install openskill "
+            "(or pass ratings=False for the statistics alone)"
+        ) from None
+    return PlackettLuce()
+
+
+def _rate(
+    model: Any, names: tuple[str, ...], tables: list[tuple[int, ...]], matches: tuple[MatchResult, ...]
+) -> dict[str, dict[str, float]]:
+    """OpenSkill ratings from every game, deal by deal, table by table, rotation by rotation."""
+    ratings = {n: model.rating(name=n) for n in names}
+    for d in range(matches[0].deals):
+        for table, match in zip(tables, matches, strict=True):
+            players = sorted(set(table))
+            for r in range(match.seating.shape[0]):
+                at = np.array(table)[match.seating[r]]  # (P,) name index at each seat
+                ranks = [float(match.scores[d, r][at == k].mean()) for k in players]
+                new = model.rate([[ratings[names[k]]] for k in players], ranks=ranks)
+                for k, (rating,) in zip(players, new, strict=True):
+                    ratings[names[k]] = rating
+    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}

@@ -1,0 +1,211 @@
+"""One batched loop that plays policies at the seats of a batch of games.
+
+``play(state, policies)`` steps every game of ``state`` (a ``core.State`` batch) with the card the
+policy at the seat to act chooses, until each game stops, and returns the games' final state.
+Every place that plays games with policies uses it: the arena's matches, imitation collection,
+and (one seat left to a learner or a person) the environments and the terminal game.
+
+    import numpy as np
+    from hearts_env import core, runner
+    from hearts_env.policy import RandomPolicy
+    from hearts_env.rules import HeartsRules
+
+    field = RandomPolicy(seed=1)  # one object at three seats: one batched call per step
+    state = core.new_games(HeartsRules(), batch_size=1024, seed=0)
+    final = runner.play(state, [RandomPolicy(seed=0), field, field, field])
+    final.scores  # (1024, 4) game totals
+
+    points = np.zeros((1024, 4))
+    def count(step: runner.Step) -> None:  # called after every step
+        ended = step.after.hand_over
+        points[step.games[ended]] += step.after.last_hand_points[ended]
+    runner.play(state, [field] * 4, until="hand", on_step=count)  # one hand of each game
+
+Seats
+-----
+``policies`` holds ``hearts_env.policy.Policy`` objects (``policy(info, mask) -> (n,) int`` card
+ids) or ``None``. Without ``seating``, ``policies[s]`` plays seat ``s`` of every game (P entries).
+With ``seating``, an int array (P,) or (B, P), ``policies[seating[g, s]]`` plays seat ``s`` of
+game ``g`` (the arena rotates its agents through the seats this way); -1 is a seat without a policy.
+At each step every distinct policy *object* is called once, on every game where a seat it holds
+is to act, with the information sets of those seats and their legal masks; its cards are checked
+(an illegal one raises ``ValueError`` naming the policy, seat, game and card, and the rule).
+
+Stopping
+--------
+A game stops when it is over (``until="game"``), or also when a hand of it ends (``until="hand"``:
+the returned state holds the next deal with ``hand_over`` set and the hand's score in
+``last_hand_points``), or when a seat without a policy is to act (a learner's or a person's seat:
+``play`` returns with that seat to act). Games over, or waiting for a seat without a policy, when
+``play`` is called are not stepped.
+Stopped games leave the batch at once, so each step holds only the games still playing.
+
+Steps
+-----
+``on_step(step)`` is called after every step with a ``Step``: the games that acted (their index in
+``state``), their state before and after, the information sets and masks the policies saw and the
+cards they chose. It returns nothing to go on, or True to stop every game there (``play`` then
+returns each game as it stands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from hearts_env import core
+from hearts_env.cards import NUM_CARDS, card_name
+from hearts_env.infoset import InfoSet, infoset
+from hearts_env.policy import Policy
+
+UNTIL = ("game", "hand")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the games still playing (n of them)."""
+
+    games: np.ndarray  # (n,) int: each game's index in the batch given to ``play``
+    state: core.State  # the n games before the step
+    info: InfoSet  # (n,) information set of the seat to act in each game
+    mask: np.ndarray  # (n, 52) bool: its legal cards
+    actions: np.ndarray  # (n,) int64: the card its policy chose
+    after: core.State  # the n games after the step
+
+    @property
+    def seats(self) -> np.ndarray:
+        """(n,) int8: the seat that acted in each game."""
+        return self.state.to_play
+
+
+def play(
+    state: core.State,
+    policies: Sequence[Policy | None],
+    seating: np.ndarray | None = None,
+    until: str = "game",
+    on_step: Callable[[Step], bool | None] | None = None,
+    names: Sequence[str] | None = None,
+) -> core.State:
+    """Play the games of ``state`` with ``policies`` at their seats until each stops (see the
+    module docstring); returns the state of every game, in the order of ``state``. ``names`` (one
+    per policy) name the policies in error messages (default: their class or function name)."""
+    groups, group_names, index = _groups(policies, names)
+    seat_group = _seat_groups(seating, index, state.batch_size, state.num_players)
+    if until not in UNTIL:
+        raise ValueError(f"until must be one of {', '.join(UNTIL)}; got {until!r}")
+    if on_step is not None and not callable(on_step):
+        raise ValueError(f"on_step must be callable or None, got {on_step!r}")
+
+    parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
+    live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
+    current = state if len(live) == state.batch_size else state[live]
+    while len(live):
+        info, mask = infoset(current), core.legal_mask(current)
+        group = seat_group[live, current.to_play]
+        actions = np.empty(len(live), np.int64)
+        counts = np.bincount(group, minlength=len(group_names))
+        for j in np.flatnonzero(counts):
+            rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
+            chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
+            _check_cards(chosen, current, rows, live, group_names[j])
+            actions[rows] = chosen
+        after = core.step(current, actions)
+        if on_step is not None and on_step(Step(live, current, info, mask, actions, after)):
+            parts.append((live, after))
+            break
+        stops = after.done | _paused(after, seat_group, live)
+        if until == "hand":
+            stops |= after.hand_over
+        if not stops.any():
+            current = after
+            continue
+        rows = np.flatnonzero(stops)
+        parts.append((live[rows], after[rows]))
+        rows = np.flatnonzero(~stops)
+        live, current = live[rows], after[rows]
+    return _assemble(state, parts)
+
+
+def _groups(
+    policies: Sequence[Policy | None], names: Sequence[str] | None
+) -> tuple[list[Policy], list[str], np.ndarray]:
+    """The distinct policy objects, each one's name (the names of its entries joined, for errors),
+    and the (len(policies),) index of each entry's object (-1 for None)."""
+    policies = list(policies)
+    if names is not None and len(names) != len(policies):
+        raise ValueError(f"names must name each of the {len(policies)} policies, got {len(names)} names")
+    for policy in policies:
+        if policy is not None and not callable(policy):
+            raise ValueError(f"policies must be callables policy(info, mask) -> cards, or None; got {policy!r}")
+    distinct = list({id(p): p for p in policies if p is not None}.values())
+    index = np.array(
+        [-1 if p is None else next(j for j, d in enumerate(distinct) if d is p) for p in policies], np.int64
+    )
+    labels = [_name(p) for p in policies] if names is None else [str(n) for n in names]
+    group_names = [
+        " / ".join(dict.fromkeys(n for n, k in zip(labels, index, strict=True) if k == j)) for j in range(len(distinct))
+    ]
+    return distinct, group_names, index
+
+
+def _seat_groups(seating: np.ndarray | None, index: np.ndarray, batch_size: int, num_players: int) -> np.ndarray:
+    """(B, P) int (a broadcast view): the distinct policy at each seat of each game, -1 for none."""
+    if seating is None:
+        if len(index) != num_players:
+            raise ValueError(f"policies must hold one policy (or None) per seat: {num_players}, got {len(index)}")
+        seating = np.arange(num_players)
+    seating = np.asarray(seating)
+    if seating.shape not in ((num_players,), (batch_size, num_players)) or seating.dtype.kind not in "iu":
+        raise ValueError(
+            f"seating must be an int array ({num_players},) or ({batch_size}, {num_players}), "
+            f"got {seating.dtype} {seating.shape}"
+        )
+    if seating.min() < -1 or seating.max() >= len(index):
+        raise ValueError(
+            f"seating holds policy indices 0..{len(index) - 1} or -1 (no policy), got {seating.min()}..{seating.max()}"
+        )
+    groups = np.append(index, -1)[seating]  # seating -1 picks the appended -1
+    return np.broadcast_to(groups, (batch_size, num_players))
+
+
+def _paused(state: core.State, seat_group: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """(n,) bool: games (not over) whose seat to act has no policy."""
+    return (seat_group[games, np.maximum(state.to_play, 0)] < 0) & ~state.done
+
+
+def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray, games: np.ndarray, name: str) -> None:
+    """Raise if ``chosen`` is not one legal card for each game at ``rows`` of ``state``."""
+    legal = state.legal[rows]
+    if chosen.shape != legal.shape or chosen.dtype.kind not in "iu":
+        raise ValueError(
+            f"policy {name!r} must return ({len(legal)},) integer card ids, got {chosen.dtype} {chosen.shape}"
+        )
+    in_range = (chosen >= 0) & (chosen < NUM_CARDS)
+    illegal = ~in_range | ((legal & core.BIT.take(np.where(in_range, chosen, 0))) == 0)
+    if illegal.any():
+        i = int(np.argmax(illegal))
+        row = i if isinstance(rows, slice) else int(rows[i])
+        card = int(chosen[i])
+        why = core.explain_illegal(state, row, card) if in_range[i] else "not a card id (0..51)"
+        what = card_name(card) if in_range[i] else str(card)
+        raise ValueError(
+            f"policy {name!r} chose an illegal card {what} (seat {state.to_play[row]}, game {games[row]}): {why}"
+        )
+
+
+def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> core.State:
+    """The games of ``state`` with the rows of ``parts`` (games, their state) put in place."""
+    if not parts:
+        return state
+    if len(parts) == 1 and len(parts[0][0]) == state.batch_size:
+        return parts[0][1]  # every game stopped at the same step, in order
+    data = state.data.copy()
+    for games, part in parts:
+        data[games] = part.data
+    return core.State(state.rules, data, state.layout)
+
+
+def _name(policy: Policy | None) -> str:
+    return "none" if policy is None else getattr(policy, "__name__", type(policy).__name__)
