@@ -47,10 +47,11 @@ States are built (``determinize``) from the information set rotated back to abso
 legal cards come from the core's private ``_update_legal`` on a ``_Work`` buffer (the path
 ``new_games`` takes), so they are exactly the core's.
 
-Cost, one game per call, defaults (``worlds=64``, random rollouts), 2-core machine: about 4 ms
-a decision for 4 players (p90 7 ms, max 11 ms; 7 players: 7 ms mean, 20 ms max). Heuristic
-rollouts cost about 10 times more (``worlds=48``: 20-30 ms mean, 100 ms max). Batches of games
-share the numpy work and cost far less per game.
+Cost: the defaults are ``worlds=64`` with random rollouts (``PIMCPolicy``, the ``pimc-random``
+agent) and ``worlds=32`` with heuristic rollouts (``pimc_heuristic``, the ``pimc`` agent), which
+cost several times more per world; the README gives the measured time per decision of the
+``pimc`` agent, one game per call and batched. Batches of games share the numpy work and cost
+far less per game.
 """
 
 from __future__ import annotations
