@@ -148,7 +148,7 @@ class _NegatedFlag(argparse.BooleanOptionalAction):
     """``--points-on-first-trick`` / ``--no-points-on-first-trick`` for the knob
     ``no_points_on_first_trick``: the ``--no-`` form sets the knob True."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
         setattr(namespace, self.dest, option_string.startswith("--no-"))
 
 

@@ -159,10 +159,12 @@ class PPOConfig:
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
         _check_name("exp_name", self.exp_name)
-        for name in ("num_envs", "n_steps", "batch_size", "n_epochs", "bc_epochs", "eval_deals"):
+        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "eval_deals"):
             check_at_least(name, getattr(self, name), 1)
-        for name in ("seed", "total_timesteps", "bc_decisions", "snapshot_every", "eval_every", "checkpoint_every"):
+        for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
             check_at_least(name, getattr(self, name), 0)
+        check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
+        check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
         if not 0 < self.learning_rate < math.inf:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
         for name in ("gamma", "gae_lambda"):
@@ -486,7 +488,8 @@ _CLEANRL_NAMES = {
 
 
 def scalar_name(key: str) -> str:
-    """CleanRL's names for SB3's scalars: losses and PPO statistics under ``losses/``, the rest under ``charts/``."""
+    """CleanRL's layout for SB3's scalars: its training statistics under ``losses/`` (SB3's names), the rest
+    under ``charts/`` (CleanRL's names where CleanRL has one)."""
     if key in _CLEANRL_NAMES:
         return _CLEANRL_NAMES[key]
     return "losses/" + key.removeprefix("train/") if key.startswith("train/") else key
