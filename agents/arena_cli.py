@@ -2,45 +2,37 @@
 
     hearts-arena heuristic simple simple simple --deals 2000 --seed 0 --games hand --json out.json --plot out.png
     hearts-arena --round-robin random simple heuristic --deals 500
-    hearts-arena "pimc:samples=20" random random random --deals 100
+    hearts-arena "pimc:worlds=20" random random random --deals 100 --num-players 4 --moon shooter_choice
     hearts-arena --list
 
-An agent is a name of ``agents.AGENTS``, optionally with options for its factory:
-``name:key=value,key=value`` (values read as Python literals, else as strings). Repeating an
-agent spec seats one shared agent object at several seats; each spec is one agent in the results.
-A match takes one agent per seat (``--num-players``, default 4) and rotates them through the seats
-on every deal; ``--round-robin`` takes any number of distinct agents and plays every table of
-``--num-players`` of them (or ``--tables`` random ones), with OpenSkill ratings. See
-``hearts_env.arena`` for the statistics.
+An agent is a spec (``agents.specs``): a name of ``agents.AGENTS``, optionally with options for
+its factory, ``name:key=value,key=value`` (values read as Python literals, else as strings).
+Repeating an agent spec seats one shared agent object at several seats; each spec is one agent in
+the results. A match takes one agent per seat (``--num-players``, default 4) and rotates them
+through the seats on every deal; ``--round-robin`` takes any number of distinct agents and plays
+every table of ``--num-players`` of them (or ``--tables`` random ones), with OpenSkill ratings.
+Every rules knob is a flag (``hearts_env.rules.add_rules_arguments``). Everything is checked
+before the first deal: the flags, the agents against the rules (``agents.specs.check_agents``),
+and the output paths. See ``hearts_env.arena`` for the statistics.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
+import dataclasses
+import importlib.util
 import json
+import os
 import sys
-from typing import Any
+from pathlib import Path
 
-from agents import AGENTS, make_agent
+from agents import AGENTS
+from agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import GAME_MODES, play_match, round_robin
 from hearts_env.policy import Policy
-from hearts_env.rules import MOON_RULES, HeartsRules
+from hearts_env.rules import add_rules_arguments, rules_from_args
 
-
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"name:key=value,key=value"`` -> (name, options); values are Python literals or strings."""
-    name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"agent option {item!r} of {spec!r} is not key=value")
-        try:
-            options[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            options[key.strip()] = value.strip()
-    return name.strip(), options
+__all__ = ["build_agents", "main", "make_parser", "parse_spec"]
 
 
 def build_agents(specs: list[str], seed: int) -> list[tuple[str, Policy]]:
@@ -49,9 +41,7 @@ def build_agents(specs: list[str], seed: int) -> list[tuple[str, Policy]]:
     built: dict[str, Policy] = {}
     for spec in specs:
         if spec not in built:
-            name, options = parse_spec(spec)
-            options.setdefault("seed", seed + len(built))
-            built[spec] = make_agent(name, **options)
+            built[spec] = agent_from_spec(spec, seed + len(built))
     return [(spec, built[spec]) for spec in specs]
 
 
@@ -77,20 +67,36 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-ratings", action="store_true", help="round robin: statistics only, no OpenSkill")
     parser.add_argument("--deals", type=_positive_int, default=1000, help="deals, each played once per seat rotation")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the agents")
     parser.add_argument("--games", choices=GAME_MODES, default="game", help="whole games or single hands")
-    parser.add_argument("--num-players", type=int, default=4, help="players at a table, 3..7")
-    parser.add_argument("--target-score", type=int, default=100, help="a game ends when a total reaches this")
-    parser.add_argument("--moon", choices=MOON_RULES, default="add_to_others", help="shooting the moon")
-    parser.add_argument("--jack-of-diamonds", action="store_true", help="taking the JD scores -10")
-    parser.add_argument("--pass-count", type=int, default=3, help="cards passed before a hand (0: no passing)")
     parser.add_argument("--history", action="store_true", help="record tricks for agents that read them")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout, instead of the table)")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the comparison (needs matplotlib)")
     parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
     )
+    add_rules_arguments(parser)
     return parser
+
+
+def _seed(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int, got {value}")
+    return value
+
+
+def _output_problem(path: str) -> str | None:
+    """Why a result file cannot be written at ``path`` (None if it can), checked before the match."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return f"{path} is a folder"
+    if not folder.is_dir():
+        return f"no folder {folder} to write {target.name} in"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"cannot write {path}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -101,32 +107,35 @@ def main(argv: list[str] | None = None) -> None:
         return
     if not args.agents:
         parser.error(f"name the agents to play; known agents: {', '.join(sorted(AGENTS))}")
-    try:
-        rules = HeartsRules(
-            num_players=args.num_players,
-            target_score=args.target_score if args.games == "game" else None,
-            moon=args.moon,
-            jack_of_diamonds=args.jack_of_diamonds,
-            pass_count=args.pass_count,
+    rules = rules_from_args(args, parser)
+    if args.games == "game" and rules.target_score is None:
+        parser.error("--games game needs a --target-score above 0 (or play single hands: --games hand)")
+    if args.games == "hand":
+        rules = dataclasses.replace(rules, target_score=None)
+    if args.round_robin and (len(set(args.agents)) != len(args.agents) or len(args.agents) < 2):
+        parser.error("--round-robin needs at least two distinct agents")
+    if not args.round_robin and len(args.agents) != rules.num_players:
+        parser.error(
+            f"a match needs {rules.num_players} agents, one per seat (got {len(args.agents)}): repeat agents "
+            "to fill the seats, or use --round-robin"
         )
+    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+        if path not in (None, "-") and (problem := _output_problem(path)):
+            parser.error(f"{flag}: {problem}")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error("--plot needs matplotlib: pip install matplotlib")
+    if args.round_robin and not args.no_ratings and importlib.util.find_spec("openskill") is None:
+        parser.error("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
+    try:
         agents = build_agents(args.agents, args.seed)
-    except (ValueError, TypeError) as error:
+        check_agents(rules, agents)
+    except ValueError as error:
         parser.error(str(error))
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     common = dict(deals=args.deals, seed=args.seed, games=args.games, history=args.history, progress=progress)
     if args.round_robin:
-        if len(set(args.agents)) != len(args.agents) or len(args.agents) < 2:
-            parser.error("--round-robin needs at least two distinct agents")
-        try:
-            result = round_robin(rules, agents, tables=args.tables, ratings=not args.no_ratings, **common)
-        except ImportError as error:
-            parser.error(str(error))
+        result = round_robin(rules, agents, tables=args.tables, ratings=not args.no_ratings, **common)
     else:
-        if len(agents) != rules.num_players:
-            parser.error(
-                f"a match needs {rules.num_players} agents, one per seat (got {len(agents)}): repeat agents "
-                "to fill the seats, or use --round-robin"
-            )
         result = play_match(rules, agents, **common)
     summary = result.summary()
     if args.json == "-":

@@ -1,6 +1,6 @@
 """``HeuristicPolicy``: a strong rule-based Hearts player, vectorised over a batch of games.
 
-It follows the advice of the rules texts this project started from (``shared/seeds``: passing
+It follows the advice of the rules texts this project started from (``docs/rules.md``, "Strategy": passing
 advice, tactics, card tracking) and what good players do. Every rule reads only the seat's own
 information set, and each is a few array operations over the games it concerns: no Python loop
 runs over games (loops run over rules and suits).

@@ -46,10 +46,11 @@ passes are unknown (``passed`` holds only what the observer passed and received)
 States are built (``determinize``) from the information set rotated back to absolute seats; the
 legal cards come from ``core.recompute_legal``, so they are exactly the core's.
 
-Cost, one game per call, defaults (``worlds=64``, random rollouts), 2-core machine: about 4 ms
-a decision for 4 players (p90 7 ms, max 11 ms; 7 players: 7 ms mean, 20 ms max). Heuristic
-rollouts cost about 10 times more (``worlds=48``: 20-30 ms mean, 100 ms max). Batches of games
-share the numpy work and cost far less per game.
+Cost: the defaults are ``worlds=64`` with random rollouts (``PIMCPolicy``, the ``pimc-random``
+agent) and ``worlds=32`` with heuristic rollouts (``pimc_heuristic``, the ``pimc`` agent), which
+cost several times more per world; the README gives the measured time per decision of the
+``pimc`` agent, one game per call and batched. Batches of games share the numpy work and cost
+far less per game.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Play Hearts in the terminal: you take one seat, agents take the others.
 
-Usage: ``hearts-play --seat 0 --opponents heuristic simple random --seed 0``
+Usage: ``hearts-play --seat 0 --opponents heuristic simple random --seed 0`` (every rules knob is
+a flag: ``--num-players 5 --jack-of-diamonds``; an opponent may be ``trained:path=RUN_FOLDER``)
 
 Type a card to play it (``QS``, ``qs``, ``10h``, ``TH`` or ``Q♠``); while passing, name one card
 or several on a line (``QS AS 2H``). Commands: ``help``, ``hand``, ``last``, ``scores``, ``quit``.
@@ -18,7 +19,8 @@ from typing import TextIO
 
 import numpy as np
 
-from agents import AGENTS, make_agent
+from agents import AGENTS
+from agents.specs import agent_from_spec, check_agents
 from hearts_env import cards
 from hearts_env.core import (
     BIT,
@@ -36,7 +38,7 @@ from hearts_env.core import (
 )
 from hearts_env.infoset import infoset
 from hearts_env.policy import Policy
-from hearts_env.rules import MOON_RULES, HeartsRules
+from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
 
 SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
 _SYMBOL_TO_LETTER = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUIT_CHARS, strict=True)))
@@ -61,10 +63,27 @@ Commands:
   last    show the last completed trick
   scores  show the points of this hand and the game totals
   help    show this help
-  quit    leave the game (so does end of input, Ctrl-D)
-Rules: follow the led suit if you can. 2♣ opens the first trick, and no hearts or Q♠ may be dropped on it.
-Hearts may be led once broken. Each heart is 1 point, Q♠ 13; the lowest total wins when someone reaches
-the target score. Take all hearts and Q♠ (shoot the moon) and the others take the points instead."""
+  quit    leave the game (so does end of input, Ctrl-D)"""
+MOON_OUTCOMES = {
+    "add_to_others": "the others score 26 each instead",
+    "subtract_from_self": "you score -26 instead",
+    "shooter_choice": "the others score 26 each instead, or you -26 when that keeps you winning",
+}
+
+
+def rules_summary(rules: HeartsRules) -> str:
+    """The rules of this table in a few lines, for the help (docs/rules.md has them all)."""
+    opener = cards.card_symbol(cards.lowest_club(rules.num_players))
+    first = ", and no hearts or Q♠ may be dropped on it" if rules.no_points_on_first_trick else ""
+    broken = "a heart or Q♠" if rules.queen_breaks_hearts else "a heart"
+    jack = ", J♦ -10" if rules.jack_of_diamonds else ""
+    target = rules.target_score
+    end = f"when someone reaches {target}" if target is not None else "after this one hand"
+    return (
+        f"Rules: follow the led suit if you can. {opener} opens the first trick{first}.\n"
+        f"Hearts may be led once broken (by {broken}). Each heart is 1 point, Q♠ 13{jack}; the lowest total\n"
+        f"wins {end}.\nTake all hearts and Q♠ (shoot the moon) and {MOON_OUTCOMES[rules.moon]}."
+    )
 
 
 class Quit(Exception):
@@ -224,6 +243,7 @@ def run_command(table: Table, state: State, command: str) -> None:
     """The commands that only show things."""
     if command == "help":
         table.say(HELP)
+        table.say(rules_summary(table.rules))
     elif command == "hand":
         show_table(table, state)
     elif command == "scores":
@@ -428,22 +448,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         nargs="+",
         default=["random"],
-        choices=sorted(AGENTS),
         metavar="AGENT",
-        help=f"one agent for every other seat, or one per seat clockwise from your left ({', '.join(sorted(AGENTS))})",
+        help="one agent for every other seat, or one per seat clockwise from your left: a name or "
+        f"name:key=value,... ({', '.join(sorted(AGENTS))}; trained:path=RUN_FOLDER)",
     )
-    parser.add_argument("--num-players", type=int, default=4, help="players at the table, 3..7")
-    parser.add_argument("--pass-count", type=int, default=3, help="cards passed before each hand; 0: no passing")
-    parser.add_argument("--target-score", type=int, default=100, help="the game ends at this total; 0: one hand")
-    parser.add_argument(
-        "--jack-of-diamonds", action=argparse.BooleanOptionalAction, default=False, help="taking J♦ scores -10"
-    )
-    parser.add_argument("--moon", choices=MOON_RULES, default="add_to_others", help="shooting-the-moon rule")
-    parser.add_argument(
-        "--queen-breaks-hearts", action=argparse.BooleanOptionalAction, default=True, help="Q♠ breaks hearts"
-    )
-    parser.add_argument("--points-on-first-trick", action="store_true", help="allow hearts and Q♠ on the first trick")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: random)")
+    add_rules_arguments(parser)
     return parser
 
 
@@ -455,8 +465,9 @@ def make_table(
     input_fn: Callable[[str], str] = input,
     output: TextIO | None = None,
 ) -> Table:
-    """The person at ``seat`` and the agents named ``opponents`` (one for all the other seats, or one
-    per seat clockwise from the person's left); ``ValueError`` for a bad seat or count."""
+    """The person at ``seat`` and the agents ``opponents`` (specs, ``agents.specs``: one for all the
+    other seats, or one per seat clockwise from the person's left); ``ValueError`` for a bad seat or
+    count, or an agent that cannot be built or cannot play ``rules``."""
     P = rules.num_players
     if not 0 <= seat < P:
         raise ValueError(f"--seat must be in 0..{P - 1}, got {seat}")
@@ -465,21 +476,10 @@ def make_table(
     if len(names) != len(others):
         raise ValueError(f"--opponents takes 1 or {len(others)} agents, got {len(opponents)}")
     seeds = np.random.default_rng(seed).integers(2**31, size=len(others))
-    agents = {s: make_agent(n, seed=int(k)) for s, n, k in zip(others, names, seeds, strict=True)}
+    agents = {s: agent_from_spec(n, int(k)) for s, n, k in zip(others, names, seeds, strict=True)}
+    check_agents(rules, list(zip(names, agents.values(), strict=True)))
     output = sys.stdout if output is None else output
     return Table(rules, seat, agents, dict(zip(others, names, strict=True)), input_fn, output)
-
-
-def rules_from_args(args: argparse.Namespace) -> HeartsRules:
-    return HeartsRules(
-        num_players=args.num_players,
-        pass_count=args.pass_count,
-        target_score=args.target_score,
-        jack_of_diamonds=args.jack_of_diamonds,
-        moon=args.moon,
-        queen_breaks_hearts=args.queen_breaks_hearts,
-        no_points_on_first_trick=not args.points_on_first_trick,
-    )
 
 
 def main(
@@ -488,8 +488,10 @@ def main(
     """Run ``hearts-play``; returns the exit status (0, also when the person quits)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    rules = rules_from_args(args, parser)
     try:
-        rules = rules_from_args(args)
         table = make_table(rules, args.seat, args.opponents, args.seed, input_fn, output)
     except ValueError as error:
         parser.error(str(error))

@@ -22,7 +22,10 @@ print(play_match(None, [("trained", trained), ("heuristic", field), ("heuristic"
 from __future__ import annotations
 
 import json
+import lzma
+import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,16 @@ SHIPPED_DIR = Path(__file__).parent / "policies"
 
 LAYOUT_KNOBS = ("num_players", "jack_of_diamonds")
 """Rules knobs the observation layout depends on: a saved policy refuses tables that differ in any."""
+
+MAX_META_BYTES = 1_000_000
+"""The largest ``policy.json`` read (the exported ones hold about 1 KB)."""
+MAX_PARAMETERS = 2**25
+"""The most numbers the arrays of one policy may hold (128 MB of float32; the shipped one: 275,000)."""
+_MAX_LAYERS = 64
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFError, RuntimeError, NotImplementedError)
+"""What reading a damaged, encrypted or oddly compressed zip member can raise."""
+_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+_Header = tuple[tuple[int, ...], bool, np.dtype, int]  # shape, Fortran order, dtype, data offset
 
 _ACTIVATIONS = {
     "tanh": np.tanh,
@@ -110,27 +123,26 @@ class TrainedPolicy(MLPPolicy):
     """A policy exported by ``train/ppo.py``: ``path`` is the run folder (or the ``policy.npz`` /
     ``policy.json`` file in it). Plays its top card unless ``sample=True``.
 
-    Raises ``ValueError`` naming the problem: a missing or corrupt file, an unknown format, layout
-    version or activation, or layers whose shapes do not chain. Calling it on a table whose rules
-    differ from the training rules in a layout knob (``LAYOUT_KNOBS``) raises ``ValueError`` too.
+    The files are treated as untrusted: ``policy.json`` is read only up to ``MAX_META_BYTES`` and
+    checked entry by entry; the names, dtypes and shapes of the arrays are read from the headers
+    of ``policy.npz`` and checked against ``policy.json`` (float32, layers chaining from the
+    observation size to 52 logits, at most ``MAX_PARAMETERS`` numbers in all) before any array is
+    read, and only the arrays it names are read. Any problem raises one ``ValueError`` naming the
+    file and what is wrong. Calling it on a table whose rules differ from the training rules in a
+    layout knob (``LAYOUT_KNOBS``) raises ``ValueError`` too.
     """
 
     def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError(f"trained policy: path must be a run folder or file, got {path!r}")
         folder = Path(path)
         if folder.suffix in (".npz", ".json"):
             folder = folder.parent
         self.path = folder
         self.meta = _load_meta(folder / META_FILE)
-        rules = _rules(folder / META_FILE, self.meta)
-        history = bool(self.meta.get("history", False))
-        size = ObservationLayout(rules, history).size
-        if size != self.meta["obs_size"]:
-            raise ValueError(
-                f"{folder / META_FILE}: obs_size {self.meta['obs_size']} does not match the layout of its rules "
-                f"({size})"
-            )
+        rules = HeartsRules.from_dict(self.meta["rules"])  # checked by _load_meta
         scale, layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
-        super().__init__(rules, scale, layers, self.meta["activation"], sample, seed, history)
+        super().__init__(rules, scale, layers, self.meta["activation"], sample, seed, self.meta["history"])
 
     def __repr__(self) -> str:
         return f"TrainedPolicy({str(self.path)!r})"
@@ -141,71 +153,137 @@ def shipped_policy(name: str = "ppo", seed: int | None = None, sample: bool = Fa
     return TrainedPolicy(SHIPPED_DIR / name, seed=seed, sample=sample)
 
 
+def _refuse(path: Path, problem: str) -> ValueError:
+    return ValueError(f"trained policy: {path}: {problem}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _load_meta(path: Path) -> dict[str, Any]:
+    """``policy.json``, every entry the loader uses checked (``history`` defaulted to False)."""
     if not path.is_file():
         raise ValueError(f"trained policy: missing file {path}")
+    if path.stat().st_size > MAX_META_BYTES:
+        raise _refuse(path, f"corrupt file: {path.stat().st_size} bytes, a policy.json holds at most {MAX_META_BYTES}")
     try:
-        meta = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"trained policy: corrupt file {path}: {error}") from None
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as error:  # bad JSON or UTF-8, a 5,000-digit number, deep nesting
+        problem = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise _refuse(path, f"corrupt file: {problem}") from None
     if not isinstance(meta, dict):
-        raise ValueError(f"trained policy: corrupt file {path}: not a JSON object")
+        raise _refuse(path, "corrupt file: not a JSON object")
     missing = [k for k in ("format", "layout_version", "rules", "obs_size", "layers", "activation") if k not in meta]
     if missing:
-        raise ValueError(f"trained policy: {path} lacks {', '.join(missing)}")
+        raise _refuse(path, f"lacks {', '.join(missing)}")
     if meta["format"] != FORMAT:
-        raise ValueError(f"trained policy: {path} has format {meta['format']!r}, this loader reads {FORMAT!r}")
-    if meta["layout_version"] != LAYOUT_VERSION:
-        raise ValueError(
-            f"trained policy: {path} was trained on observation layout version {meta['layout_version']}, "
-            f"this hearts_env encodes version {LAYOUT_VERSION}"
+        raise _refuse(path, f"format {meta['format']!r}, this loader reads {FORMAT!r}")
+    if not _is_int(meta["layout_version"]) or meta["layout_version"] != LAYOUT_VERSION:
+        raise _refuse(
+            path,
+            f"trained on observation layout version {meta['layout_version']!r}, "
+            f"this hearts_env encodes version {LAYOUT_VERSION}",
         )
-    if meta["activation"] not in _ACTIVATIONS:
-        raise ValueError(f"trained policy: {path} has unknown activation {meta['activation']!r}")
-    if not isinstance(meta["rules"], dict):
-        raise ValueError(f"trained policy: {path}: rules must be an object of HeartsRules knobs")
+    if not isinstance(meta["activation"], str) or meta["activation"] not in _ACTIVATIONS:
+        raise _refuse(path, f"unknown activation {meta['activation']!r} (known: {', '.join(_ACTIVATIONS)})")
+    layers = meta["layers"]
+    if (
+        not isinstance(layers, list)
+        or not 0 < len(layers) <= _MAX_LAYERS
+        or not all(isinstance(name, str) for name in layers)
+        or len(set(layers)) != len(layers)
+    ):
+        raise _refuse(path, f"layers must be a list of 1..{_MAX_LAYERS} distinct layer names, got {layers!r:.80}")
+    meta.setdefault("history", False)
+    if not isinstance(meta["history"], bool):
+        raise _refuse(path, f"history must be true or false, got {meta['history']!r:.80}")
+    try:
+        rules = HeartsRules.from_dict(meta["rules"])
+    except (TypeError, ValueError) as error:
+        raise _refuse(path, f"invalid rules: {error}") from None
+    if meta.get("num_players", rules.num_players) != rules.num_players:
+        raise _refuse(path, f"num_players={meta['num_players']!r} but its rules have {rules.num_players}")
+    size = ObservationLayout(rules, meta["history"]).size
+    if not _is_int(meta["obs_size"]) or meta["obs_size"] != size:
+        raise _refuse(path, f"obs_size {meta['obs_size']!r:.80} does not match the layout of its rules ({size})")
     return meta
 
 
-def _rules(path: Path, meta: dict[str, Any]) -> HeartsRules:
-    knobs = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["rules"].items()}
-    try:
-        rules = HeartsRules(**knobs)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"trained policy: {path} has invalid rules: {error}") from None
-    if meta.get("num_players", rules.num_players) != rules.num_players:
-        raise ValueError(
-            f"trained policy: {path} says num_players={meta['num_players']} but its rules have {rules.num_players}"
-        )
-    return rules
-
-
 def _load_arrays(path: Path, meta: dict[str, Any]) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """The input scale and the (weight, bias) pairs named in ``meta["layers"]``, checked to chain
-    from the observation size to 52 logits."""
+    """The input scale and the (weight, bias) pairs named in ``meta["layers"]``. Every header is
+    checked first (float32; shapes chaining from the observation size to 52 logits; the size
+    cap), then only those arrays are read."""
     if not path.is_file():
         raise ValueError(f"trained policy: missing file {path}")
+    if path.stat().st_size > 4 * MAX_PARAMETERS + MAX_META_BYTES:
+        raise _refuse(path, f"corrupt file: {path.stat().st_size} bytes, more than a policy's arrays can hold")
+    names = ["input.scale"] + [f"{layer}.{part}" for layer in meta["layers"] for part in ("weight", "bias")]
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ValueError(f"trained policy: corrupt file {path}: {error}") from None
-    scale = arrays.get("input.scale")
-    if scale is None or scale.shape != (meta["obs_size"],):
-        shape = None if scale is None else scale.shape
-        raise ValueError(f"trained policy: {path}: input.scale must have shape ({meta['obs_size']},), got {shape}")
-    layers, width = [], meta["obs_size"]
-    for name in meta["layers"]:
-        w, b = arrays.get(f"{name}.weight"), arrays.get(f"{name}.bias")
-        if w is None or b is None:
-            raise ValueError(f"trained policy: {path} lacks the arrays of layer {name!r}")
-        if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
-            raise ValueError(
-                f"trained policy: {path}: layer {name!r} has weight {w.shape} and bias {b.shape}, "
-                f"expected (n, {width}) and (n,)"
-            )
-        layers.append((w.astype(np.float32), b.astype(np.float32)))
-        width = w.shape[0]
-    if not layers or width != 52:
-        raise ValueError(f"trained policy: {path}: the last layer must give 52 logits, got {width}")
-    return scale.astype(np.float32), layers
+        with zipfile.ZipFile(path) as archive:
+            headers = {name: _array_header(path, archive, name) for name in names}
+            _check_shapes(path, meta, {name: header[0] for name, header in headers.items()})
+            arrays = {name: _read_array(path, archive, name, header) for name, header in headers.items()}
+    except _ARCHIVE_ERRORS as error:
+        raise _refuse(path, f"corrupt file: {error}") from None
+    layers = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in meta["layers"]]
+    return arrays["input.scale"], layers
+
+
+def _array_header(path: Path, archive: zipfile.ZipFile, name: str) -> _Header:
+    """(shape, Fortran order, dtype, byte offset of the data) of the array ``name``, from its
+    header; a missing array, a dtype other than float32 or a size that disagrees with the header
+    is refused."""
+    try:
+        info = archive.getinfo(f"{name}.npy")
+    except KeyError:
+        raise _refuse(path, f"lacks the array {name!r}") from None
+    with archive.open(info) as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version not in _READERS:
+                raise ValueError(f".npy format version {version}, this loader reads 1.0 and 2.0")
+            shape, fortran, dtype = _READERS[version](f)
+        except ValueError as error:
+            raise _refuse(path, f"array {name!r} has a corrupt header: {error}") from None
+        offset = f.tell()
+    if dtype.kind != "f" or dtype.itemsize != 4:
+        raise _refuse(path, f"array {name!r} has dtype {dtype}, expected float32")
+    count = int(np.prod(shape, dtype=object))
+    if count > MAX_PARAMETERS or info.file_size != offset + 4 * count:
+        raise _refuse(
+            path, f"array {name!r}: its header says shape {shape}, its data holds {info.file_size - offset} bytes"
+        )
+    return shape, fortran, dtype, offset
+
+
+def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int, ...]]) -> None:
+    """The input scale matches the observation size; the layers chain from it to 52 logits."""
+    size = meta["obs_size"]
+    if shapes["input.scale"] != (size,):
+        raise _refuse(path, f"input.scale must have shape ({size},), got {shapes['input.scale']}")
+    width, total = size, size
+    for layer in meta["layers"]:
+        w, b = shapes[f"{layer}.weight"], shapes[f"{layer}.bias"]
+        if len(w) != 2 or w[0] < 1 or w[1] != width or b != (w[0],):
+            raise _refuse(path, f"layer {layer!r} has weight {w} and bias {b}, expected (n, {width}) and (n,)")
+        width, total = w[0], total + w[0] * (w[1] + 1)
+        if total > MAX_PARAMETERS:
+            raise _refuse(path, f"the arrays hold more than {MAX_PARAMETERS} numbers")
+    if width != 52:
+        raise _refuse(path, f"the last layer must give 52 logits, got {width}")
+
+
+def _read_array(path: Path, archive: zipfile.ZipFile, name: str, header: _Header) -> np.ndarray:
+    """The float32 array ``name`` (its header already checked); non-finite numbers are refused."""
+    shape, fortran, dtype, offset = header
+    count = int(np.prod(shape))
+    with archive.open(f"{name}.npy") as f:
+        f.read(offset)
+        data = f.read(4 * count)
+        if len(data) != 4 * count or f.read(1):  # the last read also checks the member's CRC
+            raise _refuse(path, f"array {name!r} is truncated")
+    array = np.frombuffer(data, dtype).reshape(shape, order="F" if fortran else "C").astype(np.float32)
+    if not np.isfinite(array).all():
+        raise _refuse(path, f"array {name!r} holds NaN or infinite numbers")
+    return array

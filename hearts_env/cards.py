@@ -1,4 +1,4 @@
-"""Card ids, names and the deck for each player count (RULES.md, "Cards and seats").
+"""Card ids, names and the deck for each player count (docs/rules.md, "Cards and seats").
 
 A card's id is ``suit * 13 + (rank - 2)`` with suits clubs 0, diamonds 1, spades 2, hearts 3 and
 ranks 2..14, so ``2C = 0``, ``QS = 36``, ``AH = 51``. The id is also the action id of every

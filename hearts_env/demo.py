@@ -1,6 +1,6 @@
 """Play one seeded game among random players and print it hand by hand.
 
-Usage: ``hearts-demo --seed 0 --num-players 4``
+Usage: ``hearts-demo --seed 0 --num-players 5 --moon shooter_choice`` (every rules knob is a flag).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 from hearts_env import cards
 from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games, sample_actions, step
 from hearts_env.render import format_cards
-from hearts_env.rules import HeartsRules
+from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
 
 
 def play_and_print(rules: HeartsRules, seed: int) -> None:
@@ -49,12 +49,13 @@ def _print_deal(state: State) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random players")
-    parser.add_argument("--num-players", type=int, default=4, help="players, 3..7")
-    parser.add_argument("--target-score", type=int, default=100, help="the game ends when a total reaches this")
+    parser = argparse.ArgumentParser(prog="hearts-demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random players (default: 0)")
+    add_rules_arguments(parser)
     args = parser.parse_args(argv)
-    play_and_print(HeartsRules(num_players=args.num_players, target_score=args.target_score), args.seed)
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    play_and_print(rules_from_args(args, parser), args.seed)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,21 @@
-"""``HeartsRules``: every variant knob of RULES.md in one frozen, validated dataclass."""
+"""``HeartsRules``: every variant knob of the rules (``docs/rules.md``) in one frozen, validated
+dataclass, and the command-line flags made from it.
+
+Every command that plays games (``hearts-demo``, ``hearts-play``, ``hearts-arena``,
+``hearts-train``, ``hearts-benchmark``) takes the same rules flags, one per knob, declared here
+once from the dataclass's own fields (``add_rules_arguments``, ``rules_from_args``): ``--num-players
+5 --moon shooter_choice --jack-of-diamonds --pass-cycle left,none --target-score 50``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import dataclasses
+import inspect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -51,14 +64,14 @@ class HeartsRules:
         for knob in ("no_points_on_first_trick", "queen_breaks_hearts", "jack_of_diamonds"):
             if not isinstance(getattr(self, knob), (bool, np.bool_)):
                 raise ValueError(f"{knob} must be True or False, got {getattr(self, knob)!r}")
-        if self.moon not in MOON_RULES:
+        if not isinstance(self.moon, str) or self.moon not in MOON_RULES:
             raise ValueError(f"moon must be one of {', '.join(MOON_RULES)}; got {self.moon!r}")
         if self.target_score is not None:
             _check_int("target_score", self.target_score, 0, None)
             if self.target_score == 0:
                 object.__setattr__(self, "target_score", None)
         cycle = standard_pass_cycle(self.num_players) if self.pass_cycle is None else self.pass_cycle
-        if isinstance(cycle, str) or not len(cycle):
+        if isinstance(cycle, str) or not isinstance(cycle, Sequence) or not len(cycle):
             raise ValueError(f"pass_cycle must be a non-empty sequence of {PASS_DIRECTIONS}, got {cycle!r}")
         cycle = tuple(cycle)
         for direction in cycle:
@@ -81,6 +94,22 @@ class HeartsRules:
             return "none"
         return self.pass_cycle[(hand_number - 1) % len(self.pass_cycle)]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The knobs by name (JSON-ready); ``HeartsRules.from_dict`` reads them back."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+    @classmethod
+    def from_dict(cls, knobs: object) -> HeartsRules:
+        """Rules from a mapping of knob names to values (lists read as tuples), e.g. JSON loaded
+        back; ``ValueError`` for anything else, an unknown knob or a bad value."""
+        if not isinstance(knobs, Mapping):
+            raise ValueError(f"rules must be a mapping of knob names to values, got {type(knobs).__name__}")
+        names = [f.name for f in dataclasses.fields(cls) if f.init]
+        unknown = [str(k) for k in knobs if k not in names]
+        if unknown:
+            raise ValueError(f"unknown rules knob {', '.join(unknown)}; the knobs are {', '.join(names)}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in knobs.items()})
+
 
 def _check_int(knob: str, value: object, low: int, high: int | None) -> None:
     allowed = f"{low}..{high}" if high is not None else f">= {low}"
@@ -88,3 +117,97 @@ def _check_int(knob: str, value: object, low: int, high: int | None) -> None:
         raise ValueError(f"{knob} must be an int {allowed}, got {value!r}")
     if value < low or (high is not None and value > high):
         raise ValueError(f"{knob} must be {allowed}, got {value}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Command-line flags, one per knob
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each dataclass field's doc: the string literal written after it in the class body (a
+    subclass's doc wins over its base's). Empty where the source cannot be read."""
+    docs: dict[str, str] = {}
+    for klass in cls.__mro__:
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            body = ast.parse(inspect.getsource(klass)).body[0].body
+        except (OSError, TypeError):  # no source (a frozen or zipped install): flags without help
+            continue
+        previous = None
+        for node in body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                previous = node.target.id
+            elif previous and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                docs.setdefault(previous, " ".join(str(node.value.value).split()))
+                previous = None
+    return docs
+
+
+class _NegatedFlag(argparse.BooleanOptionalAction):
+    """``--points-on-first-trick`` / ``--no-points-on-first-trick`` for the knob
+    ``no_points_on_first_trick``: the ``--no-`` form sets the knob True."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, option_string.startswith("--no-"))
+
+
+def _pass_cycle(text: str) -> tuple[str, ...] | None:
+    """``left,right,none`` -> a tuple; ``standard`` -> None (the standard cycle)."""
+    return None if text.strip() == "standard" else tuple(d.strip() for d in text.split(","))
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per ``HeartsRules`` knob to ``parser`` (a "rules" group; help from the knob's
+    doc; defaults: the standard game): ``--num-players``, ``--pass-count``, ``--pass-cycle`` (comma
+    separated, or ``standard``), ``--no-points-on-first-trick/--points-on-first-trick``,
+    ``--queen-breaks-hearts/--no-queen-breaks-hearts``, ``--jack-of-diamonds/--no-jack-of-diamonds``,
+    ``--moon``, ``--target-score`` (0: one hand). ``rules_from_args`` checks the values, so every
+    command refuses exactly what ``HeartsRules`` refuses."""
+    group = parser.add_argument_group("rules", "the rules of the games (docs/rules.md)")
+    docs = field_docs(HeartsRules)
+    for f in dataclasses.fields(HeartsRules):
+        if not f.init:
+            continue
+        default, help_text = f.default, docs.get(f.name, "")
+        if f.type == "bool":
+            negated = f.name.startswith("no_")  # no_x: the flag is --x/--no-x, --no-x sets the knob
+            word = f.name.removeprefix("no_").replace("_", "-") if negated else f.name.replace("_", "-")
+            shown = f"--no-{word}" if default == negated else f"--{word}"
+            group.add_argument(
+                f"--{word}",
+                dest=f.name,
+                action=_NegatedFlag if negated else argparse.BooleanOptionalAction,
+                default=default,
+                help=f"{help_text} (default: {shown})",
+            )
+        elif f.name == "pass_cycle":
+            group.add_argument(
+                "--pass-cycle",
+                type=_pass_cycle,
+                default=default,
+                metavar="DIRECTION,...",
+                help=f"{help_text} (default: standard)",
+            )
+        else:
+            default = 0 if default is None else default
+            number = f.type.startswith("int")
+            group.add_argument(
+                "--" + f.name.replace("_", "-"),
+                type=int if number else str,
+                default=default,
+                metavar="N" if number else "RULE",
+                help=f"{help_text} (default: {default})",
+            )
+
+
+def rules_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> HeartsRules:
+    """The ``HeartsRules`` of the flags ``add_rules_arguments`` added. A bad value exits through
+    ``parser.error`` naming the knob (``ValueError`` without a parser)."""
+    knobs = {f.name: getattr(args, f.name) for f in dataclasses.fields(HeartsRules) if f.init}
+    try:
+        return HeartsRules(**knobs)
+    except ValueError as error:
+        if parser is None:
+            raise
+        parser.error(f"rules: {error}")

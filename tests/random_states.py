@@ -9,7 +9,7 @@ OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 
 
 def pass_offset(rules: HeartsRules, hand_number: int) -> int:
-    """The receiver offset of a hand's pass, worked out from RULES.md's directions."""
+    """The receiver offset of a hand's pass, worked out from the directions of docs/rules.md."""
     direction = rules.pass_direction(int(hand_number))
     return rules.num_players - 1 if direction == "right" else OFFSETS[direction]
 

@@ -1,4 +1,4 @@
-"""Card ids and names, the deck per player count, and HeartsRules knobs (RULES.md)."""
+"""Card ids and names, the deck per player count, and HeartsRules knobs (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def steps_for_hands(rules: HeartsRules, hands: int) -> int:
 
 
 def reference_legal(state: State) -> np.ndarray:
-    """(B,) uint64: the legal cards of the seat to act, written from RULES.md (plain Python)."""
+    """(B,) uint64: the legal cards of the seat to act, written from docs/rules.md (plain Python)."""
     rules = state.rules
     low = cards.lowest_club(rules.num_players)
     out = np.zeros(state.batch_size, np.uint64)

@@ -28,7 +28,7 @@ trick); an eighth deal one seat the AC with 12 hearts, or with the QS and 11 hea
 first trick, then must lead from only hearts, or hearts and the QS, before hearts are broken).
 Every move, biased or not, is chosen from the legal set both engines agreed on.
 
-What is mapped (RULES.md, "Against OpenSpiel's hearts"):
+What is mapped (docs/rules.md, "Against OpenSpiel's hearts"):
 
 * Parameters. OpenSpiel ``pass_cards=True``, ``no_pts_on_first_trick`` = our
   ``no_points_on_first_trick``, ``must_break_hearts=True``, ``qs_breaks_hearts`` = our

@@ -1,14 +1,14 @@
-"""Property tests of the vectorised engine against the invariants of RULES.md.
+"""Property tests of the vectorised engine against the invariants of docs/rules.md.
 
 Random games (``sample_actions``) over every player count 3..7 and the rule knobs are checked at
 every step three ways:
 
 * vectorised invariants over the whole batch (every card in exactly one place, hand sizes, the
   legal mask non-empty, inside the hand of the seat to act and empty once a game is over);
-* transition checks (the pass reaches the right receivers, hand points sum as RULES.md says, scores
+* transition checks (the pass reaches the right receivers, hand points sum as docs/rules.md says, scores
   are running sums, game over and winners);
 * a differential check against ``RefGame`` below: a plain-Python, one-game-at-a-time model written
-  from RULES.md (card lists and sets, no bitboards, nothing imported from ``hearts_env.core``). It
+  from docs/rules.md (card lists and sets, no bitboards, nothing imported from ``hearts_env.core``). It
   follows the recorded actions and must agree with every field of the engine's state, the legal
   mask included, at every step. It takes each new deal from the engine, after the invariants have
   checked that the deal is a partition of the deck.
@@ -40,7 +40,7 @@ from hearts_env.core import (
 from hearts_env.rules import HeartsRules
 
 # ---------------------------------------------------------------------------------------------
-# Cards, written again from RULES.md ("Cards and seats", "Number of players")
+# Cards, written again from docs/rules.md ("Cards and seats", "Players and the deck")
 
 SUITS = "CDSH"
 RANKS = "23456789TJQKA"
@@ -101,7 +101,7 @@ def cards_of(board: int) -> list[int]:
 
 
 def test_reference_tables() -> None:
-    """The test's own card tables agree with RULES.md's examples (and with each other)."""
+    """The test's own card tables agree with the examples of docs/rules.md (and with each other)."""
     assert (cid("2C"), cid("AC"), cid("2D"), cid("QS"), cid("2H"), cid("AH")) == (0, 12, 13, 36, 39, 51)
     for p in PLAYERS:
         assert len(DECK[p]) == p * HAND_SIZE[p]
@@ -120,7 +120,7 @@ def knobs_of(**kw: object) -> dict:
 
 
 def pass_direction(knobs: dict, hand_number: int) -> str:
-    """RULES.md "Passing": left, right, across, none for 4 players; left, right otherwise."""
+    """docs/rules.md "Passing": left, right, across, none for 4 players; left, right otherwise."""
     if knobs["pass_count"] == 0:
         return "none"
     cycle = knobs["pass_cycle"]
@@ -139,7 +139,7 @@ def target_of(knobs: dict) -> int | None:
 
 
 def ref_hand_points(knobs: dict, taken: list[set[int]], totals: list[int]) -> tuple[list[int], str | None]:
-    """RULES.md "Scoring a hand": the points of a completed hand and the moon rule applied (None: no moon).
+    """docs/rules.md "Scoring a hand": the points of a completed hand and the moon rule applied (None: no moon).
 
     For ``shooter_choice`` the choice looks at the hand's full score, the JD bonus included: it
     adds to the others unless that would end the game with the shooter above the lowest total.
@@ -166,7 +166,7 @@ def ref_hand_points(knobs: dict, taken: list[set[int]], totals: list[int]) -> tu
 
 
 class RefGame:
-    """One game of Hearts in plain Python, written from RULES.md. Deals come from outside."""
+    """One game of Hearts in plain Python, written from docs/rules.md. Deals come from outside."""
 
     def __init__(self, knobs: dict, first_deal: list[list[int]]) -> None:
         self.k = knobs

@@ -1,4 +1,4 @@
-"""Scripted deals, one per rule and knob of RULES.md (the rules contract).
+"""Scripted deals, one per rule and knob of docs/rules.md (the rules contract).
 
 Every deal is written with card names (``cards.deal_from_hands``), cards are played by name through
 ``core.step``, and the tests assert the legal cards (as sets of names) and the scores. Seat prefixes

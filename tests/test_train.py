@@ -101,8 +101,7 @@ def test_tensorboard_has_eval_and_training_scalars(run: Path) -> None:
 
 def _load_model(run: Path) -> MaskablePPO:
     config = PPOConfig(**json.loads((run / "config.json").read_text()))
-    rules = HeartsRules(num_players=config.num_players)
-    model = build_model(config, SB3VecEnv(HeartsVectorEnv(config.num_envs, rules)), rules)
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(config.num_envs, config.rules)))
     load_checkpoint(model, run / CHECKPOINT_FILE)
     return model
 
@@ -174,10 +173,10 @@ def test_loader_missing_file(run: Path, tmp_path: Path) -> None:
 def test_loader_corrupt_files(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     (folder / WEIGHTS_FILE).write_bytes(b"not a zip file at all")
-    with pytest.raises(ValueError, match="corrupt file .*policy.npz"):
+    with pytest.raises(ValueError, match="policy.npz: corrupt file"):
         TrainedPolicy(folder)
     (folder / META_FILE).write_text("{not json")
-    with pytest.raises(ValueError, match="corrupt file .*policy.json"):
+    with pytest.raises(ValueError, match="policy.json: corrupt file"):
         TrainedPolicy(folder)
 
 
@@ -188,7 +187,7 @@ def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
     arrays["pi.0.weight"] = np.array([{"evil": 1}], dtype=object)
     np.savez(folder / WEIGHTS_FILE, **arrays)
     assert meta["layers"][0] == "pi.0"
-    with pytest.raises(ValueError, match="corrupt file"):
+    with pytest.raises(ValueError, match="'pi.0.weight' has dtype object, expected float32"):
         TrainedPolicy(folder)
 
 
@@ -197,7 +196,7 @@ def test_loader_missing_input_scale(run: Path, tmp_path: Path) -> None:
     arrays = dict(np.load(folder / WEIGHTS_FILE))
     del arrays["input.scale"]
     np.savez(folder / WEIGHTS_FILE, **arrays)
-    with pytest.raises(ValueError, match="input.scale must have shape"):
+    with pytest.raises(ValueError, match="lacks the array 'input.scale'"):
         TrainedPolicy(folder)
 
 
@@ -253,9 +252,9 @@ def test_mlp_policy_samples_from_the_masked_softmax() -> None:
 def test_self_play_against_snapshots(tmp_path: Path) -> None:
     config = _config(tmp_path, opponents=["heuristic", "self", "self"], snapshot_every=1024, bc_teacher="")
     rules = HeartsRules()
-    opponents, snapshot = make_opponents(config, rules)
+    opponents, snapshot = make_opponents(config)
     assert isinstance(snapshot, Snapshot) and opponents[1] is snapshot and opponents[2] is snapshot
-    model = build_model(config, SB3VecEnv(HeartsVectorEnv(8, rules, opponents=opponents)), rules)
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(8, rules, opponents=opponents)))
     snapshot.load(model)
     arrays, names = policy_arrays(model)
     for (w, b), name in zip(snapshot.layers, names, strict=True):

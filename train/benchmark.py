@@ -10,7 +10,9 @@
     python -m train.benchmark                      # what `make run` runs
     python -m train.benchmark --total-timesteps 100000 --bc-decisions 200000 --deals 100   # a quick look
 
-Every flag of ``train.ppo`` applies (``--help`` lists them with their defaults here).
+Every flag of ``train.ppo`` applies (``--help`` lists them with their defaults here), the rules
+flags included. The baselines, and the shipped agent unless ``--shipped false``, must be able to
+play the rules: that is checked, with every setting, before the training starts.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import make_agent
+from agents import AGENTS, make_agent
+from agents.specs import check_agents
 from agents.trained import TrainedPolicy
 from hearts_env.arena import Estimate, play_match
-from hearts_env.rules import HeartsRules
 from train import ppo
 
 
@@ -46,16 +48,25 @@ class BenchmarkConfig(ppo.PPOConfig):
     shipped: bool = True
     """also benchmark the shipped agent (ppo)"""
 
+    def check(self) -> None:
+        super().check()
+        for name in self.baselines:
+            ppo.check_choice("baselines", name, tuple(AGENTS))
+        if not self.baselines:
+            raise ValueError("baselines: name at least one agent")
+        ppo.check_at_least("deals", self.deals, 1)
+        ppo.check_at_least("pimc_deals", self.pimc_deals, 1)
+
 
 def benchmark(candidates: dict[str, Any], config: BenchmarkConfig) -> dict[str, dict[str, Any]]:
     """Each candidate against three of each baseline: ``{candidate: {baseline: match summary}}``."""
-    rules = HeartsRules(num_players=config.num_players)
+    rules = config.rules
     out: dict[str, dict[str, Any]] = {}
     for name, agent in candidates.items():
         out[name] = {}
         for opponent in config.baselines:
             field_agent = make_agent(opponent, seed=config.seed)
-            entries = [(name, agent)] + [(opponent, field_agent)] * (config.num_players - 1)
+            entries = [(name, agent)] + [(opponent, field_agent)] * (rules.num_players - 1)
             deals = config.pimc_deals if opponent.startswith("pimc") else config.deals
             result = play_match(
                 rules, entries, deals=deals, seed=config.seed, games="hand", progress=config.progress_bar
@@ -138,11 +149,16 @@ def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
 
 
 def main(config: BenchmarkConfig) -> Path:
-    """Train, benchmark, print the table, write the results and plots; returns the run folder."""
+    """Train, benchmark, print the table, write the results and plots; returns the run folder.
+    Raises ``ppo.StartError`` before the training if a baseline or the shipped agent cannot play
+    the rules (or the training cannot start)."""
+    candidates: dict[str, Any] = {"ppo": make_agent("ppo")} if config.shipped else {}
+    try:
+        check_agents(config.rules, [*candidates.items(), *((b, make_agent(b)) for b in config.baselines)])
+    except ValueError as error:
+        raise ppo.StartError(str(error)) from None
     folder = ppo.main(config)
-    candidates: dict[str, Any] = {"new": TrainedPolicy(folder)}
-    if config.shipped:
-        candidates["ppo"] = make_agent("ppo")
+    candidates = {"new": TrainedPolicy(folder), **candidates}
     results = benchmark(candidates, config)
     (folder / "benchmark.json").write_text(json.dumps(results, indent=2) + "\n")
     plot_learning_curve(json.loads((folder / "eval.json").read_text()), folder / "learning_curve.png")
@@ -158,7 +174,11 @@ def main(config: BenchmarkConfig) -> Path:
 
 
 def cli(argv: Sequence[str] | None = None) -> None:
-    main(ppo.parse_config(BenchmarkConfig, argv, "python -m train.benchmark", __doc__.split("\n\n")[0]))
+    config = ppo.parse_config(BenchmarkConfig, argv, "hearts-benchmark", __doc__.split("\n\n")[0])
+    try:
+        main(config)
+    except ppo.StartError as error:
+        sys.exit(f"hearts-benchmark: error: {error}")
 
 
 if __name__ == "__main__":

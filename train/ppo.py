@@ -8,10 +8,22 @@ policy and value networks are fitted to its cards and the returns that followed;
 from there. Every ``eval_every`` timesteps the current policy plays ``eval_deals`` duplicate hands
 in the arena against three ``eval_opponent`` agents.
 
-TensorBoard scalars use CleanRL's names: ``charts/`` (episodic return, learning rate, SPS and,
-apart, ``collect_SPS`` and ``update_SPS``; the arena evaluation ``eval_points_per_hand``,
-``eval_diff_vs_field`` with their 95% half-widths), ``losses/`` (policy-gradient, value and
-entropy losses, approx KL, clip fraction, explained variance) and ``bc/`` (the cloning fit).
+The games follow ``rules`` (a ``HeartsRules``; on the command line every knob is a flag, as in
+every command of the project: ``--num-players 5 --moon shooter_choice``), so any variant can be
+trained; the opponents, the evaluation opponent and the teacher must be able to play it (the
+shipped ``ppo`` agent plays only 4-player tables without the JD rule).
+
+TensorBoard scalars follow CleanRL's layout: ``charts/`` with CleanRL's names
+(``episodic_return``, ``episodic_length``, ``learning_rate``, ``SPS``) and ours (apart,
+``collect_SPS`` and ``update_SPS``; the arena evaluation ``eval_points_per_hand``,
+``eval_diff_vs_field`` with their 95% half-widths), ``losses/`` with SB3's names for its
+training statistics (``policy_gradient_loss``, ``value_loss``, ``entropy_loss``, ``approx_kl``,
+``clip_fraction``, ``explained_variance``, ...; CleanRL calls some of them ``policy_loss``,
+``entropy`` and ``clipfrac``), and ``bc/`` (the cloning fit).
+
+Everything is checked before the run folder is made: the settings (a bad one raises
+``ValueError`` naming it; the command line prints one line and exits), the opponents against the
+rules, and the checkpoint to resume from; a run that cannot start writes nothing.
 
 A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, TensorBoard event
 files and ``progress.csv``, ``checkpoint.pt`` (the policy's and optimizer's tensors and the
@@ -31,6 +43,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -47,14 +61,16 @@ from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
-from agents import make_agent
+from agents import AGENTS, make_agent
+from agents.specs import check_agents
 from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
 from hearts_env.arena import play_match
-from hearts_env.gym_env import HeartsVectorEnv
+from hearts_env.gym_env import EPISODES, HeartsVectorEnv
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
+from hearts_env.rewards import REWARD_MODES
+from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
 from hearts_env.sb3 import SB3VecEnv
 from train.imitation import collect, pretrain
 
@@ -70,8 +86,8 @@ class PPOConfig:
     """the name of this experiment (part of the run folder's name)"""
     seed: int = 1
     """seed of the environments, the opponents and the network"""
-    num_players: int = 4
-    """players at the table (3..7)"""
+    rules: HeartsRules = field(default_factory=HeartsRules)
+    """the rules of the games (a flag per knob: --num-players, --moon, ...)"""
     reward: str = "points"
     """reward mode of HeartsVectorEnv: points, hand, zero_sum or win"""
     episode: str = "hand"
@@ -128,34 +144,96 @@ class PPOConfig:
     """SB3 verbosity (1 prints the training tables)"""
 
     def __post_init__(self) -> None:
-        # List fields given as comma-separated text (the command line) become lists.
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, str) and f.default_factory is not dataclasses.MISSING:
-                setattr(self, f.name, [name for name in value.split(",") if name])
+            value, default = getattr(self, f.name), _default(f)
+            if isinstance(default, list) and isinstance(value, str):  # comma-separated text (the command line)
+                value = [name for name in value.split(",") if name]
+            elif isinstance(default, HeartsRules) and isinstance(value, dict):  # config.json loaded back
+                value = HeartsRules.from_dict(value)
+            elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            setattr(self, f.name, value)
+            _check_type(f.name, value, default)
+        self.check()
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting out of its range."""
+        _check_name("exp_name", self.exp_name)
+        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "eval_deals"):
+            check_at_least(name, getattr(self, name), 1)
+        for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
+            check_at_least(name, getattr(self, name), 0)
+        check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
+        check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
+        if not 0 < self.learning_rate < math.inf:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)}")
+        if not 0 <= self.ent_coef < math.inf:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef}")
+        check_choice("reward", self.reward, REWARD_MODES)
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("activation", self.activation, tuple(ACTIVATIONS))
+        for name in self.opponents:
+            check_choice("opponents", name, (*AGENTS, SELF))
+        others = self.rules.num_players - 1
+        if len(self.opponents) not in (1, others):
+            raise ValueError(
+                f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
+            )
+        check_choice("eval_opponent", self.eval_opponent, tuple(AGENTS))
+        if self.bc_teacher:
+            check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
+        if not all(w.strip().isdigit() and int(w) > 0 for w in self.net_arch.split(",")):
+            raise ValueError(f"net_arch must be positive layer widths separated by commas, got {self.net_arch!r}")
+        try:
+            torch.device(self.device)
+        except RuntimeError:
+            raise ValueError(f"device: torch knows no device {self.device!r}") from None
 
     @property
     def hidden(self) -> list[int]:
-        return [int(width) for width in self.net_arch.split(",") if width.strip()]
+        return [int(width) for width in self.net_arch.split(",")]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON-ready values (``PPOConfig(**d)`` reads them back)."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {k: v.to_dict() if isinstance(v, HeartsRules) else v for k, v in values.items()}
 
 
-def _field_docs(cls: type) -> dict[str, str]:
-    """Each field's one-line doc: the string literal after it in the class body (subclasses first)."""
-    import ast
-    import inspect
+class StartError(ValueError):
+    """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
+    load, a run folder that cannot be made); raised before anything is written."""
 
-    docs: dict[str, str] = {}
-    for klass in cls.__mro__:
-        if not dataclasses.is_dataclass(klass):
-            continue
-        previous = None
-        for node in ast.parse(inspect.getsource(klass)).body[0].body:
-            if isinstance(node, ast.AnnAssign):
-                previous = node.target.id
-            elif previous and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-                docs.setdefault(previous, node.value.value)
-                previous = None
-    return docs
+
+def _default(f: dataclasses.Field) -> Any:
+    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
+
+
+def _check_type(name: str, value: object, default: object) -> None:
+    """``value`` has the type of the field's default (no bool for an int; lists of str)."""
+    kind = type(default)
+    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+        raise ValueError(f"{name} must be {kind.__name__}, got {value!r:.80}")
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{name} must be a list of names, got {value!r:.80}")
+
+
+def check_at_least(name: str, value: int, low: int) -> None:
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+
+
+def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}: unknown {value!r}; choose from {', '.join(allowed)}")
+
+
+def _check_name(name: str, value: str) -> None:
+    """A part of a folder name: not empty, not . or .., no path separator."""
+    if value in ("", ".", "..") or any(sep in value for sep in ("/", "\\", os.sep)):
+        raise ValueError(f"{name} must be a plain name (no / or \\, not . or ..), got {value!r}")
 
 
 def _parse_bool(text: str) -> bool:
@@ -167,11 +245,17 @@ def _parse_bool(text: str) -> bool:
 
 
 def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, description: str) -> C:
-    """A config dataclass from command-line flags (``--total-timesteps 100000``; lists comma separated)."""
+    """A config dataclass from command-line flags (``--total-timesteps 100000``; lists comma
+    separated; a ``HeartsRules`` field as the rules flags of ``add_rules_arguments``). A bad value
+    exits through ``parser.error`` naming it."""
     parser = argparse.ArgumentParser(description=description, prog=prog)
-    docs = _field_docs(cls)
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    docs = field_docs(cls)
+    fields = dataclasses.fields(cls)
+    for f in fields:
+        default = _default(f)
+        if isinstance(default, HeartsRules):
+            add_rules_arguments(parser)
+            continue
         kind = {int: int, float: float, bool: _parse_bool}.get(type(default), str)
         shown = ",".join(default) if isinstance(default, list) else default
         parser.add_argument(
@@ -180,12 +264,18 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
             default=shown,
             help=f"{docs.get(f.name, '')} (default: {shown})",
         )
-    return cls(**vars(parser.parse_args(argv)))
+    args = parser.parse_args(argv)
+    rules = rules_from_args(args, parser)
+    values = {f.name: rules if isinstance(_default(f), HeartsRules) else getattr(args, f.name) for f in fields}
+    try:
+        return cls(**values)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
     """A ``PPOConfig`` from command-line flags."""
-    return parse_config(PPOConfig, argv, "python -m train.ppo", __doc__.split("\n\n")[0])
+    return parse_config(PPOConfig, argv, "hearts-train", __doc__.split("\n\n")[0])
 
 
 SELF = "self"
@@ -205,13 +295,11 @@ class Snapshot(MLPPolicy):
         self.layers = [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names]
 
 
-def make_opponents(config: PPOConfig, rules: HeartsRules) -> tuple[Policy | list[Policy], Snapshot | None]:
+def make_opponents(config: PPOConfig) -> tuple[Policy | list[Policy], Snapshot | None]:
     """One agent for every other seat, or one per seat, built by name with seeds from the config;
     and the self-play snapshot if any seat is ``self``."""
-    names, others = config.opponents, config.num_players - 1
-    if len(names) not in (1, others):
-        raise ValueError(f"opponents: give 1 name or {others} (one per other seat), got {len(names)}: {names}")
-    snapshot = Snapshot(rules, config.activation, config.seed) if SELF in names else None
+    names = config.opponents
+    snapshot = Snapshot(config.rules, config.activation, config.seed) if SELF in names else None
     agents = [snapshot if name == SELF else make_agent(name, seed=config.seed + j) for j, name in enumerate(names)]
     return (agents[0] if len(agents) == 1 else agents), snapshot
 
@@ -258,10 +346,10 @@ class ModelPolicy:
 
 def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, float]:
     """The model against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    rules = HeartsRules(num_players=config.num_players)
+    rules = config.rules
     candidate = ModelPolicy(model, ObservationLayout(rules))
     field = make_agent(config.eval_opponent, seed=seed)
-    entries = [("trained", candidate)] + [(config.eval_opponent, field)] * (config.num_players - 1)
+    entries = [("trained", candidate)] + [(config.eval_opponent, field)] * (rules.num_players - 1)
     result = play_match(rules, entries, deals=config.eval_deals, seed=seed, games="hand")
     points, diff = result.estimate("trained"), result.difference("trained")
     return {
@@ -400,7 +488,8 @@ _CLEANRL_NAMES = {
 
 
 def scalar_name(key: str) -> str:
-    """CleanRL's names for SB3's scalars: losses and PPO statistics under ``losses/``, the rest under ``charts/``."""
+    """CleanRL's layout for SB3's scalars: its training statistics under ``losses/`` (SB3's names), the rest
+    under ``charts/`` (CleanRL's names where CleanRL has one)."""
     if key in _CLEANRL_NAMES:
         return _CLEANRL_NAMES[key]
     return "losses/" + key.removeprefix("train/") if key.startswith("train/") else key
@@ -436,19 +525,66 @@ def save_checkpoint(model: MaskablePPO, path: Path) -> None:
 
 
 def load_checkpoint(model: MaskablePPO, path: Path) -> None:
-    """Restore ``save_checkpoint``'s file into a model built with the same network (``weights_only``)."""
+    """Restore ``save_checkpoint``'s file into a model built with the same network. The file is
+    read with ``torch.load(weights_only=True)`` and checked whole (its entries, every tensor's
+    shape against the model's) before anything is loaded: anything else raises ``ValueError``
+    (``resume: cannot load PATH: why``) and leaves the model as it was."""
     if not path.is_file():
         raise ValueError(f"resume: no {CHECKPOINT_FILE} at {path}")
     try:
         state = torch.load(path, map_location=model.device, weights_only=True)
-        model.policy.load_state_dict(state["policy"])
-        model.policy.optimizer.load_state_dict(state["optimizer"])
-    except (RuntimeError, KeyError, ValueError, EOFError) as error:
-        raise ValueError(f"resume: cannot load {path} into this network ({error})") from None
+    except Exception as error:  # the unpickler's errors vary with the damage; all mean "not a checkpoint"
+        raise ValueError(f"resume: cannot load {path}: {type(error).__name__}: {error}") from None
+    problem = _checkpoint_problem(model, state)
+    if problem:
+        raise ValueError(f"resume: cannot load {path} into this network: {problem}")
+    model.policy.load_state_dict(state["policy"])
+    model.policy.optimizer.load_state_dict(state["optimizer"])
     model.num_timesteps = int(state["num_timesteps"])
 
 
-def build_model(config: PPOConfig, env: SB3VecEnv, rules: HeartsRules) -> MaskablePPO:
+def _checkpoint_problem(model: MaskablePPO, state: object) -> str | None:
+    """What keeps ``state`` from loading into ``model`` whole (None if nothing does)."""
+    if not isinstance(state, dict) or set(state) != {"policy", "optimizer", "num_timesteps"}:
+        shown = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
+        return f"expected a dict of policy, optimizer and num_timesteps, got {shown}"
+    steps = state["num_timesteps"]
+    if not isinstance(steps, torch.Tensor) or steps.numel() != 1 or steps.is_floating_point() or int(steps) < 0:
+        return "num_timesteps must be a count"
+    own, saved = model.policy.state_dict(), state["policy"]
+    if not isinstance(saved, dict) or set(saved) != set(own):
+        return "the policy's tensors are not this network's"
+    for name, tensor in own.items():
+        if not isinstance(saved[name], torch.Tensor) or saved[name].shape != tensor.shape:
+            return f"policy tensor {name} has another shape than this network's {tuple(tensor.shape)}"
+    return _optimizer_problem(model.policy.optimizer, state["optimizer"])
+
+
+def _optimizer_problem(optimizer: torch.optim.Optimizer, saved: object) -> str | None:
+    """What keeps ``saved`` from being this optimizer's state (its groups, settings, and per
+    parameter tensors of the parameter's shape)."""
+    own = optimizer.state_dict()
+    if not isinstance(saved, dict) or set(saved) != set(own):
+        return "the optimizer state is not a dict of state and param_groups"
+    groups = saved["param_groups"]
+    if not isinstance(groups, list) or len(groups) != len(own["param_groups"]):
+        return "the optimizer has other parameter groups"
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    for group, own_group in zip(groups, own["param_groups"], strict=True):
+        if not isinstance(group, dict) or set(group) != set(own_group) or group["params"] != own_group["params"]:
+            return "the optimizer has other parameter groups"
+    if not isinstance(saved["state"], dict):
+        return "the optimizer state is not a dict"
+    for index, entries in saved["state"].items():
+        if not isinstance(index, int) or not 0 <= index < len(params) or not isinstance(entries, dict):
+            return "the optimizer state names parameters this network does not have"
+        for key, value in entries.items():
+            if not isinstance(value, torch.Tensor) or (value.dim() > 0 and value.shape != params[index].shape):
+                return f"optimizer state {key} of parameter {index} has another shape than the parameter"
+    return None
+
+
+def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
     hidden = config.hidden
     return MaskablePPO(
         "MlpPolicy",
@@ -464,7 +600,7 @@ def build_model(config: PPOConfig, env: SB3VecEnv, rules: HeartsRules) -> Maskab
             "net_arch": {"pi": hidden, "vf": hidden},
             "activation_fn": ACTIVATIONS[config.activation],
             "features_extractor_class": ScaledObservation,
-            "features_extractor_kwargs": {"scale": ObservationLayout(rules).scale().tolist()},
+            "features_extractor_kwargs": {"scale": ObservationLayout(config.rules).scale().tolist()},
         },
         seed=config.seed,
         device=config.device,
@@ -489,12 +625,11 @@ def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: 
     """Write ``policy.npz`` (``policy_arrays``) and ``policy.json``."""
     arrays, names = policy_arrays(model)
     np.savez(folder / WEIGHTS_FILE, **arrays)
-    rules_knobs = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
     meta = {
         "format": FORMAT,
         "layout_version": LAYOUT_VERSION,
         "num_players": rules.num_players,
-        "rules": rules_knobs,
+        "rules": rules.to_dict(),
         "history": False,
         "obs_size": ObservationLayout(rules).size,
         "net_arch": config.hidden,
@@ -506,37 +641,22 @@ def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: 
 
 
 def main(config: PPOConfig) -> Path:
-    """Train (after behaviour cloning if ``bc_teacher`` is set), evaluate and export; returns the run folder."""
-    if config.activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {config.activation!r}")
-    if config.resume and not (Path(config.resume) / CHECKPOINT_FILE).is_file():
-        raise ValueError(f"resume: no {CHECKPOINT_FILE} in {config.resume}")
+    """Train (after behaviour cloning if ``bc_teacher`` is set), evaluate and export; returns the
+    run folder. Raises ``StartError`` before anything is written if the run cannot start."""
     torch.manual_seed(config.seed)
-    folder = Path(config.run_dir) / run_name(config)
-    folder.mkdir(parents=True, exist_ok=False)
-    (folder / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
-
-    rules = HeartsRules(num_players=config.num_players)
-    opponents, snapshot = make_opponents(config, rules)
-    env = SB3VecEnv(
-        HeartsVectorEnv(
-            config.num_envs,
-            rules,
-            opponents=opponents,
-            reward=config.reward,
-            episode=config.episode,
-            learner_seat="rotate",
-        )
-    )
-    model = build_model(config, env, rules)
+    try:
+        env, model, snapshot = _prepare(config)
+        folder = _run_folder(config)
+    except ValueError as error:
+        raise StartError(str(error)) from None
+    (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     model.set_logger(make_logger(folder, config.verbose))
     evaluation = EvalCallback(config)
     report: dict[str, Any] = {}
     if config.resume:
-        load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
         report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
     elif config.bc_teacher:
-        report["bc"] = imitate(model, config, rules)
+        report["bc"] = imitate(model, config)
         evaluation.init_callback(model)
         evaluation.run_eval()  # the cloned policy before PPO, at timestep 0
         model.logger.dump(0)
@@ -555,7 +675,7 @@ def main(config: PPOConfig) -> Path:
     )
 
     save_checkpoint(model, folder / CHECKPOINT_FILE)
-    export_policy(model, folder, rules, config)
+    export_policy(model, folder, config.rules, config)
     report["throughput"] = throughput.summary()
     (folder / "eval.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
     (folder / "train.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -563,12 +683,54 @@ def main(config: PPOConfig) -> Path:
     return folder
 
 
-def imitate(model: MaskablePPO, config: PPOConfig, rules: HeartsRules) -> dict[str, float]:
+def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Snapshot | None]:
+    """The environments and the model, checked (agents against the rules, the checkpoint to resume
+    from loaded), with nothing written yet."""
+    if config.resume and not (Path(config.resume) / CHECKPOINT_FILE).is_file():
+        raise ValueError(f"resume: no {CHECKPOINT_FILE} in {config.resume}")
+    opponents, snapshot = make_opponents(config)
+    named = [(name, agent) for name, agent in zip(config.opponents, _as_list(opponents), strict=True) if name != SELF]
+    others = [(config.eval_opponent, make_agent(config.eval_opponent))]
+    if config.bc_teacher and not config.resume:
+        others.append((config.bc_teacher, make_agent(config.bc_teacher)))
+    check_agents(config.rules, named + others)
+    env = SB3VecEnv(
+        HeartsVectorEnv(
+            config.num_envs,
+            config.rules,
+            opponents=opponents,
+            reward=config.reward,
+            episode=config.episode,
+            learner_seat="rotate",
+        )
+    )
+    model = build_model(config, env)
+    if config.resume:
+        load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
+    return env, model, snapshot
+
+
+def _as_list(opponents: Policy | list[Policy]) -> list[Policy]:
+    return opponents if isinstance(opponents, list) else [opponents]
+
+
+def _run_folder(config: PPOConfig) -> Path:
+    """A new folder ``{run_dir}/{env}__{exp_name}__{seed}__{time}`` (``exp_name`` is a plain name,
+    so it stays inside ``run_dir``)."""
+    folder = Path(config.run_dir) / run_name(config)
+    try:
+        folder.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets; logged under ``bc/``."""
     start = time.perf_counter()
     teacher = make_agent(config.bc_teacher, seed=config.seed)
     demos = collect(
-        rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
+        config.rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
     )
     collected = time.perf_counter()
     metrics = pretrain(model.policy, demos, epochs=config.bc_epochs, seed=config.seed, progress=config.progress_bar)
@@ -583,7 +745,11 @@ def imitate(model: MaskablePPO, config: PPOConfig, rules: HeartsRules) -> dict[s
 
 
 def cli(argv: Sequence[str] | None = None) -> None:
-    folder = main(parse_args(argv))
+    config = parse_args(argv)
+    try:
+        folder = main(config)
+    except StartError as error:
+        sys.exit(f"hearts-train: error: {error}")
     print(folder)
 
 

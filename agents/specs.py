@@ -1,0 +1,61 @@
+"""Agents named on a command line, and the check that they can play a table before a match.
+
+A spec is an agent name of ``agents.AGENTS`` with options for its factory:
+``name:key=value,key=value`` (values read as Python literals, else as strings), e.g.
+``pimc:worlds=20`` or ``trained:path=runs/hearts_v0__ppo__1__1700000000``. ``hearts-arena``,
+``hearts-play`` and ``hearts-train`` build their agents from specs; ``check_agents`` lets every
+agent decide one position of the table's rules first, so one that cannot play them (the shipped
+``ppo`` plays only 4-player tables without the JD rule, as it was trained) is refused before any
+game starts.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from agents import make_agent
+from hearts_env.core import legal_mask, new_games
+from hearts_env.infoset import infoset
+from hearts_env.policy import Policy
+from hearts_env.rules import HeartsRules
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"name:key=value,key=value"`` -> (name, options); values are Python literals or strings."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"agent option {item!r} of {spec!r} is not key=value")
+        try:
+            options[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, RecursionError):
+            options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def agent_from_spec(spec: str, seed: int) -> Policy:
+    """The agent of ``spec``, built with ``seed=seed`` unless its options give one. ``ValueError``
+    naming the spec for an unknown agent or options its factory does not take."""
+    name, options = parse_spec(spec)
+    options.setdefault("seed", seed)
+    try:
+        return make_agent(name, **options)
+    except TypeError as error:  # an option the factory does not take, or a required one missing
+        raise ValueError(f"agent {spec!r}: {error} (options go as {name}:key=value,...)") from None
+
+
+def check_agents(rules: HeartsRules, agents: Sequence[tuple[str, Policy]]) -> None:
+    """Let a copy of each agent decide the first position of a game of ``rules`` (its own random
+    state stays untouched); ``ValueError`` naming the agent if one refuses these rules."""
+    state = new_games(rules, batch_size=1, seed=0)
+    info, mask = infoset(state), legal_mask(state)
+    for name, agent in dict(agents).items():
+        try:
+            copy.deepcopy(agent)(info, mask)
+        except ValueError as error:
+            raise ValueError(f"agent {name!r} cannot play these rules: {error}") from None
