@@ -107,7 +107,7 @@ def replay_game(rules: HeartsRules, key: np.uint64, seat_kind: list[str]) -> dic
     return out
 
 
-@pytest.mark.parametrize("games, seed, deals", [("hand", 1, 4), ("game", 4, 3)])  # deals with moons and tied wins
+@pytest.mark.parametrize("games, seed, deals", [("hand", 0, 4), ("game", 0, 3)])  # deals with moons and tied wins
 def test_tiny_tournament_matches_game_by_game_replay(games, seed, deals):
     rules = HeartsRules(target_score=50)
     low, high = Lowest(), Highest()

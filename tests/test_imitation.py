@@ -68,11 +68,11 @@ def test_returns_follow_the_reward_mode(demos_by_mode) -> None:
 
 def test_pretraining_imitates_the_teacher(demos_by_mode) -> None:
     demos = demos_by_mode["points"]
-    config = PPOConfig(net_arch="64,64", num_envs=2)
+    config = PPOConfig(net_arch="64,64", num_envs=2, rules=RULES)
     from hearts_env.gym_env import HeartsVectorEnv
     from hearts_env.sb3 import SB3VecEnv
 
-    model = build_model(config, SB3VecEnv(HeartsVectorEnv(2, RULES)), RULES)
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(2, RULES)))
     before = pretrain(model.policy, demos, epochs=0, seed=0)
     after = pretrain(model.policy, demos, epochs=20, batch_size=256, seed=0)
     assert after["bc/holdout_accuracy"] > before["bc/holdout_accuracy"] + 0.2
