@@ -64,7 +64,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``history`` | ``False`` | append the full trick history to the observation |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
 | ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (printed) |
-| ``autoreset_mode`` | ``SAME_STEP`` | ``HeartsVectorEnv`` only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP`` or ``DISABLED`` |
+| ``autoreset_mode`` | ``SAME_STEP`` | vector env only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP``, ``DISABLED`` |
 
 The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
 ``queen_breaks_hearts``, ``jack_of_diamonds``, ``moon``, ``target_score`` (``hearts_env.rules``).
