@@ -9,6 +9,7 @@ import dataclasses
 import subprocess
 import sys
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -264,6 +265,8 @@ def test_autoreset_mode_attribute_and_metadata():
     envs = HeartsVectorEnv(2, autoreset_mode="NextStep")
     assert envs.autoreset_mode == envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert HeartsVectorEnv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP  # per instance
+    made = gymnasium.make_vec("hearts_env/Hearts-v0", num_envs=2, autoreset_mode=AutoresetMode.DISABLED)
+    assert isinstance(made, HeartsVectorEnv) and made.autoreset_mode == AutoresetMode.DISABLED
     with pytest.raises(ValueError, match="autoreset_mode must be one of .*got 'next'"):
         HeartsVectorEnv(2, autoreset_mode="next")
 
