@@ -64,6 +64,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``history`` | ``False`` | append the full trick history to the observation |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
 | ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (printed) |
+| ``autoreset_mode`` | ``SAME_STEP`` | vector env only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP``, ``DISABLED`` |
 
 The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
 ``queen_breaks_hearts``, ``jack_of_diamonds``, ``moon``, ``target_score`` (``hearts_env.rules``).
@@ -88,13 +89,21 @@ equal to single environments.
 
 ## Vectorized environment
 
-``HeartsVectorEnv(num_envs, ...)`` takes the same arguments. It auto-resets in Gymnasium's
-``AutoresetMode.SAME_STEP``: the step that ends a game's episode returns the next episode's first
-observation and mask for it, with the final observation in ``info["final_obs"]`` (object array,
-``info["_final_obs"]`` marks the games) and the final step's info in ``info["final_info"]``. So
-``action_masks()`` (B, 52) always belongs to the observation just returned, as ``MaskablePPO``
-needs, and every game's learner is to act after every call. ``reset(options={"reset_mask": m})``
-resets the games where ``m`` holds.
+``HeartsVectorEnv(num_envs, ...)`` takes the same arguments. By default it auto-resets in
+Gymnasium's ``AutoresetMode.SAME_STEP``: the step that ends a game's episode returns the next
+episode's first observation and mask for it, with the final observation in ``info["final_obs"]``
+(object array, ``info["_final_obs"]`` marks the games) and the final step's info in
+``info["final_info"]``. So ``action_masks()`` (B, 52) always belongs to the observation just
+returned, as ``MaskablePPO`` needs, and every game's learner is to act after every call.
+``reset(options={"reset_mask": m})`` resets the games where ``m`` holds.
+
+``autoreset_mode=`` (an ``AutoresetMode`` or its value; the env's ``autoreset_mode`` attribute and
+``metadata["autoreset_mode"]``) picks another mode. ``AutoresetMode.NEXT_STEP``, which Gymnasium's
+observation wrappers (``NormalizeObservation``, ``DtypeObservation``, ...) require: the ending step
+returns the final observation (its mask all False), and the game's next ``step`` ignores its
+action and returns the next episode's first observation with reward 0. ``AutoresetMode.DISABLED``,
+which TorchRL's ``GymWrapper`` prefers: games whose episode is over stay over until
+``reset(options={"reset_mask": m})``, and ``step`` raises while any is.
 
 ## Version History
 
@@ -263,24 +272,28 @@ class _Tables:
         for name, value in zip(self._SAVED, saved[1:], strict=True):
             setattr(self, name, value)
 
-    def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play the learner's card in every game (all are to act), then the opponents until every
-        learner is to act again or its episode is over. Returns (rewards, terminated, replaced):
-        the learner's rewards since its last move, episodes over, illegal cards replaced."""
-        state = self.state
-        replaced = np.zeros(self.num_games, bool)
+    def learner_step(self, actions: np.ndarray, idx: Index = _ALL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play the learner's card (``actions``, one per game) in the games ``idx`` (all are to
+        act; the other games keep still), then the opponents until every learner is to act again
+        or its episode is over. Returns (rewards, terminated, replaced) for every game, zeros
+        outside ``idx``: the learner's rewards since its last move, episodes over, illegal cards
+        replaced."""
+        state = self.state if _is_all(idx) else self.state[idx]
+        actions = np.asarray(actions)[idx]
+        replaced = np.zeros(state.batch_size, bool)
         if self.illegal_action == "random":
-            actions = np.asarray(actions)
             in_range = (actions >= 0) & (actions < NUM_CARDS)
             replaced = in_range & ((state.legal & BIT.take(np.where(in_range, actions, 0))) == 0)
             if replaced.any():
-                actions = np.where(replaced, self._random_cards(_ALL, state.legal, advance=False), actions)
-        self._step(_ALL, actions, state)  # raises before anything changes if a card is illegal
-        self.draws[replaced] += _U64(1)
+                actions = np.where(replaced, self._random_cards(idx, state.legal, advance=False), actions)
+        self._step(idx, actions, state)  # raises before anything changes if a card is illegal
+        rows = np.arange(self.num_games)[idx]
+        self.draws[rows[replaced]] += _U64(1)
         self._play_opponents()
-        rewards = self.pending.copy()
-        self.pending[:] = 0
-        return rewards, self.ended.copy(), replaced
+        rewards, terminated, all_replaced = (np.zeros(self.num_games, dtype) for dtype in (np.float32, bool, bool))
+        rewards[idx], terminated[idx], all_replaced[idx] = self.pending[idx], self.ended[idx], replaced
+        self.pending[idx] = 0
+        return rewards, terminated, all_replaced
 
     def _play_opponents(self) -> None:
         """Step the games where an opponent is to act, a turn at a time, until none is."""
@@ -430,6 +443,14 @@ def _seed_u64(seed: int) -> np.uint64:
     return _U64(int(seed) % 2**64)
 
 
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    try:
+        return AutoresetMode(mode)
+    except ValueError:
+        allowed = ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in AutoresetMode)
+        raise ValueError(f"autoreset_mode must be one of {allowed}; got {mode!r}") from None
+
+
 def _check_render_mode(render_mode: str | None) -> str | None:
     if render_mode is not None:
         _check_choice("render_mode", render_mode, RENDER_MODES)
@@ -539,8 +560,8 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
 
 class HeartsVectorEnv(VectorEnv):
     """``num_envs`` tables on one batched core state, stepped together with array operations;
-    auto-reset in ``AutoresetMode.SAME_STEP``. Arguments as ``HeartsEnv``'s; see the module
-    docstring for seeds and the auto-reset."""
+    auto-reset in ``AutoresetMode.SAME_STEP`` (``autoreset_mode=`` picks another). Arguments as
+    ``HeartsEnv``'s; see the module docstring for seeds and the auto-reset."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -556,8 +577,11 @@ class HeartsVectorEnv(VectorEnv):
         history: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **knobs: Any,
     ) -> None:
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
@@ -571,6 +595,7 @@ class HeartsVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_CARDS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, bool)  # NEXT_STEP: episodes that ended last step
 
     @property
     def state(self) -> State | None:
@@ -609,6 +634,7 @@ class HeartsVectorEnv(VectorEnv):
             seeds = self.np_random.integers(0, 2**64, size=B, dtype=_U64)
         else:
             seeds = None
+        self._autoreset[idx] = False
         if seeds is None:
             tables.next_episode(idx)
         else:
@@ -625,16 +651,33 @@ class HeartsVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (B,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
+        if self.autoreset_mode == AutoresetMode.DISABLED and tables.ended.any():
+            games = np.flatnonzero(tables.ended).tolist()
+            raise RuntimeError(
+                f"the episodes of games {games} are over and autoreset_mode is DISABLED: "
+                "reset them first (reset(options={'reset_mask': mask}))"
+            )
         saved = tables.snapshot()
         try:
-            rewards, terminated, replaced = tables.learner_step(actions)
+            # NEXT_STEP: the games whose episode ended last step start the next one (after the
+            # others have stepped); their actions are ignored.
+            resetting = self._autoreset
+            if resetting.all():
+                rewards, terminated, replaced = np.zeros(B, np.float32), np.zeros(B, bool), np.zeros(B, bool)
+            else:
+                stepping = np.flatnonzero(~resetting) if resetting.any() else _ALL
+                rewards, terminated, replaced = tables.learner_step(actions, stepping)
+            if resetting.any():
+                tables.next_episode(np.flatnonzero(resetting))
         except ValueError:
             tables.restore(saved)  # an illegal card (the learner's or an opponent's) changes nothing
             raise
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._autoreset = terminated.copy()
         obs = tables.observe()
         info = self._info(tables.info(tables.masks(), replaced.copy()))
         ended = np.flatnonzero(terminated)
-        if len(ended):
+        if len(ended) and self.autoreset_mode == AutoresetMode.SAME_STEP:
             final_obs = np.full(B, None, dtype=object)
             for i in ended:  # builds the info's per-game objects only
                 final_obs[i] = obs[i].copy()

@@ -31,6 +31,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
@@ -46,6 +47,8 @@ class SB3VecEnv(VecEnv):
             env = HeartsVectorEnv(**kwargs)
         elif kwargs:
             raise ValueError("give either a HeartsVectorEnv or the arguments to build one, not both")
+        if env.autoreset_mode != AutoresetMode.SAME_STEP:  # SB3 reads the final observation from the info
+            raise ValueError(f"SB3VecEnv needs autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode}")
         self.env = env
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
         self._actions: np.ndarray | None = None

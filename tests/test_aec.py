@@ -413,7 +413,7 @@ def test_step_after_every_agent_has_left_names_the_problem() -> None:
     table = aec.raw_env(target_score=None)
     table.reset(seed=0)
     rng = np.random.default_rng(0)
-    for agent in table.agent_iter():
+    for _agent in table.agent_iter():
         observation, _, termination, truncation, _ = table.last()
         table.step(None if termination or truncation else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert table.agents == []
@@ -424,6 +424,6 @@ def test_step_after_every_agent_has_left_names_the_problem() -> None:
 def test_calls_before_reset_are_refused() -> None:
     for make in (aec.env, aec.raw_env):
         table = make()
-        for call in (lambda: table.step(0), lambda: table.observe("player_0"), lambda: table.last()):
-            with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before"):
-                call()
+        for method, args in (("step", (0,)), ("observe", ("player_0",)), ("last", ())):
+            with pytest.raises(RuntimeError, match=rf"reset\(\) needs to be called before {method}"):
+                getattr(table, method)(*args)
