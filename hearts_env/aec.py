@@ -105,11 +105,11 @@ mode, else ``-(target_score + 26)`` (-26 for a one-hand game), at least as bad a
 a seat can have in the ``"points"`` and ``"hand"`` modes, so an illegal move never pays.
 
 ``reset(seed=None, options=None)``: ``seed`` makes the game that of
-``core.new_games(rules, batch_size=1, seed=seed)``; a later ``reset()`` without a seed deals a
-new game drawn from that seed. ``options={"deals": deal}`` gives the first hand's deal, an int
-array of 52 entries holding the seat dealt each card (-1 for the cards removed at this player
-count, see ``cards.deal_from_hands``); later hands are dealt from the seed. Other option keys are
-ignored.
+``core.new_games(rules, batch_size=1, seed=seed)`` (game 0 of the seed, ``hearts_env.seeding``);
+each later ``reset()`` without a seed plays the seed's next game (1, 2, ...).
+``options={"deals": deal}`` gives the first hand's deal, an int array of 52 entries holding the
+seat dealt each card (-1 for the cards removed at this player count, see
+``cards.deal_from_hands``); later hands are dealt from the seed. Other option keys are ignored.
 
 ### Version History
 
@@ -146,7 +146,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hearts_env import core
+from hearts_env import core, seeding
 from hearts_env.cards import NUM_CARDS
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.observation import ObservationLayout, observe
@@ -217,7 +217,8 @@ class raw_env(AECEnv[str, ObsType, int]):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_CARDS) for agent in self.possible_agents}
-        self._seeds: np.random.SeedSequence | None = None
+        self._seed: int | None = None  # the seed of the games, and how many it has started
+        self._games = 0
         self._state: core.State | None = None
         self._observations: dict[str, ObsType] = {}
         self._ended_by_illegal = False
@@ -239,19 +240,15 @@ class raw_env(AECEnv[str, ObsType, int]):
         return self._state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None or self._seeds is None:
-            self._seeds = np.random.SeedSequence(seed)
-            game_seed: int | np.random.SeedSequence | None = seed if seed is not None else self._seeds.spawn(1)[0]
-        else:
-            game_seed = self._seeds.spawn(1)[0]
+        if seed is not None or self._seed is None:
+            self._seed = seeding.fresh_seed() if seed is None else seed
+            self._games = 0
+        keys = seeding.game_keys(self._seed, np.array([self._games]))
+        self._games += 1
         deals = (options or {}).get("deals")
         if deals is not None:
             deals = np.asarray(deals).reshape(1, -1)
-        self._set_state(
-            core.new_games(
-                self.rules, batch_size=1 if deals is None else None, seed=game_seed, deals=deals, history=self.history
-            )
-        )
+        self._set_state(core.new_games(self.rules, deals=deals, history=self.history, keys=keys))
         self._ended_by_illegal = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

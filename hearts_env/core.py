@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from hearts_env import cards, kernels
+from hearts_env import cards, kernels, seeding
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, card_name
 from hearts_env.kernels import (  # noqa: F401  (the card tables are part of the core's API)
     BIT,
@@ -256,7 +256,7 @@ def concatenate(states: list[State]) -> State:
 def new_games(
     rules: HeartsRules | None = None,
     batch_size: int | None = None,
-    seed: int | np.random.SeedSequence | None = None,
+    seed: int | None = None,
     deals: np.ndarray | None = None,
     history: bool = False,
     keys: np.ndarray | None = None,
@@ -265,7 +265,9 @@ def new_games(
 
     Give ``batch_size`` for random deals, or ``deals``, an int array (B, 52) holding the seat dealt
     each card (-1 for the cards removed at this player count), for given first deals. ``seed``
-    seeds every random deal of the batch (the first, when not given, and all later ones).
+    seeds every random deal of the batch (the first, when not given, and all later ones): game
+    ``i`` gets the key ``seeding.game_keys(seed, i)``, so it is game ``i`` of every run with that
+    seed (the arena's deal ``i``, the environments' first game); no seed draws a fresh one.
     ``history`` records every trick of the hand in ``State.tricks`` (it costs some speed).
     ``keys`` (B,) uint64, instead of ``seed``, gives each game its own key: a game's deals depend
     only on its key, so equal keys give equal games in any batch.
@@ -291,7 +293,7 @@ def new_games(
             raise ValueError(f"batch_size {batch_size} disagrees with deals of {deals.shape[0]} games")
         batch_size = deals.shape[0]
     if keys is None:
-        key = np.random.default_rng(seed).integers(0, 2**64, size=batch_size, dtype=_U64, endpoint=False)
+        key = seeding.game_keys(seeding.fresh_seed() if seed is None else seed, np.arange(batch_size))
     elif seed is not None or np.shape(keys) != (batch_size,):
         raise ValueError(f"keys must be a ({batch_size},) array given instead of a seed, got shape {np.shape(keys)}")
     else:
@@ -330,17 +332,6 @@ def _check_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
         g, s = np.argwhere(wrong_count)[0]
         raise ValueError(f"deals: game {g} gives seat {s} {counts[g, s]} cards; each seat gets {rules.hand_size}")
     return deals.astype(np.int8)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """A counter-based hash (SplitMix64's finaliser): well-mixed uint64 from uint64, elementwise.
-    Hashing a key with a counter gives reproducible random streams per game."""
-    x = x + _U64(0x9E3779B97F4A7C15)
-    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
-        x ^= x >> _U64(shift)
-        x *= _U64(multiplier)
-    x ^= x >> _U64(31)
-    return x
 
 
 def pass_offsets(rules: HeartsRules, hand_number: np.ndarray) -> np.ndarray:

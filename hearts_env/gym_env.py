@@ -76,9 +76,11 @@ relative seats: ``scores[0]`` is the learner's), and ``illegal_action`` with
 
 ## Seeding
 
-``reset(seed=s)`` seeds everything: the deals, the learner's seat under ``"rotate"``, the default
-random opponents (all counter-based hashes of ``s`` and the number of games started since), and
-calls ``seed(...)`` on every opponent policy that has one, with a seed derived from ``s``. The same
+``reset(seed=s)`` seeds everything (``hearts_env.seeding``): the k-th game started since is game
+k of seed ``s`` (``seeding.game_keys(s, k)``: the first is ``core.new_games(seed=s)``'s game 0),
+the learner's seat under ``"rotate"`` and the default random opponents' cards come from the
+seed's ``SEATS`` and ``CARDS`` streams, and every opponent policy with a ``seed(...)`` method is
+reseeded from its ``AGENTS`` stream. The same
 seed and actions give the same episode, and ``reset()`` without a seed then continues with the
 same sequence of episodes. ``HeartsVectorEnv.reset(seed=s)`` gives game ``i`` the seed ``s + i``
 (a list gives each game its own): game ``i`` then plays exactly as a ``HeartsEnv`` reset with seed
@@ -145,7 +147,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hearts_env import core
+from hearts_env import core, seeding
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, legal_mask, new_games
 from hearts_env.infoset import infoset
@@ -160,9 +162,7 @@ ILLEGAL_ACTIONS = ("raise", "random")
 RENDER_MODES = ("ansi", "human")
 
 _U64 = np.uint64
-_ODD = _U64(0xD6E8FEB86659FD93)  # odd multipliers that spread counters over the 64 bits
-_ODD2 = _U64(0xA0761D6478BD642F)
-_DEAL, _SEAT, _STREAM, _POLICY = (_U64(tag) for tag in (0x1D, 0x2E, 0x3F, 0x40))
+_GAMMA = _U64(0x9E3779B97F4A7C15)  # an odd step: the i-th draw of a stream hashes stream + i * _GAMMA
 _ALL = slice(None)  # index of every game: keeps arrays as views and states unsplit
 
 Index = slice | np.ndarray  # games of the batch: _ALL or an int array
@@ -231,8 +231,7 @@ class _Tables:
         distinct = {id(p): p for p in self.policies or ()}.values()
         for j, policy in enumerate(distinct):
             if callable(getattr(policy, "seed", None)):
-                derived = core.mix64(np.array([seed], _U64) ^ (_POLICY + np.array([j], _U64) * _ODD))
-                policy.seed(int(derived[0] >> _U64(1)))
+                policy.seed(int(seeding.derive(seed, seeding.AGENTS, j) >> _U64(1)))
 
     def next_episode(self, idx: Index) -> None:
         """Start the next episode of the games ``idx``: in ``"hand"`` episodes that ended with the
@@ -247,12 +246,14 @@ class _Tables:
         self._play_opponents()
 
     def _new_games(self, idx: Index) -> None:
-        base = core.mix64(core.mix64(self.game_seed[idx]) ^ (self.games_started[idx] * _ODD))
+        # The k-th game of a table seeded s: game k of seed s (hearts_env.seeding), its learner's
+        # seat and its random cards from the seed's other streams.
+        seeds, k = self.game_seed[idx], self.games_started[idx].copy()
         self.games_started[idx] += _U64(1)
-        keys = core.mix64(base ^ _DEAL)
+        keys = seeding.derive(seeds, seeding.GAMES, k)
         if self.learner_seat == "rotate":
-            self.seat[idx] = (core.mix64(base ^ _SEAT) % _U64(self.rules.num_players)).astype(np.int8)
-        self.stream[idx] = core.mix64(base ^ _STREAM)
+            self.seat[idx] = (seeding.derive(seeds, seeding.SEATS, k) % _U64(self.rules.num_players)).astype(np.int8)
+        self.stream[idx] = seeding.derive(seeds, seeding.CARDS, k)
         self.draws[idx] = 0
         self.pending[idx] = 0
         self.ended[idx] = False
@@ -339,7 +340,7 @@ class _Tables:
 
     def _random_cards(self, idx: Index, legal: np.ndarray, advance: bool = True) -> np.ndarray:
         """A uniformly random card of each bitboard, from each game's own stream (counter-based)."""
-        words = core.mix64(self.stream[idx] + self.draws[idx] * _ODD2)
+        words = seeding.mix64(self.stream[idx] + self.draws[idx] * _GAMMA)
         if advance:
             self.draws[idx] += _U64(1)
         uniform = (words >> _U64(11)).astype(np.float64) * 2.0**-53
@@ -501,8 +502,8 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         tables = self._tables
         if seed is not None:
+            tables.seed_policies(int(_seed_u64(seed)))  # before the opponents' first cards
             tables.start(_ALL, np.array([_seed_u64(seed)]))
-            tables.seed_policies(int(_seed_u64(seed)))
         elif tables.state is None:
             tables.start(_ALL, self.np_random.integers(0, 2**64, size=1, dtype=_U64))
         else:
@@ -638,10 +639,10 @@ class HeartsVectorEnv(VectorEnv):
         if seeds is None:
             tables.next_episode(idx)
         else:
-            tables.start(idx, seeds)
             given = [s for s in (seed if isinstance(seed, Sequence | np.ndarray) else [seed]) if s is not None]
-            if given:
+            if given:  # before the opponents' first cards
                 tables.seed_policies(int(_seed_u64(given[0])))
+            tables.start(idx, seeds)
         return tables.observe(), self._info(tables.info(tables.masks()))
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:

@@ -30,6 +30,15 @@ AGENTS = 1
 """The stream the arena reseeds agents from."""
 TABLES = 2
 """The stream the arena draws random round-robin tables from."""
+SEATS = 3
+"""The stream of the learner's seat in the Gymnasium environments (``learner_seat="rotate"``)."""
+CARDS = 4
+"""The stream of each game's random cards (the environments' default random opponents)."""
+
+
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy, for runs the user did not seed."""
+    return int(np.random.SeedSequence().entropy % 2**63)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -43,17 +52,23 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def derive(seed: int, stream: int, indices: np.ndarray | int) -> np.ndarray:
-    """uint64 of the shape of ``indices``: the ``indices``-th values of ``stream`` of ``seed``.
-    Equal (seed, stream, index) give equal values; anything else gives unrelated ones."""
-    seed = _check_int("seed", seed)
+def derive(seed: int | np.ndarray, stream: int, indices: np.ndarray | int) -> np.ndarray:
+    """uint64: the ``indices``-th values of ``stream`` of ``seed``. Equal (seed, stream, index)
+    give equal values; anything else gives unrelated ones. ``seed`` is an int, or a uint64 array
+    (one seed per game) that broadcasts with ``indices``."""
     stream = _check_int("stream", stream)
     indices = np.asarray(indices)
     if indices.dtype.kind not in "iu" or (indices.size and indices.min() < 0):
         raise ValueError(f"indices must be non-negative integers, got {indices!r}")
-    # (1,) and (n,) arrays, never 0-d ones: numpy warns of wrapping in scalar arithmetic only
-    base = mix64(mix64(np.array([seed % 2**64], _U64)) ^ _U64(stream))
-    return mix64(base + indices.astype(_U64).reshape(-1) * _GAMMA).reshape(indices.shape)
+    if isinstance(seed, np.ndarray):
+        seeds = seed.astype(_U64)
+    else:
+        seeds = np.array(_check_int("seed", seed) % 2**64, _U64)
+    shape = np.broadcast_shapes(seeds.shape, indices.shape)
+    # (n,) arrays, never 0-d ones: numpy warns of wrapping in scalar arithmetic only
+    seeds = np.broadcast_to(seeds, shape).reshape(-1)
+    base = mix64(mix64(seeds) ^ _U64(stream))
+    return mix64(base + np.broadcast_to(indices, shape).astype(_U64).reshape(-1) * _GAMMA).reshape(shape)
 
 
 def game_keys(seed: int, indices: np.ndarray | int) -> np.ndarray:

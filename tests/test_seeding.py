@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hearts_env import core
+from hearts_env import HeartsRules, core
+from hearts_env.aec import raw_env
+from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
 from hearts_env.seeding import AGENTS, GAMES, derive, game_keys, mix64
 
 
@@ -55,3 +57,20 @@ def test_bad_arguments():
         game_keys(0, -1)
     with pytest.raises(ValueError, match="indices must be non-negative integers"):
         game_keys(0, np.array([0.5]))
+
+
+def test_the_core_and_the_environments_share_the_scheme() -> None:
+    """Game i of seed s is the same game in the core, the AEC env and the Gymnasium envs."""
+    rules = HeartsRules(target_score=None)
+    np.testing.assert_array_equal(core.new_games(rules, batch_size=6, seed=9).key, game_keys(9, np.arange(6)))
+    table = raw_env(target_score=None)
+    table.reset(seed=9)
+    assert table.core_state.key[0] == game_keys(9, 0)
+    table.reset()
+    assert table.core_state.key[0] == game_keys(9, 1)
+    env = HeartsEnv(rules)
+    env.reset(seed=9)
+    assert env.state.key[0] == game_keys(9, 0)
+    vec = HeartsVectorEnv(3, rules)
+    vec.reset(seed=9)  # table i is seeded 9 + i
+    np.testing.assert_array_equal(vec.state.key, [game_keys(9 + i, 0) for i in range(3)])
