@@ -21,7 +21,7 @@ import numpy as np
 
 from agents import AGENTS
 from agents.specs import agent_from_spec, check_agents
-from hearts_env import cards
+from hearts_env import cards, runner
 from hearts_env.core import (
     BIT,
     GAME_OVER,
@@ -31,12 +31,10 @@ from hearts_env.core import (
     State,
     bits_to_cards,
     explain_illegal,
-    legal_mask,
     new_games,
     points_taken,
     step,
 )
-from hearts_env.infoset import infoset
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
 
@@ -332,13 +330,6 @@ def person_passes(table: Table, state: State) -> State:
     return state
 
 
-def agent_moves(table: Table, state: State) -> State:
-    """The agent at the seat to act picks a card from its own information set and the legal mask."""
-    seat = int(state.to_play[0])
-    action = table.agents[seat](infoset(state, seat), legal_mask(state))
-    return step(state, np.asarray(action, dtype=np.int64).reshape(1))
-
-
 # ---------------------------------------------------------------------------------------------
 # Reporting what happened
 
@@ -379,20 +370,16 @@ def cards_text(bits: np.uint64) -> str:
     return " ".join(cards.card_symbol(c) for c in bits_to_cards(bits)) or "nothing"
 
 
-def moon_shooter(before: State, after: State) -> int | None:
+def moon_shooter(after: State) -> int | None:
     """The seat that took every heart and the QS in the hand that ``after`` completed, if any."""
-    taken = before.taken[0].copy()
-    winner = int(after.last_trick_winner[0])
-    trick = after.last_trick[0]
-    taken[winner] |= np.bitwise_or.reduce(BIT[trick[trick >= 0]])
-    shooters = np.flatnonzero((taken & POINT_BITS) == POINT_BITS)
+    shooters = np.flatnonzero((after.last_hand_taken[0] & POINT_BITS) == POINT_BITS)
     return int(shooters[0]) if len(shooters) else None
 
 
 def report_hand(table: Table, before: State, after: State) -> None:
     table.say()
     table.say(f"===== Hand {int(before.hand_number[0])} is over =====")
-    shooter = moon_shooter(before, after)
+    shooter = moon_shooter(after)
     if shooter is not None:
         who = "You" if shooter == table.seat else table.name(shooter).capitalize()
         rule = table.rules.moon.replace("_", " ")
@@ -428,17 +415,15 @@ def announce_hand(table: Table, state: State) -> None:
 def play_game(table: Table, state: State) -> State:
     """Play ``state`` (a batch of one) to the end; ``Quit`` if the person leaves."""
     announce_hand(table, state)
-    while state.phase[0] != GAME_OVER:
-        seat, phase = int(state.to_play[0]), int(state.phase[0])
-        if seat != table.seat:
-            after = agent_moves(table, state)
-        elif phase == PASS:
-            after = person_passes(table, state)
-        else:
-            after = person_plays(table, state)
+    # The agents play (the runner stops when the person's seat, which has no policy, is to act).
+    agents = [table.agents.get(seat) for seat in range(table.rules.num_players)]
+    while True:
+        state = runner.play(state, agents, on_step=lambda step: report(table, step.state, step.after))
+        if state.phase[0] == GAME_OVER:
+            return state
+        after = person_passes(table, state) if state.phase[0] == PASS else person_plays(table, state)
         report(table, state, after)
         state = after
-    return state
 
 
 def build_parser() -> argparse.ArgumentParser:

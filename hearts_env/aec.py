@@ -90,7 +90,7 @@ env(num_players=4, pass_count=3, pass_cycle=None, no_points_on_first_trick=True,
     reward="points", history=False, render_mode=None, illegal_reward=None)
 ```
 
-The first eight are the knobs of ``hearts_env.rules.HeartsRules`` (RULES.md), passed through
+The first eight are the knobs of ``hearts_env.rules.HeartsRules`` (``docs/rules.md``), passed through
 unchanged; ``rules=HeartsRules(...)`` may be given instead of them.
 
 ``reward``: one of ``"points"``, ``"hand"``, ``"zero_sum"``, ``"win"``.

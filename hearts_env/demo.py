@@ -9,34 +9,36 @@ import argparse
 
 import numpy as np
 
-from hearts_env import cards
-from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games, sample_actions, step
+from hearts_env import cards, runner
+from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games
+from hearts_env.policy import RandomPolicy
 from hearts_env.render import format_cards
 from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
 
 
 def play_and_print(rules: HeartsRules, seed: int) -> None:
-    """Play one game (batch of one) with uniformly random legal moves, printing each hand."""
-    rng = np.random.default_rng(seed)
+    """Play one game (batch of one) among uniformly random players, printing each hand."""
     state = new_games(rules, batch_size=1, seed=seed)
     _print_deal(state)
     trick: list[str] = []
-    while state.phase[0] != GAME_OVER:
-        seat, phase = int(state.to_play[0]), int(state.phase[0])
-        action = sample_actions(state, rng)
-        state = step(state, action)
-        if phase == PASS and state.phase[0] == PLAY:  # the passes have moved
+
+    def tell(step: runner.Step) -> None:
+        before, after, card = step.state, step.after, int(step.actions[0])
+        if before.phase[0] == PASS and after.phase[0] == PLAY:  # the passes have moved
             for s in range(rules.num_players):
-                print(f"  seat {s} passes {format_cards(bits_to_cards(state.passed[0, s]))}")
-        if phase == PLAY:
-            trick.append(f"{seat}:{cards.card_symbol(int(action[0]))}")
-            if state.trick_size[0] == 0:  # the trick closed
-                print(f"  trick: {' '.join(trick)} -> seat {state.last_trick_winner[0]}")
-                trick = []
-        if state.hand_over[0]:
-            print(f"  hand points {state.last_hand_points[0].tolist()}, totals {state.scores[0].tolist()}")
-            if state.phase[0] != GAME_OVER:
-                _print_deal(state)
+                print(f"  seat {s} passes {format_cards(bits_to_cards(after.passed[0, s]))}")
+        if before.phase[0] == PLAY:
+            trick.append(f"{before.to_play[0]}:{cards.card_symbol(card)}")
+            if after.trick_size[0] == 0:  # the trick closed
+                print(f"  trick: {' '.join(trick)} -> seat {after.last_trick_winner[0]}")
+                trick.clear()
+        if after.hand_over[0]:
+            print(f"  hand points {after.last_hand_points[0].tolist()}, totals {after.scores[0].tolist()}")
+            if after.phase[0] != GAME_OVER:
+                _print_deal(after)
+
+    player = RandomPolicy(seed)  # one player object at every seat
+    state = runner.play(state, [player] * rules.num_players, on_step=tell)
     winners = np.flatnonzero(state.winners[0]).tolist()
     print(f"Game over after {state.hand_number[0]} hands: final scores {state.scores[0].tolist()}, winners {winners}")
 

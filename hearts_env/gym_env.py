@@ -2,7 +2,7 @@
 
 ## Description
 
-The learner plays one seat of a game of Hearts (RULES.md, every variant a knob); the other seats
+The learner plays one seat of a game of Hearts (``docs/rules.md``, every variant a knob); the other seats
 are played inside ``step`` by opponent policies (``hearts_env.policy.Policy``: batched, info sets
 and legal masks in, one card per game out). Each ``step`` takes the learner's card, then plays the
 opponents until the learner is to act again or the episode is over. ``HeartsEnv`` is one table;
