@@ -63,7 +63,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
 | ``history`` | ``False`` | append the full trick history to the observation |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
-| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (printed) |
+| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (printed); ``"rgb_array"`` (SB3's ``make_vec_env`` default) renders nothing |
 | ``autoreset_mode`` | ``SAME_STEP`` | vector env only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP``, ``DISABLED`` |
 
 The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
@@ -453,6 +453,9 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 
 
 def _check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode == "rgb_array":  # what SB3's make_vec_env asks for by default: no pictures here
+        gym.logger.warn("HeartsEnv draws no pictures: render_mode='rgb_array' renders nothing (use 'ansi')")
+        return None
     if render_mode is not None:
         _check_choice("render_mode", render_mode, RENDER_MODES)
     return render_mode

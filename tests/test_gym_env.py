@@ -558,3 +558,14 @@ def test_an_opponents_illegal_card_changes_nothing_and_names_the_opponent(vector
     np.testing.assert_array_equal(env.action_masks(), before[1])
     learners = env._tables.seat
     assert (env.state.to_play == learners).all()  # the learner, not the cheating opponent, is to act
+
+
+def test_sb3_make_vec_env_builds_the_registered_env() -> None:
+    """SB3's helper asks for render_mode="rgb_array"; the env accepts it and renders nothing."""
+    env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vec = env_util.make_vec_env("hearts_env/Hearts-v0", n_envs=2, env_kwargs={"illegal_action": "random"})
+    assert vec.reset().shape == (2, HeartsEnv().layout.size)
+    _, rewards, dones, _ = vec.step(np.zeros(2, np.int64))
+    assert rewards.shape == (2,) and not dones.any()
