@@ -22,7 +22,7 @@ import numpy as np
 from hearts_env import HeartsRules
 from hearts_env.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.core import State, bits_to_mask, legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import InfoSet, infoset
+from hearts_env.infoset import infoset
 
 PATH = Path(__file__).with_name("agent_decisions.npz")
 GAMES = 64
@@ -204,15 +204,6 @@ def load(path: Path = PATH) -> dict[str, dict[str, Any]]:
                 **{field: data[f"{name}/{field}"] for field in ("deals", "scores", "moves", "heuristic", "simple")},
             )
     return out
-
-
-def replay(case: dict[str, Any]) -> tuple[list[State], list[InfoSet], np.ndarray]:
-    """Every recorded position of a case: states, info sets and the (G, T) moves."""
-    states, infos = [], []
-    for _, state, info, _ in positions(case["rules"], case["deals"], case["scores"], case["moves"], case["history"]):
-        states.append(state)
-        infos.append(info)
-    return states, infos, case["moves"]
 
 
 if __name__ == "__main__":
