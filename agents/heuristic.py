@@ -1,9 +1,10 @@
-"""``HeuristicPolicy``: a strong rule-based Hearts player, vectorised over a batch of games.
+"""``HeuristicPolicy``: a strong rule-based Hearts player, compiled.
 
 It follows the advice of the rules texts this project started from (``docs/rules.md``, "Strategy": passing
 advice, tactics, card tracking) and what good players do. Every rule reads only the seat's own
-information set, and each is a few array operations over the games it concerns: no Python loop
-runs over games (loops run over rules and suits).
+information set. ``heuristic_card`` decides one game from its info row, the rules' int params
+and the policy's knobs as a float array (``HeuristicPolicy.knobs``), so other compiled code (a
+search's rollouts) can call it; ``heuristic_cards`` loops over a batch.
 
 Card tracking. The cards still *out* (in other hands) are the deck less the own hand and every
 card played this hand. Per suit the player knows how many out cards rank above and below each of
@@ -46,64 +47,46 @@ Play, in order of priority (the first rule that applies to a game decides it):
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from agents.simple import (
-    LOW_KEY,
-    RANK_OF,
-    SUIT_OF,
-    TrickView,
-    by_key,
-    count,
-    highest,
-    lowest,
-    or_columns,
+from agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
+from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, SPADES
+from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS, POINT_BITS, QS, SUIT_BITS, rule_params
+from hearts_env.infoset import (
+    I_HAND,
+    I_LEGAL,
+    I_PASS_OFFSET,
+    I_PASSED,
+    I_PHASE,
+    I_PLAYED,
+    I_POINTS,
+    I_SCORES,
+    I_TAKEN,
+    I_TRICK,
+    I_TRICKS_PLAYED,
+    I_VOIDS,
+    InfoSet,
 )
-from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES
-from hearts_env.core import (
-    ABOVE,
-    BELOW,
-    BIT,
-    HEART_BITS,
-    JD,
-    PASS,
-    QS,
-    SUIT_BITS,
-    bits_to_mask,
-    deck_bits,
-    mask_to_bits,
-)
-from hearts_env.infoset import InfoSet
+from hearts_env.kernels import R_DECK, R_HAND_SIZE, R_JD, R_NO_POINTS_FIRST, R_PASS_COUNT, R_PLAYERS, R_TARGET
 
-_U64 = np.uint64
-_QS_BIT = BIT[QS]
-_JD_BIT = BIT[JD]
-_POINT_BITS = HEART_BITS | _QS_BIT
+U64 = np.uint64
+F32 = np.float32
+_QS_BIT, _JD_BIT, _AH_BIT = BIT[QS], BIT[JD], BIT[NUM_CARDS - 1]
 _SPADES = SUIT_BITS[SPADES]
 _SPADE_HONOURS = BIT[QS] | BIT[QS + 1] | BIT[QS + 2]  # QS, KS, AS
 _LOW_SPADES = _SPADES & ~_SPADE_HONOURS
 _ABOVE_JD = SUIT_BITS[DIAMONDS] & ABOVE[JD]
-_IDS = np.arange(NUM_CARDS)
+_LOW_5 = U64(sum(1 << c for c in range(NUM_CARDS) if RANK_OF[c] <= 5))  # every card ranked 2..5
 _RANK = RANK_OF.astype(np.float32)
-_NEVER = -1000.0  # score of a card a rule forbids (still legal: it is played if nothing else is)
-_IS_HEART = SUIT_OF == HEARTS
-_IS_QS = _IDS == QS
-_IS_JD = _IDS == JD
-_IS_KS_AS = (SUIT_OF == SPADES) & (RANK_OF >= 13)
-_LOW_RANK = RANK_OF <= 3  # 2s and 3s: kept when passing
-_HONOURS = slice(QS, QS + 3)  # QS, KS, AS
-_HONOUR_IS_QS = np.array([True, False, False])
+_NEVER = F32(-1000.0)  # score of a card a rule forbids (still legal: it is played if nothing else is)
 _HONOUR_PASS = np.array([102.0, 100.0, 101.0], np.float32)  # passed in the order QS, AS, KS
-_HONOUR_RANK = _RANK[_HONOURS]
-_HEARTS = slice(HEARTS * NUM_RANKS, NUM_CARDS)
 # Pass score of each card before the hand's adjustments: its rank; 2s and 3s kept, low spades never.
-_PASS_BASE = np.where(_LOW_RANK, _NEVER / 2, _RANK).astype(np.float32)
+_PASS_BASE = np.where(RANK_OF <= 3, _NEVER / 2, _RANK).astype(np.float32)
 _PASS_BASE[(SUIT_OF == SPADES) & (RANK_OF < 12)] = _NEVER
-_POINT_MASK = _IS_HEART | _IS_QS
-_KEEP_POINTS_LOW = np.where(_POINT_MASK, 0, LOW_KEY).astype(np.int16)  # lowest non-point card first
-_MOON_POINTS = 26
 
 
 @dataclass(frozen=True)
@@ -150,6 +133,36 @@ class Weights:
     """Moon: side-suit losers allowed (plus the pass count while passing)."""
 
 
+# The knobs as the kernels read them (``HeuristicPolicy.knobs``): the options, then ``Weights`` in field order.
+(
+    K_SHOOT_MOON,
+    K_SPADE_GUARD,
+    K_KEEP_TOP_HEARTS,  # -1: None
+    K_MOON_ALARM,
+    K_SAFE_RATIO,
+    K_PASS_SHORT,
+    K_PASS_LONG_LOW,
+    K_PASS_HEART,
+    K_PASS_HONOUR_KEPT,
+    K_DUMP_HEART,
+    K_DUMP_MASTER,
+    K_DUMP_EXIT,
+    K_DUMP_EXIT_HEART,
+    K_DUMP_SPADE_HONOUR,
+    K_DUMP_SINGLETON,
+    K_LEAD_SHARE,
+    K_LEAD_SURE_WIN,
+    K_LEAD_VOID,
+    K_LEAD_SPADES_WITH_QUEEN,
+    K_LEAD_SPADES_WITH_HONOUR,
+    K_LEAD_HEART,
+    K_LEAD_LENGTH,
+    K_MOON_SLACK,
+    K_MOON_LOSERS,
+) = range(24)
+assert len(dataclasses.fields(Weights)) == 24 - K_PASS_SHORT
+
+
 class HeuristicPolicy:
     """A strong rule-based player (see the module docstring for its rules).
 
@@ -175,12 +188,31 @@ class HeuristicPolicy:
         safe_ratio: float = 2.5,
         weights: Weights | None = None,
     ) -> None:
+        weights = Weights() if weights is None else weights
+        if not isinstance(weights, Weights):
+            raise ValueError(f"weights must be a Weights, got {type(weights).__name__}")
+        if keep_top_hearts is not None and (isinstance(keep_top_hearts, bool) or not keep_top_hearts >= 0):
+            raise ValueError(f"keep_top_hearts must be None or an int >= 0, got {keep_top_hearts!r}")
         self.shoot_moon = shoot_moon
         self.spade_guard = spade_guard
         self.keep_top_hearts = keep_top_hearts
         self.moon_alarm = moon_alarm
         self.safe_ratio = safe_ratio
-        self.weights = Weights() if weights is None else weights  # deterministic: ``seed`` is unused
+        self.weights = weights  # deterministic: ``seed`` is unused
+        # The options and weights as ``heuristic_card`` reads them (``K_*``), fixed here.
+        named = {
+            "shoot_moon": shoot_moon,
+            "spade_guard": spade_guard,
+            "keep_top_hearts": -1 if keep_top_hearts is None else keep_top_hearts,
+            "moon_alarm": moon_alarm,
+            "safe_ratio": safe_ratio,
+            **{f"weights.{f.name}": getattr(weights, f.name) for f in dataclasses.fields(Weights)},
+        }
+        for name, value in named.items():
+            if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+                raise ValueError(f"HeuristicPolicy: {name} must be a finite number, got {value!r}")
+        self.knobs = np.array(list(named.values()), np.float64)
+        self.knobs.flags.writeable = False
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in dataclasses.asdict(self.weights).items() if getattr(Weights, k) != v}
@@ -192,353 +224,376 @@ class HeuristicPolicy:
         )
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        mask = np.asarray(mask, dtype=bool)
-        legal = mask_to_bits(mask)
-        choice = np.full(len(legal), -1, dtype=np.int64)
-        passing = info.phase == PASS
-        rows = _select(passing)
-        if rows is not None:
-            sub = info[rows]
-            choice[rows] = self._pass(sub, mask[rows])
-        rows = _select(~passing)
-        if rows is not None:
-            table = _Table(self, info if isinstance(rows, slice) else info[rows], legal[rows])
-            choice[rows] = self._play(table, mask[rows])
-        # Every rule offers legal cards only; this guard keeps the promise if one ever did not.
-        bad = (choice < 0) | ((legal >> np.maximum(choice, 0).astype(_U64)) & _U64(1) == 0)
-        if np.count_nonzero(bad):
-            choice = np.where(bad, by_key(mask, LOW_KEY), choice)
-        return choice
+        """One card per game for the seat to act; ``mask`` (the legal cards, ``info.legal`` as a
+        mask) is not read: the legal cards come from ``info.legal``."""
+        out = np.empty(info.batch_size, np.int64)
+        heuristic_cards(info.data, info.layout.offsets, rule_params(info.rules), self.knobs, out)
+        return out
 
-    # -----------------------------------------------------------------------------------------
-    # Passing
 
-    def _pass(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        """One pick per game: the legal card with the highest pass score."""
-        w = self.weights
-        P = info.num_players
-        dealt = info.hand | info.passed  # the hand as dealt: the picks made so far count
-        suit_len = count(_suit_split(dealt)).astype(np.float32)  # (n, 4)
+@njit(cache=True)
+def heuristic_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, out: np.ndarray) -> None:
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
+    for g in range(idata.shape[0]):
+        out[g] = heuristic_card(i64[g], i32[g], i8[g], ioff, rp, kn)
 
-        # Side cards: high first, short suits first (short: under 4 cards in 13, scaled to the hand
-        # size), long suits holding a low card last; 2s and 3s are kept. Hearts after side cards.
-        short = np.maximum(0, max(1, round(4 * info.rules.hand_size / 13)) - suit_len)
-        long_with_low = (suit_len >= 4) & (count(_suit_split(dealt & _LOW_5)) > 0)
-        by_suit = short * w.pass_short - long_with_low * np.float32(w.pass_long_low)
-        by_suit[:, HEARTS] = -w.pass_heart
-        score = _PASS_BASE + by_suit[:, SUIT_OF]  # (n, 52); spades below the queen never go
 
-        # Spade honours go when short (passing right with a low spade kept: the QS alone).
-        few_spades = suit_len[:, SPADES] < self.spade_guard
-        right = (info.pass_offset == P - 1) & ((dealt & _LOW_SPADES) != 0)
-        pass_honour = few_spades[:, None] & (_HONOUR_IS_QS | ~right[:, None])  # (n, 3)
-        score[:, _HONOURS] = np.where(pass_honour, _HONOUR_PASS, _HONOUR_RANK - w.pass_honour_kept)
+@njit(cache=True, inline="always")
+def heuristic_card(
+    i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray
+) -> int:
+    """The heuristic's card for the seat to act in one info row (0 when it has no legal card);
+    ``rp``: ``core.rule_params``; ``kn``: ``HeuristicPolicy.knobs``."""
+    legal = i64[ioff[I_LEGAL]]
+    if legal == 0:
+        return 0
+    if i8[ioff[I_PHASE]] == PASS:
+        return _pass_card(i64, i8, ioff, rp, kn, legal)
+    return _play_card(i64, i32, i8, ioff, rp, kn, legal)
 
-        # Never the three highest hearts together (that could hand someone a moon; one of them
-        # always stays), nor a lone AH.
-        held = bits_to_mask(dealt & HEART_BITS)[:, _HEARTS]  # (n, 13)
-        from_top = np.cumsum(held[:, ::-1], axis=1, dtype=np.int8)[:, ::-1]  # 1 = highest held
-        if self.keep_top_hearts is None:
-            n_held = count(dealt & HEART_BITS)
-            top3 = held & (from_top <= 3)
-            passed = bits_to_mask(info.passed & HEART_BITS)[:, _HEARTS]
-            one_left = np.count_nonzero(top3 & passed, axis=1) >= np.clip(n_held - 1, 1, 2)
-            never = top3 & one_left[:, None]  # one of the three highest always stays
-            never[:, -1] |= n_held == 1  # a lone AH
+
+# ---------------------------------------------------------------------------------------------
+# Card tracking and the moon
+
+
+@njit(cache=True, inline="always")
+def _suit_masters(hand: np.uint64, out: np.uint64, suit: int) -> np.uint64:
+    """The cards of ``hand`` in ``suit`` that rank above every out card of the suit."""
+    top_out = high_card(out & SUIT_BITS[suit])
+    return hand & (ABOVE[top_out] if top_out >= 0 else SUIT_BITS[suit])
+
+
+@njit(cache=True, inline="always")
+def _masters(hand: np.uint64, out: np.uint64) -> np.uint64:
+    """The cards of ``hand`` that rank above every out card of their suit."""
+    return (
+        _suit_masters(hand, out, 0)
+        | _suit_masters(hand, out, 1)
+        | _suit_masters(hand, out, 2)
+        | _suit_masters(hand, out, 3)
+    )
+
+
+@njit(cache=True, inline="always")
+def _moon_hand(hand: np.uint64, out: np.uint64, P: int, spare: int, kn: np.ndarray) -> bool:
+    """The hand can take every point: its master hearts pull the out hearts, it has few losers
+    elsewhere (``spare`` more while passing), and it holds or can catch the QS."""
+    side_losers = 0
+    for s in (HEARTS, CLUBS, DIAMONDS, SPADES):  # hearts first: most hands fail there
+        length = count(hand & SUIT_BITS[s])
+        mastered = count(_suit_masters(hand, out, s))
+        pulls = mastered * (P - 1) + kn[K_MOON_SLACK] >= count(out & SUIT_BITS[s])  # masters draw the suit
+        if s == HEARTS:
+            if not (pulls and length > 0):
+                return False
+        elif not pulls:
+            side_losers += length - mastered
+        if s == SPADES and not ((hand & _QS_BIT) != 0 or mastered > 0 or (out & _QS_BIT) == 0):
+            return False  # the QS is neither held nor catchable
+    return side_losers <= kn[K_MOON_LOSERS] + spare
+
+
+# ---------------------------------------------------------------------------------------------
+# Passing
+
+
+@njit(cache=True, inline="always")
+def _pass_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal) -> int:
+    """One pick: the legal card with the highest pass score (the first among equals)."""
+    P = rp[R_PLAYERS]
+    passed = i64[ioff[I_PASSED]]
+    dealt = i64[ioff[I_HAND]] | passed  # the hand as dealt: the picks made so far count
+    # Short: under 4 cards in 13, scaled to the hand size (4 * size / 13 is never a half: no tie to round).
+    short_length = max(1, int(math.floor(4 * rp[R_HAND_SIZE] / 13 + 0.5)))
+
+    # Spade honours go when short (passing right with a low spade kept: the QS alone).
+    few_spades = count(dealt & _SPADES) < kn[K_SPADE_GUARD]
+    right = i8[ioff[I_PASS_OFFSET]] == P - 1 and (dealt & _LOW_SPADES) != 0
+
+    # Never the three highest hearts together (that could hand someone a moon; one of them always
+    # stays), nor a lone AH; or (``keep_top_hearts``) never any of the k highest.
+    held = dealt & HEART_BITS
+    never = U64(0)
+    keep = kn[K_KEEP_TOP_HEARTS]
+    if keep < 0:
+        top3, rest = U64(0), held
+        for _ in range(3):
+            if rest:
+                top = BIT[high_card(rest)]
+                top3 |= top
+                rest ^= top
+        n_held = count(held)
+        if count(top3 & passed) >= min(max(n_held - 1, 1), 2):
+            never = top3
+        if n_held == 1:
+            never |= _AH_BIT
+    else:
+        for c in range(HEARTS * NUM_RANKS, NUM_CARDS):
+            if count(held & (ABOVE[c] | BIT[c])) <= keep:  # held hearts from the top down to c
+                never |= BIT[c]
+
+    # A moon hand passes its losers, lowest first, and keeps its masters and every point card.
+    moon = kn[K_SHOOT_MOON] != 0 and _moon_hand(dealt, U64(rp[R_DECK]) & ~dealt, P, rp[R_PASS_COUNT], kn)
+    moon_keep = (_masters(dealt, U64(rp[R_DECK]) & ~dealt) | POINT_BITS) if moon else U64(0)
+    jd_rule = rp[R_JD] != 0
+
+    best, best_score = -1, F32(-np.inf)
+    for s in range(4):
+        bits = legal & SUIT_BITS[s]
+        if not bits:
+            continue
+        length = count(dealt & SUIT_BITS[s])
+        short = max(0, short_length - length)
+        # Side cards: high first, short suits first, long suits holding low cards last; hearts after.
+        if s == HEARTS:
+            by_suit = F32(-kn[K_PASS_HEART])
         else:
-            never = from_top <= self.keep_top_hearts
-        score[:, _HEARTS] = np.where(never, _NEVER, score[:, _HEARTS])
+            by_suit = F32(F32(short) * F32(kn[K_PASS_SHORT]))
+            if length >= 4 and dealt & SUIT_BITS[s] & _LOW_5:
+                by_suit = F32(by_suit - F32(kn[K_PASS_LONG_LOW]))
+        while bits:
+            c = low_card(bits)
+            bits &= bits - U64(1)
+            if moon:
+                score = _NEVER if moon_keep & BIT[c] else F32(F32(20.0 - _RANK[c]) + F32(short))
+            else:
+                score = F32(_PASS_BASE[c] + by_suit)
+                if QS <= c <= QS + 2:  # the spade honours
+                    if few_spades and (c == QS or not right):
+                        score = _HONOUR_PASS[c - QS]
+                    else:
+                        score = F32(_RANK[c] - F32(kn[K_PASS_HONOUR_KEPT]))
+                if never & BIT[c]:
+                    score = _NEVER
+                if jd_rule:  # keep the JD and the diamonds that can capture it
+                    if c == JD:
+                        score = _NEVER
+                    elif JD < c <= JD + 3:
+                        score = F32(score - F32(8.0))
+            if score > best_score:
+                best, best_score = c, score
+    return best
 
-        if info.rules.jack_of_diamonds:  # keep the JD and the diamonds that can capture it
-            score[:, JD] = _NEVER
-            score[:, JD + 1 : JD + 4] -= 8.0
 
-        if self.shoot_moon:  # a moon hand passes its losers, lowest first, and keeps every point card
-            out = deck_bits(P) & ~dealt
-            rows = np.flatnonzero(self._moon_hand(dealt, out, P, spare=info.rules.pass_count))
-            if len(rows):
-                keep = bits_to_mask(_masters(dealt[rows], out[rows])) | _POINT_MASK
-                losers = 20.0 - _RANK + short[rows][:, SUIT_OF]
-                score[rows] = np.where(keep, _NEVER, losers)
+# ---------------------------------------------------------------------------------------------
+# Playing
 
-        np.copyto(score, -np.inf, where=~mask)
-        return np.argmax(score, axis=1)
 
-    # -----------------------------------------------------------------------------------------
-    # The moon
+@njit(cache=True, inline="always")
+def _play_card(
+    i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal
+) -> int:
+    P = rp[R_PLAYERS]
+    hand = i64[ioff[I_HAND]]
+    played = U64(0)
+    for r in range(P):
+        played |= i64[ioff[I_PLAYED] + r]
+    out = U64(rp[R_DECK]) & ~hand & ~played  # cards in other hands
+    # The moon: no other seat holds a point, and the hand can take them all. A moon threat: one
+    # opponent holds every point so far, with ``moon_alarm`` hearts or more.
+    total, mine, shooter, most, shooter_hearts = 0, 0, 0, -1, 0
+    for r in range(P):
+        taken = i64[ioff[I_TAKEN] + r]
+        hearts = count(taken & HEART_BITS)
+        raw = hearts + (13 if taken & _QS_BIT else 0)
+        total += raw
+        if r == 0:
+            mine = raw
+        if raw > most:
+            shooter, most, shooter_hearts = r, raw, hearts
+    moon = kn[K_SHOOT_MOON] != 0 and total == mine and _moon_hand(hand, out, P, 0, kn)
+    threat = shooter != 0 and most == total and shooter_hearts >= kn[K_MOON_ALARM] and total < MOON_POINTS and not moon
+    trick, size, led_suit, winning, winner = read_trick(i8, ioff, P)
+    if led_suit < 0:
+        return _lead(i8, ioff, rp, kn, legal, hand, out, moon, threat)
+    if legal & SUIT_BITS[led_suit]:
+        return _follow(i8, ioff, rp, kn, legal, out, moon, threat, shooter, trick, size, led_suit, winning, winner)
+    return _discard(
+        i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, trick, size, led_suit, winning, winner
+    )
 
-    def _moon_hand(self, hand: np.ndarray, out: np.ndarray, P: int, spare: int = 0) -> np.ndarray:
-        """(n,) bool: the hand can take every point: its master hearts pull the out hearts, it has
-        few losers elsewhere (``spare`` more while passing), and it holds or can catch the QS."""
-        w = self.weights
-        mine = _suit_split(hand)  # (n, 4)
-        length = count(mine)
-        masters = count(_masters(hand, out)[:, None] & SUIT_BITS)
-        pulls = masters * (P - 1) + w.moon_slack >= count(_suit_split(out))  # masters draw the suit
-        losers = np.where(pulls, 0, length - masters)
-        side_losers = losers[:, CLUBS] + losers[:, DIAMONDS] + losers[:, SPADES]
-        hearts_ok = pulls[:, HEARTS] & (length[:, HEARTS] > 0)
-        queen_ok = ((hand & _QS_BIT) != 0) | (masters[:, SPADES] > 0) | ((out & _QS_BIT) == 0)
-        return hearts_ok & queen_ok & (side_losers <= w.moon_losers + spare)
 
-    # -----------------------------------------------------------------------------------------
-    # Playing
+@njit(cache=True, inline="always")
+def _lead(i8, ioff, rp, kn, legal, hand, out, moon, threat) -> int:
+    top_heart = high_card(legal & HEART_BITS)
+    master_heart = top_heart >= 0 and top_heart > high_card(out & HEART_BITS)
+    # Shooting the moon: master hearts, then the side master with the most cards behind it, then
+    # the highest card.
+    if moon:
+        if master_heart:
+            return top_heart
+        best, most = -1, -1
+        for s in range(3):  # the side suits
+            mine = legal & SUIT_BITS[s]
+            top = high_card(mine)
+            if top >= 0 and top > high_card(out & SUIT_BITS[s]) and count(mine) > most:
+                best, most = top, count(mine)
+        return best if best >= 0 else high_card(legal)
+    # Stopping a moon: take a trick with a master heart.
+    if threat and master_heart:
+        return top_heart
+    # Smoke out the QS: spades while holding none above the jack.
+    qs_out = (out & _QS_BIT) != 0
+    spades = legal & _SPADES
+    if qs_out and (hand & _SPADE_HONOURS) == 0 and spades:
+        return high_card(spades)
 
-    def _play(self, t: _Table, mask: np.ndarray) -> np.ndarray:
-        choice = np.full(len(t.legal), -1, dtype=np.int64)
-        for rule, when in ((self._lead, t.leading), (self._follow, t.can_follow), (self._discard, t.void)):
-            rows = _select(when)
-            if rows is not None:
-                choice[rows] = rule(t if isinstance(rows, slice) else t.take(rows), mask[rows])
-        return choice
-
-    def _lead(self, t: _Table, mask: np.ndarray) -> np.ndarray:
-        w = self.weights
-        n = len(t.legal)
-        pick = _Pick(n)
-        mine = t.legal[:, None] & SUIT_BITS  # (n, 4)
-        top_mine = highest(mine)
-        top_out = highest(t.out[:, None] & SUIT_BITS)
-        is_master = (top_mine > top_out) & (top_mine >= 0)
-        # Shooting the moon: master hearts, then the side master with the most cards behind it,
-        # then the highest card.
-        if np.count_nonzero(t.moon):
-            pick.offer(t.moon & is_master[:, HEARTS], top_mine[:, HEARTS])
-            master_len = np.where(is_master, count(mine), -1)
-            master_len[:, HEARTS] = -1
-            best = np.argmax(master_len, axis=1)
-            pick.offer(t.moon & (master_len.max(axis=1) >= 0), np.take_along_axis(top_mine, best[:, None], 1)[:, 0])
-            pick.offer(t.moon, highest(t.legal))
-        # Stopping a moon: take a trick with a master heart.
-        pick.offer(t.threat & is_master[:, HEARTS], top_mine[:, HEARTS])
-        # Smoke out the QS: spades while holding none above the jack.
-        spades = t.legal & _SPADES
-        pick.offer(t.qs_out & ((t.hand & _SPADE_HONOURS) == 0) & (spades != 0), highest(spades))
-
-        # Otherwise the lowest card of the suit with the best exit.
-        low = lowest(mine)  # (n, 4)
-        low_bits = np.where(low >= 0, BIT.take(np.maximum(low, 0)), _U64(0))
-        out_suit = t.out[:, None] & SUIT_BITS
-        n_above = count(out_suit & ABOVE.take(low)).astype(np.float32)
-        n_below = count(out_suit & BELOW.take(low)).astype(np.float32)
-        points_out = (count(t.out & HEART_BITS) + 13 * t.qs_out) > 0
-        share = n_below / np.maximum(n_above + n_below, 1)
-        sure_win = w.lead_sure_win * (1.0 + points_out)[:, None]
-        cost = np.where(n_above == 0, sure_win, w.lead_share * share)
+    # Otherwise the lowest card of the suit with the best exit (the lowest cost, the first among equals).
+    P = rp[R_PLAYERS]
+    points_out = count(out & HEART_BITS) + 13 * qs_out > 0
+    holds_qs = (hand & _QS_BIT) != 0
+    holds_honour = (hand & _SPADE_HONOURS & ~_QS_BIT) != 0
+    best, best_cost = -1, np.inf
+    for s in range(4):
+        low = low_card(legal & SUIT_BITS[s])
+        if low < 0:
+            continue
+        out_suit = out & SUIT_BITS[s]
+        n_above = F32(count(out_suit & ABOVE[low]))
+        n_below = F32(count(out_suit & BELOW[low]))
+        if n_above == 0:  # a sure winner costs most
+            cost = kn[K_LEAD_SURE_WIN] * (2.0 if points_out else 1.0)
+        else:  # a card others can beat: the more out cards below it, the worse
+            share = F32(n_below / max(F32(n_above + n_below), F32(1.0)))
+            cost = float(F32(F32(kn[K_LEAD_SHARE]) * share))
         # Opponents known void in the suit dump points on the trick's winner.
-        void_flags = t.voids[:, 1:]  # (n, P - 1)
-        voids = np.stack([np.count_nonzero(void_flags & (1 << s), axis=1) for s in range(NUM_SUITS)], axis=1)
-        cost += voids * np.where(n_below > 0, w.lead_void, 1.0) * points_out[:, None]
-        holds_qs = (t.hand & _QS_BIT) != 0
-        holds_honour = (t.hand & _SPADE_HONOURS & ~_QS_BIT) != 0
-        cost[:, SPADES] += holds_qs * w.lead_spades_with_queen + (holds_honour & t.qs_out) * w.lead_spades_with_honour
-        cost[:, HEARTS] += w.lead_heart + t.threat * 20.0
-        cost += w.lead_length * count(t.hand[:, None] & SUIT_BITS)
-        if t.rules.jack_of_diamonds:
-            cost[:, DIAMONDS] += ((t.hand & _JD_BIT) != 0) * 5.0
-        cost = np.where(low_bits != 0, cost, np.inf)
-        pick.offer(np.ones(n, bool), np.take_along_axis(low, np.argmin(cost, axis=1)[:, None], 1)[:, 0])
-        return pick.card
-
-    def _follow(self, t: _Table, mask: np.ndarray) -> np.ndarray:
-        n = len(t.legal)
-        pick = _Pick(n)
-        follow = t.legal & t.trick.led_bits
-        winning = t.trick.winning
-        no_qs = follow & ~_QS_BIT
-        high, low = highest(no_qs), lowest(no_qs)
-        last = t.trick.last
-        points = t.trick_points
-        # Shooting the moon: win tricks with points (cheaply when last to a quiet trick).
-        if np.count_nonzero(t.moon):
-            wins = highest(follow) > winning
-            quiet_last = last & (points == 0)
-            pick.offer(t.moon & wins & ~quiet_last, highest(follow))
-            pick.offer(t.moon & wins & quiet_last, lowest(follow & ABOVE.take(winning)))
-            pick.offer(t.moon, lowest(follow))
-        # Stopping a moon: overtake the shooter in a trick with points, or before it plays.
-        if np.count_nonzero(t.threat):
-            shooter_played = np.take_along_axis(t.trick.cards, t.shooter[:, None], 1)[:, 0] >= 0
-            shooter_ahead = (t.trick.winner == t.shooter) | ~shooter_played
-            worth = (points > 0) | (t.trick.led_suit == HEARTS)
-            pick.offer(t.threat & shooter_ahead & worth & (high > winning), high)
-        spades_led = t.trick.led_suit == SPADES
-        # The QS goes on an AS or KS.
-        pick.offer(spades_led & (winning > QS), np.where((follow & _QS_BIT) != 0, QS, -1))
-        if t.rules.jack_of_diamonds:
-            self._follow_jack(pick, t, follow)
-        # A safe trick takes the highest card: it holds no points and none can come.
-        after = t.num_players - 1 - t.trick.size
-        early = (
-            (t.trick.led_suit != SPADES)
-            & (t.trick.led_suit != HEARTS)
-            & ~t.void_behind
-            & (count(t.out & t.trick.led_bits) >= self.safe_ratio * after)
-        )
-        shed = no_qs
-        if t.rules.jack_of_diamonds:  # the JD only where it wins
-            shed = np.where(winning > JD, shed & ~_JD_BIT, shed)
-        pick.offer((points == 0) & (last | t.first_trick | early), highest(shed))
-        # Duck: the highest card that still loses.
-        pick.offer(np.ones(n, bool), highest(no_qs & BELOW.take(winning)))
-        # None loses.
-        pick.offer(~last & t.qs_out & spades_led, low)  # the QS may still fall on it: stay low
-        pick.offer(last, high)
-        pick.offer(points > 0, low)  # hope to be overtaken
-        pick.offer(np.ones(n, bool), high)
-        pick.offer(np.ones(n, bool), lowest(follow))
-        return pick.card
-
-    def _follow_jack(self, pick: _Pick, t: _Table, follow: np.ndarray) -> None:
-        """JD rule: win a trick holding the JD, or win with the JD, when it outweighs the points."""
-        winning = t.trick.winning
-        worth = (t.trick.led_suit == DIAMONDS) & (t.trick_points < 10)
-        jd_in = (t.trick.bits & _JD_BIT) != 0
-        winners = follow & ABOVE.take(winning) & ~_JD_BIT
-        pick.offer(worth & jd_in & t.trick.last, lowest(winners))
-        pick.offer(worth & jd_in, highest(winners))
-        jd_master = (t.out & _ABOVE_JD) == 0
-        has_jd = (follow & _JD_BIT) != 0
-        pick.offer(worth & has_jd & (winning < JD) & (t.trick.last | jd_master), np.full(len(follow), JD))
-
-    def _discard(self, t: _Table, mask: np.ndarray) -> np.ndarray:
-        w = self.weights
-        n = len(t.legal)
-        pick = _Pick(n)
-        safe = t.legal & ~_POINT_BITS
-        # Shooting the moon: the lowest card that scores nothing.
-        if np.count_nonzero(t.moon):
-            pick.offer(t.moon & (safe != 0), by_key(mask, _KEEP_POINTS_LOW))
-        # Stopping a moon: hearts to anyone but the shooter, nothing that scores to the shooter.
-        if np.count_nonzero(t.threat):
-            shooter_played = np.take_along_axis(t.trick.cards, t.shooter[:, None], 1)[:, 0] >= 0
-            shooter_wins = t.trick.winner == t.shooter
-            pick.offer(t.threat & shooter_played & ~shooter_wins, highest(t.legal & HEART_BITS))
-            pick.offer(t.threat & (shooter_wins | ~shooter_played), highest(safe))
-        # The QS, unless it would end the game with another player winning.
-        hold_queen = self._hold_queen(t)
-        pick.offer(~hold_queen & ((t.legal & _QS_BIT) != 0), np.full(n, QS))
-        # The most dangerous card.
-        out_mask = bits_to_mask(t.out).reshape(n, NUM_SUITS, NUM_RANKS)
-        upto = np.cumsum(out_mask, axis=2, dtype=np.int8)
-        above = (upto[:, :, -1:] - upto).reshape(n, NUM_CARDS)
-        below = (upto - out_mask).reshape(n, NUM_CARDS)
-        danger = _RANK + _IS_HEART * np.float32(w.dump_heart)
-        danger = danger + ((above == 0) & (below > 0)) * np.float32(w.dump_master)
-        exit_malus = np.where(_IS_HEART, w.dump_exit_heart, w.dump_exit).astype(np.float32)
-        danger = danger - ((below == 0) & (above > 0)) * exit_malus
-        danger = danger + (_IS_KS_AS & t.qs_out[:, None]) * np.float32(w.dump_spade_honour)
-        singleton = count(t.hand[:, None] & SUIT_BITS) == 1  # (n, 4)
-        danger = danger + singleton[:, SUIT_OF] * np.float32(w.dump_singleton)
-        danger = np.where(_IS_QS, np.where(hold_queen, -np.inf, 200.0)[:, None], danger)
-        if t.rules.jack_of_diamonds:
-            jd_out = (t.out & _JD_BIT) != 0
-            danger = np.where(_IS_JD, -60.0, danger)
-            danger = danger - (jd_out[:, None] & (SUIT_OF == DIAMONDS) & (RANK_OF > 11)) * 8.0
-        pick.offer(np.ones(n, bool), np.argmax(np.where(mask, danger, -np.inf), axis=1))
-        return pick.card
-
-    def _hold_queen(self, t: _Table) -> np.ndarray:
-        """(n,) bool: as last to play, the QS on this trick would end the game with another winner."""
-        target = t.rules.target_score
-        if target is None:
-            return np.zeros(len(t.legal), bool)
-        totals = (t.scores + t.points).copy()
-        np.add.at(totals, (np.arange(len(totals)), t.trick.winner), 13 + t.trick_points)
-        ends = totals.max(axis=1) >= target
-        i_win = totals[:, 0] <= totals.min(axis=1)
-        return t.trick.last & ends & ~i_win
+        voids = 0
+        for r in range(1, P):
+            voids += (i8[ioff[I_VOIDS] + r] >> s) & 1
+        cost += voids * (kn[K_LEAD_VOID] if n_below > 0 else 1.0) * (1.0 if points_out else 0.0)
+        if s == SPADES:
+            cost += (1.0 if holds_qs else 0.0) * kn[K_LEAD_SPADES_WITH_QUEEN] + (
+                1.0 if holds_honour and qs_out else 0.0
+            ) * kn[K_LEAD_SPADES_WITH_HONOUR]
+        elif s == HEARTS:
+            cost += kn[K_LEAD_HEART] + (20.0 if threat else 0.0)
+        cost += kn[K_LEAD_LENGTH] * count(hand & SUIT_BITS[s])
+        if s == DIAMONDS and rp[R_JD] and hand & _JD_BIT:
+            cost += 5.0
+        if cost < best_cost or best < 0:
+            best, best_cost = low, cost
+    return best
 
 
-class _Table:
-    """Everything the play rules read, per game (all arrays have the games on axis 0)."""
-
-    def __init__(self, policy: HeuristicPolicy, info: InfoSet, legal: np.ndarray) -> None:
-        P = info.num_players
-        n = len(legal)
-        self.rules = info.rules
-        self.num_players = P
-        self.legal = legal
-        self.hand = info.hand
-        self.out = deck_bits(P) & ~info.hand & ~or_columns(info.played)
-        self.qs_out = (self.out & _QS_BIT) != 0
-        self.voids = info.voids
-        self.scores = info.scores
-        self.points = info.points
-        self.first_trick = (info.tricks_played == 0) & info.rules.no_points_on_first_trick
-        trick = TrickView(info)
-        self.trick = trick
-        self.leading = ~trick.following
-        has_led = (legal & trick.led_bits) != 0
-        self.can_follow = trick.following & has_led
-        self.void = trick.following & ~has_led
-        self.trick_points = count(trick.bits & HEART_BITS) + 13 * ((trick.bits & _QS_BIT) != 0)
-        # A seat still to play to the trick is known void in the led suit.
-        led_flag = (1 << trick.led_suit).astype(np.uint8)
-        behind = info.trick < 0
-        behind[:, 0] = False
-        self.void_behind = (behind & ((info.voids & led_flag[:, None]) != 0)).any(axis=1)
-
-        taken_hearts = count(info.taken & HEART_BITS)  # (n, P)
-        raw = taken_hearts + 13 * ((info.taken & _QS_BIT) != 0)
-        total = raw.sum(axis=1)
-        # The moon: no other seat holds a point, and the hand can take them all.
-        if policy.shoot_moon:
-            self.moon = (total == raw[:, 0]) & policy._moon_hand(info.hand, self.out, P)
-        else:
-            self.moon = np.zeros(n, bool)
-        # A moon threat: one opponent holds every point so far, with ``moon_alarm`` hearts or more.
-        self.shooter = np.argmax(raw, axis=1)
-        shooter_hearts = np.take_along_axis(taken_hearts, self.shooter[:, None], 1)[:, 0]
-        self.threat = (
-            (self.shooter != 0)
-            & (raw.max(axis=1) == total)
-            & (shooter_hearts >= policy.moon_alarm)
-            & (total < _MOON_POINTS)
-            & ~self.moon
-        )
-
-    def take(self, rows: np.ndarray) -> _Table:
-        """The table of the games ``rows`` only."""
-        new = object.__new__(_Table)
-        for name, value in vars(self).items():
-            if isinstance(value, np.ndarray):
-                value = value[rows]
-            elif isinstance(value, TrickView):
-                value = value.take(rows)
-            new.__dict__[name] = value
-        return new
-
-
-class _Pick:
-    """The card chosen so far in each game (-1 = none yet); rules offer cards in priority order."""
-
-    def __init__(self, n: int) -> None:
-        self.card = np.full(n, -1, dtype=np.int64)
-
-    def offer(self, when: np.ndarray, card: np.ndarray) -> None:
-        """Choose ``card`` (where it is not -1) in the games where ``when`` holds and none is chosen."""
-        np.copyto(self.card, card, where=(self.card < 0) & when & (card >= 0))
+@njit(cache=True, inline="always")
+def _follow(i8, ioff, rp, kn, legal, out, moon, threat, shooter, trick, size, led_suit, winning, winner) -> int:
+    P = rp[R_PLAYERS]
+    follow = legal & SUIT_BITS[led_suit]
+    no_qs = follow & ~_QS_BIT
+    high, low = high_card(no_qs), low_card(no_qs)
+    last = size == P - 1
+    points = count(trick & HEART_BITS) + (13 if trick & _QS_BIT else 0)
+    # Shooting the moon: win tricks with points (cheaply when last to a quiet trick).
+    if moon:
+        top = high_card(follow)
+        if top > winning:
+            if not (last and points == 0):
+                return top
+            return low_card(follow & ABOVE[winning])
+        return low_card(follow)
+    # Stopping a moon: overtake the shooter in a trick with points, or before it plays.
+    if threat:
+        shooter_ahead = winner == shooter or i8[ioff[I_TRICK] + shooter] < 0
+        if shooter_ahead and (points > 0 or led_suit == HEARTS) and high > winning:
+            return high
+    # The QS goes on an AS or KS.
+    if led_suit == SPADES and winning > QS and follow & _QS_BIT:
+        return QS
+    jd_rule = rp[R_JD] != 0
+    if jd_rule:  # win a trick holding the JD, or win with the JD, when it outweighs the points
+        if led_suit == DIAMONDS and points < 10:
+            winners = follow & ABOVE[winning] & ~_JD_BIT
+            if trick & _JD_BIT and winners:
+                return low_card(winners) if last else high_card(winners)
+            jd_master = (out & _ABOVE_JD) == 0
+            if follow & _JD_BIT and winning < JD and (last or jd_master):
+                return JD
+    # A safe trick takes the highest card: it holds no points and none can come (the first trick,
+    # last to play, or an early round of a side suit nobody behind is void in).
+    if points == 0:
+        first_trick = i8[ioff[I_TRICKS_PLAYED]] == 0 and rp[R_NO_POINTS_FIRST] != 0
+        safe = last or first_trick
+        if not safe and led_suit != SPADES and led_suit != HEARTS:
+            void_behind = False
+            for r in range(1, P):
+                if i8[ioff[I_TRICK] + r] < 0 and (i8[ioff[I_VOIDS] + r] >> led_suit) & 1:
+                    void_behind = True
+            safe = not void_behind and count(out & SUIT_BITS[led_suit]) >= kn[K_SAFE_RATIO] * (P - 1 - size)
+        shed = no_qs & ~_JD_BIT if jd_rule and winning > JD else no_qs  # the JD only where it wins
+        if safe and shed:
+            return high_card(shed)
+    # Duck: the highest card that still loses.
+    duck = high_card(no_qs & BELOW[winning])
+    if duck >= 0:
+        return duck
+    # None loses.
+    if not last and (out & _QS_BIT) and led_suit == SPADES and low >= 0:
+        return low  # the QS may still fall on it: stay low
+    if last and high >= 0:
+        return high
+    if points > 0 and low >= 0:
+        return low  # hope to be overtaken
+    return high if high >= 0 else low_card(follow)
 
 
-_LOW_5 = _U64(sum(1 << c for c in range(NUM_CARDS) if RANK_OF[c] <= 5))  # every card ranked 2..5
-
-
-def _suit_split(bits: np.ndarray) -> np.ndarray:
-    """(n,) bitboards -> (n, 4): the cards of each suit."""
-    return bits[:, None] & SUIT_BITS
-
-
-def _masters(hand: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """(n,) bitboards: the cards of ``hand`` that rank above every out card of their suit."""
-    top_out = highest(out[:, None] & SUIT_BITS)  # (n, 4); -1 (none out) reads ABOVE[52] = 0
-    above = np.where(top_out >= 0, ABOVE.take(top_out), SUIT_BITS)
-    return hand & or_columns(above)
-
-
-def _select(when: np.ndarray) -> slice | np.ndarray | None:
-    """The games where ``when`` holds: all of them as a slice, none as None."""
-    k = np.count_nonzero(when)
-    if k == len(when):
-        return slice(None)
-    return None if k == 0 else np.flatnonzero(when)
+@njit(cache=True, inline="always")
+def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, trick, size, led_suit, winning, winner):
+    P = rp[R_PLAYERS]
+    safe = legal & ~POINT_BITS
+    # Shooting the moon: the lowest card that scores nothing.
+    if moon and safe:
+        return best_by_key(safe, LOW_KEY)
+    # Stopping a moon: hearts to anyone but the shooter, nothing that scores to the shooter.
+    if threat:
+        shooter_played = i8[ioff[I_TRICK] + shooter] >= 0
+        if shooter_played and winner != shooter:
+            if legal & HEART_BITS:
+                return high_card(legal & HEART_BITS)
+        elif safe:
+            return high_card(safe)
+    # The QS, unless as last to play it would end the game with another player winning.
+    hold_queen = False
+    if legal & _QS_BIT and rp[R_TARGET] > 0 and size == P - 1:
+        points = count(trick & HEART_BITS) + (13 if trick & _QS_BIT else 0)
+        highest, lowest, own = -(2**31), 2**31, 0
+        for r in range(P):
+            total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (13 + points if r == winner else 0)
+            highest, lowest = max(highest, total), min(lowest, total)
+            if r == 0:
+                own = total
+        hold_queen = highest >= rp[R_TARGET] and own > lowest
+    if legal & _QS_BIT and not hold_queen:
+        return QS
+    # The most dangerous card (the first among equals).
+    qs_out = (out & _QS_BIT) != 0
+    jd_out = rp[R_JD] != 0 and (out & _JD_BIT) != 0
+    best, best_danger = -1, -np.inf
+    bits = legal
+    while bits:
+        c = low_card(bits)
+        bits &= bits - U64(1)
+        s = SUIT_OF[c]
+        above = count(out & ABOVE[c])
+        below = count(out & BELOW[c])
+        danger = _RANK[c]
+        if s == HEARTS:
+            danger = F32(danger + F32(kn[K_DUMP_HEART]))
+        if above == 0 and below > 0:  # a master would win a later trick
+            danger = F32(danger + F32(kn[K_DUMP_MASTER]))
+        if below == 0 and above > 0:  # an exit is kept to lose the lead later
+            danger = F32(danger - F32(kn[K_DUMP_EXIT_HEART] if s == HEARTS else kn[K_DUMP_EXIT]))
+        if qs_out and (c == QS + 1 or c == QS + 2):
+            danger = F32(danger + F32(kn[K_DUMP_SPADE_HONOUR]))
+        if count(hand & SUIT_BITS[s]) == 1:  # discarding a singleton makes a void
+            danger = F32(danger + F32(kn[K_DUMP_SINGLETON]))
+        value = float(danger)
+        if c == QS:
+            value = -np.inf if hold_queen else 200.0
+        if rp[R_JD]:  # the JD, and the diamonds that capture it while it is out, are kept
+            if c == JD:
+                value = -60.0
+            elif jd_out and s == DIAMONDS and RANK_OF[c] > 11:
+                value -= 8.0
+        if value > best_danger:
+            best, best_danger = c, value
+    return best if best >= 0 else QS  # nothing but the QS, kept at -inf, is left

@@ -3,20 +3,26 @@
 * Legality: whole games, the agent at every seat, for 3 to 7 players and several rule knobs;
   ``core.step`` refuses an illegal card, and every seat passes exactly ``pass_count`` cards.
 * Batches: an agent's choices for a batch mixing games in every phase equal its choices for
-  each game alone (the vectorised rules do not mix games up).
+  each game alone (the batch kernels do not mix games up).
 * Scripted deals (card strings, ``cards.deal_from_hands``) for the heuristic's named behaviours:
   the QS dump when void, its passes (no low spades; QS/KS/AS when short), ducking under the
   winner of a trick with points, taking a heart trick to stop a moon.
+* Recorded decisions (``agent_decisions.npz``): the compiled agents choose, at every step of
+  hand 1 of 26 rule/knob configurations (3 to 7 players, every heuristic knob, odd and flat
+  weights, moon-prone deals), the cards the original vectorised numpy agents chose.
 * Strength sanity check (not the official measurement): on duplicate deals, heuristic beats
   simple and simple beats random in mean points per hand, by more than 3 standard errors.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
+from agent_decisions import load, make_heuristic, positions
 
-from agents.heuristic import HeuristicPolicy
+from agents.heuristic import HeuristicPolicy, Weights
 from agents.simple import SimplePolicy
 from hearts_env import HeartsRules, cards
 from hearts_env.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
@@ -133,6 +139,44 @@ def test_mixed_batch_gives_the_same_cards_as_single_games(agent: str) -> None:
     live = mask.any(axis=1)
     assert np.all(mask[live, batch[live]])
     assert np.array_equal(batch[live], np.array(single)[live])
+
+
+# ---------------------------------------------------------------------------------------------
+# Recorded decisions
+
+
+@functools.cache
+def recorded() -> dict:
+    return load()
+
+
+@pytest.mark.parametrize("name", sorted(load()))
+def test_agents_make_the_recorded_decisions(name: str) -> None:
+    case = recorded()[name]
+    agents = {"heuristic": make_heuristic(case["knobs"]), "simple": SimplePolicy()}
+    steps = case["moves"].shape[1]
+    for t, state, info, mask in positions(case["rules"], case["deals"], case["scores"], case["moves"], case["history"]):
+        assert mask.any(axis=1).all() and (t < steps - 1 or state.phase[0] == PLAY)
+        for agent, policy in agents.items():
+            chosen, expected = np.asarray(policy(info, mask)), case[agent][:, t]
+            wrong = np.flatnonzero(chosen != expected)
+            if len(wrong):
+                g = wrong[0]
+                pytest.fail(
+                    f"{name}: {agent}, step {t}, game {g} (phase {state.phase[g]}): chose "
+                    f"{cards.card_name(chosen[g])}, recorded {cards.card_name(expected[g])}; {len(wrong)} games differ"
+                )
+
+
+def test_heuristic_refuses_bad_knobs_by_name() -> None:
+    with pytest.raises(ValueError, match="keep_top_hearts"):
+        HeuristicPolicy(keep_top_hearts=-1)
+    with pytest.raises(ValueError, match="weights.lead_share"):
+        HeuristicPolicy(weights=Weights(lead_share=float("nan")))
+    with pytest.raises(ValueError, match="safe_ratio"):
+        HeuristicPolicy(safe_ratio="high")
+    with pytest.raises(ValueError, match="weights must be a Weights"):
+        HeuristicPolicy(weights={"lead_share": 1.0})
 
 
 # ---------------------------------------------------------------------------------------------

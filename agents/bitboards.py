@@ -1,0 +1,87 @@
+"""Compiled helpers the rule-based agents share: picking cards out of bitboards, ranking cards
+by rank across suits, and reading the current trick from an info row.
+
+An info row is one game's row of ``InfoSet.data`` read through 64-, 32- and 8-bit views (``i64``,
+``i32``, ``i8``); ``ioff`` is ``info.layout.offsets`` (see ``hearts_env.infoset``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER
+from hearts_env.kernels import PASS, popcount
+
+U64 = np.uint64
+_ONE = U64(1)
+
+_IDS = np.arange(NUM_CARDS)
+RANK_OF = (_IDS % NUM_RANKS + 2).astype(np.int64)  # (52,) rank 2..14 of each card id
+SUIT_OF = (_IDS // NUM_RANKS).astype(np.int64)  # (52,) suit of each card id
+# Keys ranking cards by rank across suits (bigger wins; every card's key is distinct and > 0).
+_PASS_TIE = np.array([0, 1, 3, 2])  # equal ranks: spades first, then hearts, diamonds, clubs
+HIGH_KEY = RANK_OF * NUM_SUITS + _PASS_TIE[SUIT_OF] - 7  # 1..52: the highest rank biggest
+LOW_KEY = (16 - RANK_OF) * NUM_SUITS - SUIT_OF  # 1..56: the lowest rank biggest (then clubs, diamonds, ...)
+
+
+@njit(cache=True, inline="always")
+def count(bits: np.uint64) -> int:
+    """Number of cards in a bitboard (an int64: numba would make uint64 arithmetic floats)."""
+    return np.int64(popcount(bits))
+
+
+@njit(cache=True, inline="always")
+def low_card(bits: np.uint64) -> int:
+    """The lowest card id of a bitboard, -1 for an empty one."""
+    if bits == 0:
+        return -1
+    return count((bits & (~bits + _ONE)) - _ONE)
+
+
+@njit(cache=True, inline="always")
+def high_card(bits: np.uint64) -> int:
+    """The highest card id of a bitboard, -1 for an empty one."""
+    bits |= bits >> U64(1)
+    bits |= bits >> U64(2)
+    bits |= bits >> U64(4)
+    bits |= bits >> U64(8)
+    bits |= bits >> U64(16)
+    bits |= bits >> U64(32)
+    return count(bits) - 1
+
+
+@njit(cache=True, inline="always")
+def best_by_key(bits: np.uint64, key: np.ndarray) -> int:
+    """The card of ``bits`` with the biggest ``key`` (52,) entry (the lowest id among equals); 0
+    for an empty bitboard."""
+    best, best_key = 0, -1
+    while bits:
+        card = low_card(bits)
+        bits &= bits - _ONE
+        if key[card] > best_key:
+            best, best_key = card, key[card]
+    return best
+
+
+@njit(cache=True, inline="always")
+def read_trick(i8: np.ndarray, ioff: np.ndarray, P: int) -> tuple[np.uint64, int, int, int, int]:
+    """The current trick of an info row: (bitboard of its cards, cards played to it, led suit,
+    winning card, relative seat winning). Before the lead (and while passing) the led suit is
+    -1, the winning card -1 and the winner 0."""
+    played, size = U64(0), 0
+    for r in range(P):
+        card = i8[ioff[I_TRICK] + r]
+        if card >= 0:
+            played |= _ONE << U64(card)
+            size += 1
+    if size == 0 or i8[ioff[I_PHASE]] == PASS:
+        return played, size, -1, -1, 0
+    led_suit = i8[ioff[I_TRICK] + i8[ioff[I_TRICK_LEADER]]] // NUM_RANKS
+    winning, winner = -1, 0
+    for r in range(P):
+        card = i8[ioff[I_TRICK] + r]
+        if card >= 0 and card // NUM_RANKS == led_suit and card > winning:
+            winning, winner = card, r
+    return played, size, led_suit, winning, winner

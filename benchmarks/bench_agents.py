@@ -1,0 +1,92 @@
+"""Rule-based agents' speed: whole hands per second with an agent in every seat, as the arena plays.
+
+Each measured hand is dealt at random, passed (3 cards left) and played to the end. Every seat
+has its own agent object, asked once per step for the games where its seat is to act (the
+arena's loop: info sets of the batch, legal masks, one call per agent on its games), and the
+caller owns the state (``core.step_in_place``). The share of the time spent inside the agents,
+and the hands per second the agents alone would allow ("agents only"), are reported too.
+
+    python benchmarks/bench_agents.py                              # heuristic and simple, B = 4096
+    python benchmarks/bench_agents.py --agents heuristic --batch-sizes 1 64 4096 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from agents.heuristic import HeuristicPolicy
+from agents.simple import SimplePolicy
+from hearts_env import HeartsRules
+from hearts_env.core import legal_mask, new_games, step_in_place
+from hearts_env.infoset import infoset
+from hearts_env.policy import RandomPolicy
+
+AGENTS = {"heuristic": HeuristicPolicy, "simple": SimplePolicy, "random": RandomPolicy}
+
+
+def bench_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
+    rules = HeartsRules(target_score=None)  # one hand per game
+    P = rules.num_players
+    agents = [AGENTS[name](seed=seed + s) for s in range(P)]
+    hands = steps = 0
+    in_agents = 0.0
+    start = time.perf_counter()
+    while hands == 0 or time.perf_counter() - start < seconds:  # at least one hand
+        state = new_games(rules, batch_size=batch_size, seed=seed + hands)
+        while not state.done.all():
+            info, mask = infoset(state), legal_mask(state)
+            actions = np.zeros(batch_size, np.int64)
+            for seat, agent in enumerate(agents):
+                rows = np.flatnonzero(state.to_play == seat)
+                if len(rows):
+                    sub, sub_mask = info[rows], mask[rows]
+                    t = time.perf_counter()
+                    actions[rows] = agent(sub, sub_mask)
+                    in_agents += time.perf_counter() - t
+            step_in_place(state, actions)
+            steps += 1
+        hands += batch_size
+    elapsed = time.perf_counter() - start
+    return {
+        "agent": name,
+        "batch_size": batch_size,
+        "hands": hands,
+        "seconds": elapsed,
+        "hands_per_s": hands / elapsed,
+        "decisions_per_s": steps * batch_size / elapsed,
+        "agent_share": in_agents / elapsed,
+        "agent_hands_per_s": hands / in_agents,  # the rate if the agents were the only cost
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", nargs="+", default=["heuristic", "simple"], choices=AGENTS)
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[4096])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on each measurement")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args(argv)
+    if min(args.batch_sizes) < 1 or args.seconds <= 0:
+        parser.error("--batch-sizes must be >= 1 and --seconds > 0")
+
+    for name in args.agents:  # compile (or load the compiled kernels) before timing
+        bench_agent(name, 8, 0.0, args.seed)
+    results = [bench_agent(name, b, args.seconds, args.seed) for name in args.agents for b in args.batch_sizes]
+    print(f"{'agent':>10} {'batch':>6} {'hands/s':>10} {'decisions/s':>12} {'in agents':>10} {'agents only':>12}")
+    for r in results:
+        print(
+            f"{r['agent']:>10} {r['batch_size']:>6} {r['hands_per_s']:>10,.0f} {r['decisions_per_s']:>12,.0f}"
+            f" {r['agent_share']:>10.0%} {r['agent_hands_per_s']:>12,.0f}"
+        )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
