@@ -1,11 +1,13 @@
 """Environment speed: observations included.
 
 (a) PettingZoo AEC env steps per second over whole games (random legal moves, ``last()`` read at
-    every decision), against OpenSpiel's ``hearts`` from Python requesting
-    ``information_state_tensor()`` at every decision, in the same run.
+    every decision), ``env()`` and ``raw_env``, against OpenSpiel's ``hearts`` from Python
+    requesting ``information_state_tensor()`` at every decision, in the same run; and the loop
+    that also observes every agent at every step (what TorchRL's ``PettingZooWrapper`` does)
+    against OpenSpiel's info state of all four seats.
 (b) The full batched step (legal mask + observation of the seat to act + step) at B games, in
     card plays per second over whole hands: fresh observation arrays, one reused buffer, and the
-    packed form.
+    packed form; the caller owns the state (``step_in_place``).
 (c) Vector env steps per second (learner steps; opponents random, stepped inside).
 
     python benchmarks/bench_env.py
@@ -15,20 +17,23 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
-from openspiel_reference import random_play_rate
+from openspiel_reference import interleaved, random_play_rate
 
 from hearts_env import HeartsRules
 from hearts_env.aec import env as aec_env
-from hearts_env.core import legal_mask, new_games, sample_actions, step
+from hearts_env.aec import raw_env
+from hearts_env.core import legal_mask, new_games, sample_actions, step_in_place
 from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.infoset import infoset
-from hearts_env.observation import ObservationLayout, encode, encode_packed
+from hearts_env.observation import ObservationLayout, observe
 
 
-def bench_aec(seconds: float, seed: int) -> float:
-    table = aec_env()
+def bench_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False) -> float:
+    """Decisions per second of whole games; a random legal card is drawn as OpenSpiel's loop
+    draws one (an index into the legal actions)."""
+    table = make()
     rng = np.random.default_rng(seed)
     steps, games = 0, 0
     start = time.perf_counter()
@@ -36,10 +41,14 @@ def bench_aec(seconds: float, seed: int) -> float:
         table.reset(seed=seed + games)
         for _agent in table.agent_iter():
             observation, _reward, termination, truncation, _info = table.last()
+            if observe_all:
+                for agent in table.agents:
+                    table.observe(agent)
             if termination or truncation:
                 table.step(None)
                 continue
-            table.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            legal = np.flatnonzero(observation["action_mask"])
+            table.step(int(legal[rng.integers(len(legal))]))
             steps += 1
         games += 1
     return steps / (time.perf_counter() - start)
@@ -52,15 +61,15 @@ def bench_batched_step(batch_size: int, seconds: float, seed: int, form: str = "
     rng = np.random.default_rng(seed)
     size = layout.packed_size if form == "packed" else layout.size
     out = None if form == "fresh" else np.empty((batch_size, size), np.uint8)
-    observe = encode_packed if form == "packed" else encode
+    steps = rules.num_players * rules.pass_count + 52  # a hand's steps: the batch moves in lockstep
     hands = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = new_games(rules, batch_size=batch_size, seed=seed + hands)
-        while not state.done[0]:
+        for _ in range(steps):
             legal_mask(state)
-            observe(infoset(state), layout, out=out)
-            state = step(state, sample_actions(state, rng))
+            observe(state, state.to_play, layout, out=out, packed=form == "packed")
+            step_in_place(state, sample_actions(state, rng))
         hands += batch_size
     return hands * 52 / (time.perf_counter() - start)
 
@@ -86,15 +95,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    rates = random_play_rate(args.seconds, args.seed, infostate=True)
-    reference = rates[1] if rates else None
-    aec = bench_aec(args.seconds, args.seed)
-    print(f"(a) AEC env: {aec:,.0f} steps/s", end="")
-    print(
-        f"; OpenSpiel with information_state_tensor: {reference:,.0f} steps/s; ratio {aec / reference:.2f}"
-        if reference
-        else ""
+    def openspiel(all_seats: bool) -> Callable[[float], float]:
+        def measure(seconds: float) -> float:
+            rates = random_play_rate(seconds, args.seed, infostate=True, all_seats=all_seats)
+            return rates[1] if rates else float("nan")
+
+        return measure
+
+    rates = interleaved(
+        {
+            "OpenSpiel, info state of the seat to act": openspiel(False),
+            "OpenSpiel, info state of every seat": openspiel(True),
+            "AEC env()": lambda s: bench_aec(s, args.seed),
+            "AEC raw_env": lambda s: bench_aec(s, args.seed, make=raw_env),
+            "AEC env(), observe() of every agent each step": lambda s: bench_aec(s, args.seed, observe_all=True),
+        },
+        args.seconds * 3,
     )
+    one, every = rates["OpenSpiel, info state of the seat to act"], rates["OpenSpiel, info state of every seat"]
+    for name, rate in rates.items():
+        reference = every if "every" in name else one
+        print(f"(a) {name}: {rate:,.0f} steps/s (x {rate / reference:.2f} OpenSpiel)")
     batched = bench_batched_step(args.batch_size, args.seconds, args.seed)
     print(f"(b) batched step with observations, B = {args.batch_size}: {batched:,.0f} card plays/s")
     reused = bench_batched_step(args.batch_size, args.seconds, args.seed, form="reused")

@@ -207,6 +207,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._seat_array = {agent: np.array([seat], np.int64) for agent, seat in self._seat.items()}
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -310,7 +311,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         if cached is not None:
             return cached
         state = self._require_reset("observe")
-        vector = observe(state, self._seat[agent], self.layout)[0]
+        vector = observe(state, self._seat_array[agent], self.layout)[0]
         if self._ended_by_illegal:  # nobody may act any more
             mask = np.zeros(NUM_CARDS, np.int8)
         else:  # the legal section: the agent's legal cards when it is to act, else zeros

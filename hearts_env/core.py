@@ -418,11 +418,11 @@ def step_in_place(state: State, actions: np.ndarray) -> None:
 
 
 def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
-    actions = np.asarray(actions)
     B = state.data.shape[0]
-    if actions.shape != (B,) or actions.dtype.kind not in "iu":
-        raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
-    if actions.dtype != np.int64:
+    if type(actions) is not np.ndarray or actions.dtype != np.int64 or actions.shape != (B,):  # else: fast path
+        actions = np.asarray(actions)
+        if actions.shape != (B,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
         actions = actions.astype(np.int64)
     kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
     bad = kernel(data, actions, state.layout.offsets, state.params, _deck8(state.rules.num_players))

@@ -117,6 +117,16 @@ class ObservationLayout:
         object.__setattr__(self, "packed_sections", packed)
 
     @functools.cached_property
+    def starts(self) -> np.ndarray:
+        """Where each section starts in the vector (the encoder kernel's table)."""
+        return _starts(self, packed=False)
+
+    @functools.cached_property
+    def packed_starts(self) -> np.ndarray:
+        """Where each section starts in the packed form."""
+        return _starts(self, packed=True)
+
+    @functools.cached_property
     def size(self) -> int:
         return max(s.stop for s, _ in self.sections.values())
 
@@ -152,7 +162,7 @@ def encode(info: InfoSet, layout: ObservationLayout, out: np.ndarray | None = No
     (a reused buffer saves allocating, and page-faulting, megabytes at every step of a big batch)."""
     out = _output(out, info.batch_size, layout.size)
     _check_info(info, layout)
-    encode_infosets(info.data, info.layout.offsets, _params(layout), _starts(layout, False), False, out)
+    encode_infosets(info.data, info.layout.offsets, _params(layout), layout.starts, False, out)
     return out
 
 
@@ -163,7 +173,7 @@ def encode_packed(info: InfoSet, layout: ObservationLayout, out: np.ndarray | No
     ``encode``'s bytes; ``unpack`` gives back ``encode``'s vectors."""
     out = _output(out, info.batch_size, layout.packed_size)
     _check_info(info, layout)
-    encode_infosets(info.data, info.layout.offsets, _params(layout), _starts(layout, True), True, out)
+    encode_infosets(info.data, info.layout.offsets, _params(layout), layout.packed_starts, True, out)
     return out
 
 
@@ -178,25 +188,19 @@ def observe(
     compiled pass, without building the info sets: what the environments call every step."""
     B = state.data.shape[0]
     out = _output(out, B, layout.packed_size if packed else layout.size)
-    if isinstance(seat, (int, np.integer)):
+    if type(seat) is np.ndarray and seat.dtype == np.int64 and seat.shape == (B,):
+        seats = seat  # the environments' fast path
+    elif isinstance(seat, (int, np.integer)):
         seats = np.full(B, seat, np.int64)
     else:
         seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seat, np.int64), (B,)))
-    rp = state.params
-    H = rp[k.R_HISTORY]
-    if layout.history and not H:
+    history = state.history
+    if layout.history and not history:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
-    ilayout = info_layout(state.rules.num_players, H)
+    ilayout = info_layout(state.rules.num_players, state.tricks.shape[1] if history else 0)
+    starts = layout.packed_starts if packed else layout.starts
     observe_states(
-        state.data,
-        state.layout.offsets,
-        rp,
-        seats,
-        ilayout.offsets,
-        ilayout.width,
-        _starts(layout, packed),
-        packed,
-        out,
+        state.data, state.layout.offsets, state.params, seats, ilayout.offsets, ilayout.width, starts, packed, out
     )
     return out
 
@@ -293,7 +297,6 @@ SECTIONS = (
 ) = range(len(SECTIONS))
 
 
-@functools.cache
 def _starts(layout: ObservationLayout, packed: bool) -> np.ndarray:
     """Where each section starts in the vector (-1 if absent). Packed: card sections start at
     their first word's byte, the rest at their packed offsets."""
