@@ -63,7 +63,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
 | ``history`` | ``False`` | append the full trick history to the observation |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
-| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the text), ``"human"`` (printed), ``"rgb_array"`` (none) |
+| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns text), ``"human"`` (printed), ``"rgb_array"`` (none) |
 | ``autoreset_mode`` | ``SAME_STEP`` | vector env only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP``, ``DISABLED`` |
 
 The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
