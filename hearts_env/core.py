@@ -60,7 +60,8 @@ ARRAY_FIELDS = STATE_FIELDS
 
 
 class State(Records):
-    """A batch of B games of P players. Seats are 0..P-1, clockwise. Fields (read-only arrays):
+    """A batch of B games of P players. Seats are 0..P-1, clockwise. Fields (views of ``data``;
+    states are values, so treat them as read-only):
 
     ==================== =============== ==========================================================
     field                shape, dtype    holds

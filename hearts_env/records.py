@@ -46,15 +46,17 @@ class Layout:
         return np.zeros((batch_size, self.width), np.uint8)
 
     def view(self, data: np.ndarray, name: str) -> np.ndarray:
-        """Field ``name`` of every row of ``data`` as a (B, *shape) array sharing its memory."""
+        """Field ``name`` of every row of ``data`` (C-contiguous) as a (B, *shape) array sharing
+        its memory."""
         start, dtype, shape = self.fields[name]
-        size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-        return data[:, start : start + size].view(dtype).reshape(data.shape[0], *shape)
+        strides = (data.shape[1], *_inner_strides(dtype.itemsize, shape))
+        return np.ndarray((data.shape[0], *shape), dtype, data, start, strides)
 
 
 class Records:
     """Base of the batched record types (the core's ``State``, the info sets): a ``rules`` object,
-    a ``(B, width)`` buffer ``data`` and read-only field views made on first access.
+    a ``(B, width)`` buffer ``data`` and field views of it made on first access (treat them as
+    read-only: a record is a value, changed through ``replace``).
 
     Subclasses set ``_layout_for(rules, data)``; fields are named by ``FIELDS``."""
 
@@ -70,8 +72,7 @@ class Records:
         layout = self.__dict__.get("layout")
         if layout is None or name not in layout.fields:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-        array = layout.view(self.data, name)
-        array.flags.writeable = False  # records are values: change them through replace()
+        array = layout.view(self.data, name)  # records are values: change them through replace()
         self.__dict__[name] = array
         return array
 
@@ -118,6 +119,16 @@ def concatenate(parts: Sequence[Records]) -> Records:
         if part.rules != first.rules or part.layout is not first.layout:
             raise ValueError("concatenate: every batch must have the same rules and layout")
     return first._new(np.concatenate([p.data for p in parts]))
+
+
+@functools.cache
+def _inner_strides(itemsize: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides of a C-contiguous array of ``shape`` with items of ``itemsize`` bytes."""
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
 
 
 @functools.cache
