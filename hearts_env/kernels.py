@@ -148,7 +148,7 @@ def pass_offset(rp: np.ndarray, hand_number: int) -> int:
 # --- Legal cards: the cascade ------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> np.uint64:
     """Legal cards of the seat to act in one game."""
     phase = r8[off[F_PHASE]]
