@@ -24,6 +24,7 @@ counter-based hash, so a game plays out the same whether it runs alone or in any
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 
@@ -391,6 +392,10 @@ def use_threads(threads: int | None = None, min_batch: int = 1024) -> None:
     processes often have their cores spoken for."""
     import numba
 
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        # numba's own thread pool: OpenMP's spinning waits cost milliseconds a call whenever another
+        # process (a torch learner, say) holds a core, and its threads would compete with torch's.
+        numba.config.THREADING_LAYER = "workqueue"
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be a positive int or None, got {threads!r}")
     threads = numba.config.NUMBA_NUM_THREADS if threads is None else min(threads, numba.config.NUMBA_NUM_THREADS)
