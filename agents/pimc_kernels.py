@@ -5,7 +5,7 @@ hand's end with random, simple or heuristic players.
 
 Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) and
 rollout (game, card, world, rollout) draws from its own stream ``mix64(key ^ mix64(index))``, so
-results depend only on the key, never on batching or order.
+a call's results depend only on its key and its games.
 """
 
 from __future__ import annotations
