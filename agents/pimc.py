@@ -6,8 +6,11 @@ For each game of the batch the seat to act (the observer) only knows its informa
    information set says (``sample_worlds``);
 2. turns each world into a core ``State`` in the middle of the hand (``determinize``);
 3. for every legal card of the observer, plays it in every world and rolls the rest of the hand
-   out with a fast policy (uniformly random legal cards by default, or any ``Policy``), all
-   games x candidates x worlds x rollouts stepped together as one batch;
+   out with a fast policy (uniformly random legal cards by default, or any ``Policy``): one
+   compiled kernel runs every rollout for random, simple and heuristic players
+   (``pimc_kernels.rollout_values``, calling the core's step kernel and the players' compiled
+   rules game by game); any other policy is stepped as one batch of games x candidates x worlds
+   x rollouts (``rollout``);
 4. plays the card with the lowest mean hand points of the observer (moon and JD rules applied
    with the real rules and game totals); ties are broken by the seeded generator.
 
@@ -22,14 +25,16 @@ What a sampled world respects (``sample_worlds``):
 Softer inferences (a heart discarded on the first trick means only point cards were left; a
 heart led before hearts broke means only hearts were left) are not used. A world is drawn by
 rejection first: the unseen cards are shuffled and dealt to the seats' free places, and a deal
-that breaks a void is redrawn, up to ``rejection_rounds`` times; an accepted deal is exactly
-uniform over the consistent deals. A world still rejected (void-heavy positions: 10-30% of the
-worlds over random-play states) is built constructively (``deal_constructive``): card by card,
-most constrained suits first, each card to a seat not void in its suit with probability
-proportional to the seat's room, among only the seats after which the rest can still be placed
-(Hall's condition over the 15 sets of suits, so it never dead-ends). That proposal is biased, so
-``proposals`` deals are drawn and one is kept with weight 1 / q (sampling-importance-resampling,
-``deal_resampled``), which brings it close to uniform (exactly uniform as ``proposals`` grows).
+that breaks a void is redrawn, up to ``rejection_rounds`` times (64 by default: compiled, a
+round costs about a hundredth of a constructive world); an accepted deal is exactly uniform
+over the consistent deals. A world still rejected (void-heavy positions: 20% of the worlds over
+random-play states after 4 rounds, 2% after 64) is built constructively (``deal_constructive``):
+card by card, most constrained suits first, each card to a seat not void in its suit with
+probability proportional to the seat's room, among only the seats after which the rest can
+still be placed (Hall's condition over the 15 sets of suits, so it never dead-ends). That
+proposal is biased, so ``proposals`` deals are drawn and one is kept with weight 1 / q
+(sampling-importance-resampling, ``deal_resampled``), which brings it close to uniform (exactly
+uniform as ``proposals`` grows).
 Every world is consistent either way.
 
 The pass is not searched: during the pass phase PIMC delegates to ``pass_policy``; the default
@@ -46,62 +51,74 @@ passes are unknown (``passed`` holds only what the observer passed and received)
 States are built (``determinize``) from the information set rotated back to absolute seats; the
 legal cards come from ``core.recompute_legal``, so they are exactly the core's.
 
+World sampling and determinizing are compiled too (``pimc_kernels``), with counter-based
+random streams keyed from the agent's seeded generator: a seeded agent is reproducible.
+
 Cost: the defaults are ``worlds=64`` with random rollouts (``PIMCPolicy``, the ``pimc-random``
-agent) and ``worlds=32`` with heuristic rollouts (``pimc_heuristic``, the ``pimc`` agent), which
-cost several times more per world; the README gives the measured time per decision of the
-``pimc`` agent, one game per call and batched. Batches of games share the numpy work and cost
-far less per game.
+agent) and ``worlds=32`` with heuristic rollouts (``pimc_heuristic``, the ``pimc`` agent); the
+README gives the measured decisions per second (``benchmarks/bench_pimc.py``), one game per call
+and batched.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
+from agents import pimc_kernels as kern
+from agents.heuristic import HeuristicPolicy
+from agents.pimc_kernels import VOID_BITS
+from agents.simple import SimplePolicy
 from hearts_env import cards
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.core import (
-    BIT,
     GAME_OVER,
     PASS,
     PLAY,
-    SUIT_BITS,
-    SUIT_OF,
     State,
-    bits_to_mask,
     concatenate,
-    deck_bits,
     hand_score,
     legal_mask,
-    new_games,
-    recompute_legal,
+    mask_to_bits,
+    rule_params,
     sample_actions,
+    state_layout,
     step,
 )
-from hearts_env.infoset import InfoSet, infoset
+from hearts_env.infoset import InfoSet, info_layout, infoset
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
-_ZERO = _U64(0)
 QS, KS, AS = (cards.parse_card(c) for c in ("QS", "KS", "AS"))
-
-# VOID_BITS[v]: the cards of the suits in the 4-bit void set v.
-VOID_BITS = np.array(
-    [np.bitwise_or.reduce(np.where((v >> np.arange(NUM_SUITS)) & 1 == 1, SUIT_BITS, _ZERO)) for v in range(16)],
-    dtype=_U64,
-)
-_SUBSETS = np.arange(16)
-_IN_SUBSET = ((_SUBSETS[None, :] >> np.arange(NUM_SUITS)[:, None]) & 1).astype(np.int64)  # (4, 16): suit s in S
+_ERRORS = {
+    kern.ERROR_NOT_PLAY: "worlds can only be sampled in the play phase",
+    kern.ERROR_SIZES: "inconsistent information set: hand sizes do not match the unseen cards",
+    kern.ERROR_NO_DEAL: "inconsistent information set: no consistent deal of the unseen cards",
+}
 
 
-def _rotate_to_absolute(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """(n, P, ...) indexed by relative seat -> indexed by absolute seat (seat = the observer's)."""
-    P = values.shape[1]
-    rel = (np.arange(P)[None, :] - seat[:, None].astype(np.int64)) % P  # relative seat of absolute a
-    rel = rel.reshape(rel.shape + (1,) * (values.ndim - 2))
-    return np.take_along_axis(values, rel, axis=1)
+def _raise_for(errors: np.ndarray) -> None:
+    if np.any(errors):
+        raise ValueError(_ERRORS[int(errors[np.flatnonzero(errors)[0]])])
+
+
+def _key(rng: np.random.Generator) -> np.uint64:
+    """A key for the kernels' counter-based random streams, drawn from the caller's generator."""
+    return _U64(rng.integers(2**63))
+
+
+@functools.cache
+def _deck8(num_players: int) -> np.ndarray:
+    return cards.deck(num_players).astype(np.int8)
+
+
+@functools.cache
+def _one_hand(rules: HeartsRules) -> HeartsRules:
+    """The rules of the rollouts: each ends with its hand."""
+    return dataclasses.replace(rules, target_score=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,26 +132,16 @@ def constraints(info: InfoSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the cards it passed, at the receiver, unless played since); ``need`` (B, P) int: how many
     more (unseen) cards each seat holds; ``unseen`` (B,) uint64: the cards to share out.
     """
-    if np.any(info.phase != PLAY):
-        raise ValueError("worlds can only be sampled in the play phase")
-    P, B = info.num_players, len(info.seat)
-    rows = np.arange(B)
-    played = np.bitwise_or.reduce(info.played, axis=1)
-    known = np.zeros((B, P), _U64)
-    known[:, 0] = info.hand
-    receiver = np.asarray(info.pass_offset, np.int64) % P
-    passed = np.where(receiver != 0, info.passed & ~played, _ZERO)
-    known[rows, receiver] |= passed
-    size = info.rules.hand_size - np.bitwise_count(info.played).astype(np.int64)
-    need = size - np.bitwise_count(known).astype(np.int64)
-    unseen = deck_bits(P) & ~played & ~np.bitwise_or.reduce(known, axis=1)
-    if np.any(need < 0) or np.any(need.sum(axis=1) != np.bitwise_count(unseen)):
-        raise ValueError("inconsistent information set: hand sizes do not match the unseen cards")
+    B, P = info.batch_size, info.num_players
+    known, need = np.zeros((B, P), _U64), np.zeros((B, P), np.int64)
+    unseen, errors = np.zeros(B, _U64), np.zeros(B, np.int64)
+    kern.constraints(info.data, info.layout.offsets, rule_params(info.rules), known, need, unseen, errors)
+    _raise_for(errors)
     return known, need, unseen
 
 
 def sample_worlds(
-    info: InfoSet, worlds: int, rng: np.random.Generator, rejection_rounds: int = 4, proposals: int = 16
+    info: InfoSet, worlds: int, rng: np.random.Generator, rejection_rounds: int = 64, proposals: int = 16
 ) -> np.ndarray:
     """(B, worlds, P) uint64: hands of every relative seat (0 = the observer) in sampled deals
     consistent with each game's information set (play phase only; see the module docstring).
@@ -142,24 +149,12 @@ def sample_worlds(
     Each world is drawn by rejection (up to ``rejection_rounds`` shuffled deals, exactly uniform
     when accepted); a world still rejected is the importance resample of ``proposals`` constructive
     deals (``deal_constructive``), nearly uniform."""
-    known, need, unseen = constraints(info)
-    B, P = need.shape
-    g = np.repeat(np.arange(B), worlds)
-    need, unseen, voids = need[g], unseen[g], info.voids[g].astype(np.int64)
-    voids[:, 0] = 0  # the observer's hand is given
-    hands = np.zeros((len(g), P), _U64)
-    todo = np.arange(len(g))
-    for _ in range(rejection_rounds):
-        if not len(todo):
-            break
-        dealt = _deal_random(need[todo], unseen[todo], rng)
-        ok = ~np.any(dealt & VOID_BITS[voids[todo]], axis=1)
-        hands[todo[ok]] = dealt[ok]
-        todo = todo[~ok]
-    if len(todo):
-        hands[todo] = deal_resampled(need[todo], unseen[todo], voids[todo], rng, proposals)
-    hands |= known[g]
-    return hands.reshape(B, worlds, P)
+    out = np.zeros((info.batch_size, int(worlds), info.num_players), _U64)
+    errors = np.zeros(info.batch_size, np.int64)
+    ioff, rp = info.layout.offsets, rule_params(info.rules)
+    kern.sample_worlds(info.data, ioff, rp, _key(rng), int(rejection_rounds), int(proposals), out, errors)
+    _raise_for(errors)
+    return out
 
 
 def deal_resampled(
@@ -167,27 +162,7 @@ def deal_resampled(
 ) -> np.ndarray:
     """(n, P) hands respecting the voids: for each row, one of ``proposals`` constructive deals
     drawn with weight 1 / q (sampling-importance-resampling towards the uniform deal)."""
-    n, P = need.shape
-    K = max(1, int(proposals))
-    rep = np.repeat(np.arange(n), K)
-    dealt, log_q = deal_constructive(need[rep], unseen[rep], voids[rep], rng)
-    pick = np.argmax(-log_q.reshape(n, K) + rng.gumbel(size=(n, K)), axis=1)  # Gumbel-max: P(k) ~ 1 / q_k
-    return dealt.reshape(n, K, P)[np.arange(n), pick]
-
-
-def _deal_random(need: np.ndarray, unseen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(n, P) hands: the unseen cards shuffled and dealt to the seats' free places (voids ignored)."""
-    n, P = need.shape
-    width = int(np.bitwise_count(unseen).max()) if n else 0
-    keys = rng.random((n, NUM_CARDS))
-    keys[~bits_to_mask(unseen)] = 2.0
-    order = np.argsort(keys, axis=1)[:, :width]  # unseen cards first, in random order
-    slot_seat = (np.arange(width)[None, None, :] >= np.cumsum(need, axis=1)[:, :, None]).sum(axis=1)  # P = none
-    bits = np.where(slot_seat < P, BIT[order], _ZERO)
-    hands = np.empty((n, P), _U64)
-    for r in range(P):
-        hands[:, r] = np.bitwise_or.reduce(np.where(slot_seat == r, bits, _ZERO), axis=1)
-    return hands
+    return _deal_rows(need, unseen, voids, rng, max(1, int(proposals)))[0]
 
 
 def deal_constructive(
@@ -203,39 +178,20 @@ def deal_constructive(
     every set S of suits, the cards left in S fit in the room of the seats not void in all of S.
     So the deal never dead-ends. Without voids this is exactly a uniform random deal.
     """
-    n, P = need.shape
-    rows = np.arange(n)
-    cap = need.astype(np.int64).copy()
-    remaining = np.bitwise_count(unseen[:, None] & SUIT_BITS[None, :]).astype(np.int64)  # (n, 4)
-    void = ((voids[:, :, None] >> np.arange(NUM_SUITS)) & 1).astype(bool)  # (n, P, 4)
-    # eligible[i, r, S]: seat r may take a card of some suit in the suit set S.
-    eligible = ((_SUBSETS[None, None, :] & ~voids[:, :, None] & 15) != 0).astype(np.int64)
-    shut_out = (void & (cap[:, :, None] > 0)).sum(axis=1)  # (n, 4): seats with room void in the suit
-    key = np.where(bits_to_mask(unseen), -shut_out[:, SUIT_OF] * 64 + np.arange(NUM_CARDS), 10_000)
-    count = np.bitwise_count(unseen).astype(np.int64)
-    order = np.argsort(key, axis=1)[:, : int(count.max()) if n else 0]
-    hands = np.zeros((n, P), _U64)
-    log_q = np.zeros(n)
-    for t in range(order.shape[1]):
-        has = t < count
-        card = order[:, t]
-        suit = SUIT_OF[card]
-        after = remaining.copy()
-        after[rows, suit] -= 1
-        demand = after @ _IN_SUBSET  # (n, 16): cards left in each suit set once this one is placed
-        supply = np.einsum("np,nps->ns", cap, eligible)[:, None, :] - eligible  # (n, P, 16) if it goes to r
-        fits = np.all(demand[:, None, :] <= supply, axis=2) & (cap > 0) & ~void[rows, :, suit]
-        weight = np.where(fits, cap, 0)
-        total = weight.sum(axis=1)
-        if np.any(has & (total == 0)):  # cannot happen for a consistent information set
-            raise ValueError("inconsistent information set: no consistent deal of the unseen cards")
-        cum = np.cumsum(weight, axis=1)
-        seat = np.minimum((cum <= (rng.random(n) * total)[:, None]).sum(axis=1), P - 1)
-        i, r = rows[has], seat[has]
-        log_q[i] += np.log(weight[i, r] / total[i])
-        hands[i, r] |= BIT[card[i]]
-        cap[i, r] -= 1
-        remaining[i, suit[i]] -= 1
+    return _deal_rows(need, unseen, voids, rng, 0)
+
+
+def _deal_rows(
+    need: np.ndarray, unseen: np.ndarray, voids: np.ndarray, rng: np.random.Generator, proposals: int
+) -> tuple[np.ndarray, np.ndarray]:
+    need = np.ascontiguousarray(need, np.int64)
+    voids = np.ascontiguousarray(voids, np.int64)
+    unseen = np.ascontiguousarray(unseen, _U64)
+    n = len(need)
+    hands, log_q, ok = np.zeros(need.shape, _U64), np.zeros(n), np.ones(n, bool)
+    kern.deal_rows(need, unseen, voids, _key(rng), proposals, hands, log_q, ok)
+    if not ok.all():  # cannot happen for a consistent information set
+        raise ValueError(_ERRORS[kern.ERROR_NO_DEAL])
     return hands, log_q
 
 
@@ -255,37 +211,11 @@ def determinize(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = No
         raise ValueError("only play-phase information sets can be determinized")
     rules = info.rules if rules is None else rules
     B, W, P = hands.shape
-    seat = info.seat.astype(np.int64)
-    rows = np.arange(B)
-    trick = _rotate_to_absolute(info.trick, seat)
-    in_trick = np.where(info.trick >= 0, BIT.take(info.trick), _ZERO)
-    leader = ((seat + info.trick_leader) % P).astype(np.int8)
-    trick_size = (trick >= 0).sum(axis=1).astype(np.int8)
-    winner = (seat + info.trick_winner) % P
-    passed = np.zeros((B, P), _U64)
-    passed[rows, seat] = info.passed
-    giver = (seat - np.asarray(info.pass_offset, np.int64)) % P
-    passed[rows, giver] |= np.where(giver != seat, info.received, _ZERO)
-    base = new_games(rules, batch_size=B, keys=np.zeros(B, _U64)).replace(
-        hand_number=info.hand_number,
-        phase=PLAY,
-        to_play=(seat + info.to_play) % P,
-        hands=0,
-        passed=passed,
-        trick=trick,
-        leader=leader,
-        winner=winner,
-        trick_size=trick_size,
-        tricks_played=info.tricks_played,
-        played=_rotate_to_absolute(info.played & ~in_trick, seat),
-        voids=_rotate_to_absolute(info.voids, seat),
-        hearts_broken=info.hearts_broken,
-        taken=_rotate_to_absolute(info.taken, seat),
-        scores=_rotate_to_absolute(info.scores, seat),
-    )
-    state = base[np.repeat(rows, W)]
-    absolute = _rotate_to_absolute(hands.reshape(B * W, P), np.repeat(seat, W))
-    return recompute_legal(state.replace(hands=absolute))
+    layout = state_layout(P, 0)
+    data = layout.zeros(B * W)
+    hands = np.ascontiguousarray(hands, _U64)
+    kern.determinize(info.data, info.layout.offsets, hands, data, layout.offsets, rule_params(rules))
+    return State(rules, data, layout)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,7 +258,7 @@ def rollout(
 # The pass
 
 
-_PASS_DANGER = np.arange(NUM_CARDS) % NUM_RANKS + 0.5 * (SUIT_OF == cards.HEARTS)
+_PASS_DANGER = np.arange(NUM_CARDS) % NUM_RANKS + 0.5 * (np.arange(NUM_CARDS) // NUM_RANKS == cards.HEARTS)
 _PASS_DANGER[[QS, AS, KS]] = 3 * NUM_RANKS + np.array([2, 1, 0])  # QS first, then AS, KS
 
 
@@ -348,7 +278,9 @@ class PIMCPolicy:
     ``worlds``: sampled deals per decision; ``rollouts``: rollouts per (world, candidate card);
     ``rollout``: the policy that plays every seat after the candidate card (None: uniformly
     random legal cards, the fastest; e.g. ``agents.heuristic.HeuristicPolicy()`` for stronger,
-    slower rollouts); ``pass_policy``: plays the pass phase (default ``pass_high_cards``);
+    slower rollouts; random, ``SimplePolicy`` and ``HeuristicPolicy`` rollouts are compiled, any
+    other policy is called on batches of rollout games); ``pass_policy``: plays the pass phase
+    (default ``pass_high_cards``);
     ``objective``: ``"points"`` (the observer's hand points) or ``"margin"`` (its points minus
     the mean of the others'); ``rejection_rounds``: rejection-sampling rounds before the
     constructive fallback; ``proposals``: constructive deals resampled into one world there;
@@ -364,7 +296,7 @@ class PIMCPolicy:
         rollouts: int = 1,
         pass_policy: Policy | None = None,
         objective: str = "points",
-        rejection_rounds: int = 4,
+        rejection_rounds: int = 64,
         proposals: int = 16,
         max_batch: int = 32768,
     ) -> None:
@@ -379,6 +311,15 @@ class PIMCPolicy:
         self.rejection_rounds = int(rejection_rounds)
         self.proposals = int(proposals)
         self.max_batch = int(max_batch)
+        # The compiled rollout player, if any (None: the policy is called from Python).
+        if rollout is None:
+            self._player, self._knobs = kern.RANDOM, np.zeros(0)
+        elif isinstance(rollout, HeuristicPolicy):
+            self._player, self._knobs = kern.HEURISTIC, rollout.knobs
+        elif isinstance(rollout, SimplePolicy):
+            self._player, self._knobs = kern.SIMPLE, np.zeros(0)
+        else:
+            self._player = None
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
@@ -425,16 +366,42 @@ class PIMCPolicy:
         B, W, R = mask.shape[0], self.worlds, self.rollouts
         rules = info.rules
         hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals)
-        worlds = determinize(info, hands, dataclasses.replace(rules, target_score=None))
+        one_hand = _one_hand(rules)
+        margin = self.objective == "margin"
+        if self._player is not None:
+            values = np.zeros((B, NUM_CARDS))
+            P = rules.num_players
+            layout, rollout_info = state_layout(P, 0), info_layout(P, 0)
+            kern.rollout_values(
+                info.data,
+                info.layout.offsets,
+                hands,
+                mask_to_bits(mask),
+                layout.offsets,
+                layout.width,
+                rule_params(one_hand),
+                rule_params(rules),
+                _deck8(P),
+                rollout_info.offsets,
+                rollout_info.width,
+                self._player,
+                self._knobs,
+                _key(self.rng),
+                R,
+                margin,
+                values,
+            )
+            values[~mask] = np.nan
+            return values
+        worlds = determinize(info, hands, one_hand)
         game, card = np.nonzero(mask)  # the candidates, (M,)
         index = (game[:, None] * W + np.arange(W)).repeat(R, axis=1).ravel()  # (M * W * R,)
         start = worlds[index]
         final = rollout(step(start, np.repeat(card, W * R)), self.rng, self.rollout_policy)
         points = hand_score(rules, final.taken, start.scores).astype(np.float64)
         own = points[np.arange(len(index)), start.to_play.astype(np.intp)]
-        if self.objective == "margin":
-            P = rules.num_players
-            own = own - (points.sum(axis=1) - own) / (P - 1)
+        if margin:
+            own = own - (points.sum(axis=1) - own) / (rules.num_players - 1)
         values = np.full((B, NUM_CARDS), np.nan)
         values[game, card] = own.reshape(len(game), W * R).mean(axis=1)
         return values
@@ -442,9 +409,7 @@ class PIMCPolicy:
 
 def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int = 32, **options) -> PIMCPolicy:
     """PIMC with the heuristic agent (``agents.heuristic``) for its passes and its rollouts:
-    stronger than random rollouts, about ten times slower per world."""
-    from agents.heuristic import HeuristicPolicy  # optional: only this set-up needs it
-
+    stronger than random rollouts, slower per world."""
     options.setdefault("rollout", HeuristicPolicy())
     options.setdefault("pass_policy", HeuristicPolicy())
     return PIMCPolicy(seed=seed, worlds=worlds, **options)
@@ -456,6 +421,7 @@ def describe(values: np.ndarray) -> dict[str, float]:
 
 
 __all__ = [
+    "VOID_BITS",
     "PIMCPolicy",
     "constraints",
     "deal_constructive",

@@ -366,7 +366,6 @@ def test_strength_order(hero, opponent) -> None:
     assert mine - theirs < -3 * se, f"{mine:.2f} vs {theirs:.2f} points per hand (standard error {se:.2f})"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [3, 4, 5, 6, 7])
 @pytest.mark.parametrize(
     "hero, opponent",

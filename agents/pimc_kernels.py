@@ -1,0 +1,463 @@
+"""PIMC's compiled parts (see ``agents.pimc`` for what they do and why): what the observer knows
+about where the cards are, world deals (rejection, then sampling-importance-resampling of
+constructive deals), core states built from an info row and a world, and rollouts to the
+hand's end with random, simple or heuristic players.
+
+Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) and
+rollout (game, card, world, rollout) draws from its own stream ``mix64(key ^ mix64(index))``, so
+a call's results depend only on its key and its games.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from agents.bitboards import count, low_card
+from agents.heuristic import heuristic_card
+from agents.simple import simple_card
+from hearts_env import kernels as k
+from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.infoset import (
+    I_HAND,
+    I_HAND_NUMBER,
+    I_HEARTS_BROKEN,
+    I_PASS_OFFSET,
+    I_PASSED,
+    I_PHASE,
+    I_PLAYED,
+    I_RECEIVED,
+    I_SCORES,
+    I_SEAT,
+    I_TAKEN,
+    I_TO_PLAY,
+    I_TRICK,
+    I_TRICK_LEADER,
+    I_TRICK_WINNER,
+    I_TRICKS_PLAYED,
+    I_VOIDS,
+    infoset_row,
+)
+
+U64 = np.uint64
+_GOLDEN = U64(0x9E3779B97F4A7C15)
+_TO_UNIT = 1.0 / float(1 << 53)
+# VOID_BITS[v]: the cards of the suits in the 4-bit void set v.
+VOID_BITS = np.array([sum(int(k.SUIT_BITS[s]) for s in range(NUM_SUITS) if v >> s & 1) for v in range(16)], dtype=U64)
+RANDOM, SIMPLE, HEURISTIC = 0, 1, 2  # rollout players
+# The core's per-game kernels, inlined into the rollout loop (the same code; a call per step
+# costs 15-20% of a rollout). Once the core declares them inline="always" these can go.
+_step_game = njit(inline="always")(k.step_game.py_func)
+_legal_cards = njit(inline="always")(k.legal_cards.py_func)
+_infoset_row = njit(inline="always")(infoset_row.py_func)
+ERROR_NONE, ERROR_NOT_PLAY, ERROR_SIZES, ERROR_NO_DEAL = 0, 1, 2, 3  # why a game's worlds failed
+WORK = 64  # scratch words of a constructive deal
+
+
+@njit(cache=True, inline="always")
+def seed_stream(rng: np.ndarray, key: np.uint64, index: int) -> None:
+    """Start stream ``index`` of ``key`` in the one-word generator state ``rng``."""
+    rng[0] = k.mix64(key ^ k.mix64(U64(index)))
+
+
+@njit(cache=True, inline="always")
+def uniform(rng: np.ndarray) -> float:
+    """The next uniform number in [0, 1) of the stream in ``rng`` (SplitMix64)."""
+    rng[0] += _GOLDEN
+    return float(k.mix64(rng[0]) >> U64(11)) * _TO_UNIT
+
+
+# ---------------------------------------------------------------------------------------------
+# What the observer knows
+
+
+@njit(cache=True)
+def constraints_row(
+    i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known: np.ndarray, need: np.ndarray
+) -> tuple[np.uint64, int]:
+    """``known`` (P,): cards known in each relative seat's hand (its own hand; the cards it passed,
+    at the receiver, unless played since); ``need`` (P,): how many more (unseen) cards each seat
+    holds. Returns the unseen cards and an ``ERROR_*`` code."""
+    P = rp[k.R_PLAYERS]
+    if i8[ioff[I_PHASE]] != k.PLAY:
+        return U64(0), ERROR_NOT_PLAY
+    played = U64(0)
+    for r in range(P):
+        played |= i64[ioff[I_PLAYED] + r]
+        known[r] = U64(0)
+    known[0] = i64[ioff[I_HAND]]
+    receiver = i8[ioff[I_PASS_OFFSET]] % P
+    if receiver != 0:
+        known[receiver] |= i64[ioff[I_PASSED]] & ~played
+    held, total = U64(0), 0
+    error = ERROR_NONE
+    for r in range(P):
+        held |= known[r]
+        need[r] = rp[k.R_HAND_SIZE] - count(i64[ioff[I_PLAYED] + r]) - count(known[r])
+        total += need[r]
+        if need[r] < 0:
+            error = ERROR_SIZES
+    unseen = U64(rp[k.R_DECK]) & ~played & ~held
+    if total != count(unseen):
+        error = ERROR_SIZES
+    return unseen, error
+
+
+@njit(cache=True)
+def constraints(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known, need, unseen, errors) -> None:
+    i64, i8 = idata.view(U64), idata.view(np.int8)
+    for g in range(idata.shape[0]):
+        unseen[g], errors[g] = constraints_row(i64[g], i8[g], ioff, rp, known[g], need[g])
+
+
+# ---------------------------------------------------------------------------------------------
+# Dealing the unseen cards
+
+
+@njit(cache=True)
+def deal_random(
+    unseen: np.uint64, need: np.ndarray, voids: np.ndarray, hands: np.ndarray, deck: np.ndarray, rng: np.ndarray
+) -> bool:
+    """One uniformly random deal of ``unseen`` to the seats' free places (``need``), by a
+    Fisher-Yates shuffle of ``deck`` (scratch, 52,); False as soon as a card lands in a suit its
+    seat is void in (``voids``: suit bits by seat)."""
+    n = 0
+    bits = unseen
+    while bits:
+        deck[n] = low_card(bits)
+        bits &= bits - U64(1)
+        n += 1
+    seat, room = 0, need[0]
+    for r in range(len(need)):
+        hands[r] = U64(0)
+    for i in range(n):
+        while room == 0:
+            seat += 1
+            room = need[seat]
+        j = i + int(uniform(rng) * (n - i))
+        card = deck[j]
+        deck[j] = deck[i]
+        deck[i] = card
+        if VOID_BITS[voids[seat]] & k.BIT[card]:
+            return False
+        hands[seat] |= k.BIT[card]
+        room -= 1
+    return True
+
+
+@njit(cache=True)
+def deal_constructive(
+    unseen: np.uint64, need: np.ndarray, voids: np.ndarray, hands: np.ndarray, rng: np.ndarray, work: np.ndarray
+) -> tuple[float, bool]:
+    """Deal ``unseen`` card by card, none into a suit its seat is void in, never into a dead end;
+    returns the deal's log-probability under this sampler and False if no deal exists. ``work``
+    (``WORK``,) int64 is scratch.
+
+    Suits that more seats (with room) are void in go first, then by card id. Each card goes to a
+    seat not void in its suit with probability proportional to the seat's room, among the seats
+    after which the rest still fits: by Hall's condition, for every set S of suits the cards left
+    in S fit in the room of the seats not void in all of S. Before a card of suit s is placed
+    every S holds (demand <= supply); afterwards S's demand drops if s is in S and its supply
+    drops if the seat may take cards of S. So the seats that may take S are ruled out where S is
+    tight (demand == supply) and s is not in S."""
+    P = len(need)
+    cap, weight = work[0:P], work[8 : 8 + P]  # room left; chance weight of each seat for a card
+    eligible = work[16 : 16 + P]  # 16-bit masks: the suit sets S each seat may take a card of
+    supply = work[24:40]  # room of the seats that may take a card of S
+    demand = work[40:56]  # cards left in the suits of S
+    shut_out = work[56:60]  # seats with room void in each suit
+    work[:] = 0
+    for r in range(P):
+        cap[r] = need[r]
+        hands[r] = U64(0)
+        for s in range(NUM_SUITS):
+            if cap[r] > 0 and voids[r] >> s & 1:
+                shut_out[s] += 1
+        for S in range(16):
+            if S & ~voids[r] & 15:
+                eligible[r] |= 1 << S
+                supply[S] += cap[r]
+    for s in range(NUM_SUITS):
+        left = count(unseen & k.SUIT_BITS[s])
+        for S in range(16):
+            if S >> s & 1:
+                demand[S] += left
+    log_q = 0.0
+    for shut in range(P, -1, -1):  # the suits most seats are shut out of first
+        for s in range(NUM_SUITS):
+            if shut_out[s] != shut:
+                continue
+            bits = unseen & k.SUIT_BITS[s]
+            while bits:
+                card = low_card(bits)
+                bits &= bits - U64(1)
+                tight, dead = 0, False
+                for S in range(16):
+                    left = demand[S] - (S >> s & 1)
+                    if left > supply[S]:
+                        dead = True
+                    elif left == supply[S]:
+                        tight |= 1 << S
+                total = 0
+                for r in range(P):
+                    fits = not dead and cap[r] > 0 and not voids[r] >> s & 1 and not eligible[r] & tight
+                    weight[r] = cap[r] if fits else 0
+                    total += weight[r]
+                if total == 0:
+                    return log_q, False
+                target = uniform(rng) * total
+                seat, cum = 0, weight[0]
+                while cum <= target and seat < P - 1:
+                    seat += 1
+                    cum += weight[seat]
+                log_q += math.log(weight[seat] / total)
+                hands[seat] |= k.BIT[card]
+                cap[seat] -= 1
+                for S in range(16):
+                    supply[S] -= eligible[seat] >> S & 1
+                    demand[S] -= S >> s & 1
+    return log_q, True
+
+
+@njit(cache=True)
+def deal_resampled(
+    unseen: np.uint64,
+    need: np.ndarray,
+    voids: np.ndarray,
+    proposals: int,
+    hands: np.ndarray,
+    rng: np.ndarray,
+    scratch: np.ndarray,
+    work: np.ndarray,
+) -> bool:
+    """One of ``proposals`` constructive deals, drawn with weight 1 / q (Gumbel-max), into
+    ``hands``; ``scratch`` (P,) holds each proposal, ``work`` is ``deal_constructive``'s. False if no deal exists."""
+    best = -np.inf
+    for _ in range(max(1, proposals)):
+        log_q, ok = deal_constructive(unseen, need, voids, scratch, rng, work)
+        if not ok:
+            return False
+        score = -log_q - math.log(-math.log(uniform(rng)))
+        if score > best:
+            best = score
+            hands[:] = scratch
+    return True
+
+
+@njit(cache=True)
+def sample_worlds(
+    idata: np.ndarray,
+    ioff: np.ndarray,
+    rp: np.ndarray,
+    key: np.uint64,
+    rejection_rounds: int,
+    proposals: int,
+    out: np.ndarray,
+    errors: np.ndarray,
+) -> None:
+    """``out`` (B, W, P): hands of every relative seat in W deals per game consistent with its
+    info row: up to ``rejection_rounds`` random deals (exactly uniform when accepted), else an
+    importance resample of ``proposals`` constructive deals. ``errors`` (B,): ``ERROR_*``."""
+    B, W, P = out.shape
+    i64, i8 = idata.view(U64), idata.view(np.int8)
+    known, need, voids = np.empty(P, U64), np.empty(P, np.int64), np.empty(P, np.int64)
+    hands, scratch, work = np.empty(P, U64), np.empty(P, U64), np.empty(WORK, np.int64)
+    deck = np.empty(NUM_CARDS, np.int64)
+    rng = np.empty(1, U64)
+    for g in range(B):
+        unseen, errors[g] = constraints_row(i64[g], i8[g], ioff, rp, known, need)
+        if errors[g] != ERROR_NONE:
+            continue
+        voids[0] = 0  # the observer's hand is given
+        for r in range(1, P):
+            voids[r] = i8[g, ioff[I_VOIDS] + r]
+        for w in range(W):
+            seed_stream(rng, key, g * W + w)
+            dealt = False
+            for _ in range(rejection_rounds):
+                if deal_random(unseen, need, voids, hands, deck, rng):
+                    dealt = True
+                    break
+            if not dealt and not deal_resampled(unseen, need, voids, proposals, hands, rng, scratch, work):
+                errors[g] = ERROR_NO_DEAL
+                break
+            for r in range(P):
+                out[g, w, r] = hands[r] | known[r]
+
+
+@njit(cache=True)
+def deal_rows(
+    need: np.ndarray, unseen: np.ndarray, voids: np.ndarray, key: np.uint64, proposals: int, hands, log_q, ok
+) -> None:
+    """Row by row: one constructive deal (``proposals`` = 0, with its log-probability) or an
+    importance resample of ``proposals`` of them."""
+    n, P = need.shape
+    scratch, work = np.empty(P, U64), np.empty(WORK, np.int64)
+    rng = np.empty(1, U64)
+    for i in range(n):
+        seed_stream(rng, key, i)
+        if proposals == 0:
+            log_q[i], ok[i] = deal_constructive(unseen[i], need[i], voids[i], hands[i], rng, work)
+        else:
+            ok[i] = deal_resampled(unseen[i], need[i], voids[i], proposals, hands[i], rng, scratch, work)
+
+
+# ---------------------------------------------------------------------------------------------
+# Core states from an info row and a world
+
+
+@njit(cache=True)
+def determinize_row(
+    i64: np.ndarray,
+    i32: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    world: np.ndarray,
+    s64: np.ndarray,
+    s32: np.ndarray,
+    s8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+) -> None:
+    """Write the state row (no trick history) of the info row's game with the relative hands
+    ``world``: the play phase, the observer to act, everything public from the info row; the
+    other seats' passes unknown (only what the observer passed and received), no last trick."""
+    P = rp[k.R_PLAYERS]
+    s8[:] = 0
+    seat = i8[ioff[I_SEAT]]
+    s32[soff[k.F_HAND_NUMBER]] = i32[ioff[I_HAND_NUMBER]]
+    s8[soff[k.F_PHASE]] = k.PLAY
+    s8[soff[k.F_TO_PLAY]] = (seat + i8[ioff[I_TO_PLAY]]) % P
+    s8[soff[k.F_LEADER]] = (seat + i8[ioff[I_TRICK_LEADER]]) % P
+    s8[soff[k.F_WINNER]] = (seat + i8[ioff[I_TRICK_WINNER]]) % P
+    s8[soff[k.F_TRICKS_PLAYED]] = i8[ioff[I_TRICKS_PLAYED]]
+    s8[soff[k.F_HEARTS_BROKEN]] = i8[ioff[I_HEARTS_BROKEN]]
+    s8[soff[k.F_LAST_TRICK_WINNER]] = -1
+    size = 0
+    for r in range(P):
+        a = (seat + r) % P
+        card = i8[ioff[I_TRICK] + r]
+        s8[soff[k.F_TRICK] + a] = card
+        played = i64[ioff[I_PLAYED] + r]
+        if card >= 0:
+            size += 1
+            played &= ~k.BIT[card]  # the current trick is not a completed one
+        s64[soff[k.F_HANDS] + a] = world[r]
+        s64[soff[k.F_PLAYED] + a] = played
+        s8[soff[k.F_VOIDS] + a] = i8[ioff[I_VOIDS] + r]
+        s64[soff[k.F_TAKEN] + a] = i64[ioff[I_TAKEN] + r]
+        s32[soff[k.F_SCORES] + a] = i32[ioff[I_SCORES] + r]
+        s8[soff[k.F_LAST_TRICK] + a] = -1
+    s8[soff[k.F_TRICK_SIZE]] = size
+    s64[soff[k.F_PASSED] + seat] = i64[ioff[I_PASSED]]
+    giver = (seat - i8[ioff[I_PASS_OFFSET]]) % P
+    if giver != seat:
+        s64[soff[k.F_PASSED] + giver] |= i64[ioff[I_RECEIVED]]
+    s64[soff[k.F_LEGAL]] = k.legal_cards(s64, s8, soff, rp)
+
+
+@njit(cache=True)
+def determinize(idata, ioff, worlds, sdata, soff, rp) -> None:
+    """State rows (B * W, game-major) of the worlds (B, W, P) of each info row."""
+    B, W, _ = worlds.shape
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
+    s64, s32, s8 = sdata.view(U64), sdata.view(np.int32), sdata.view(np.int8)
+    for g in range(B):
+        for w in range(W):
+            n = g * W + w
+            determinize_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], s64[n], s32[n], s8[n], soff, rp)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rollouts
+
+
+@njit(cache=True)
+def rollout_values(
+    idata: np.ndarray,
+    ioff: np.ndarray,
+    worlds: np.ndarray,
+    candidates: np.ndarray,
+    soff: np.ndarray,
+    width: int,
+    rp: np.ndarray,
+    rp_real: np.ndarray,
+    deck: np.ndarray,
+    roff: np.ndarray,
+    rwidth: int,
+    player: int,
+    kn: np.ndarray,
+    key: np.uint64,
+    rollouts: int,
+    margin: bool,
+    values: np.ndarray,
+) -> None:
+    """``values[g, c]``: the observer's mean hand score over the worlds (B, W, P) of game g and
+    ``rollouts`` rollouts each, after it plays candidate card c (a bit of ``candidates[g]``) and
+    every seat then plays ``player`` (``RANDOM``, ``SIMPLE`` or ``HEURISTIC`` with knobs ``kn``)
+    to the hand's end under the rules ``rp`` (one hand: target score 0), or until every card
+    that scores has been taken. The hand is scored with the real rules ``rp_real`` and the game
+    totals; ``margin``: minus the others' mean. Forced cards (a single legal one) are played
+    without asking the player.
+    ``soff``/``width``: the rollout states' layout; ``roff``/``rwidth``: their info rows'.
+    ``values`` must hold zeros at the candidates."""
+    B, W, P = worlds.shape
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
+    base = np.zeros(width, np.uint8)
+    b64, b32, b8 = base.view(U64), base.view(np.int32), base.view(np.int8)
+    row = np.zeros(width, np.uint8)
+    s64, s32, s8 = row.view(U64), row.view(np.int32), row.view(np.int8)
+    info = np.zeros(rwidth, np.uint8)
+    r64, r32, r8 = info.view(U64), info.view(np.int32), info.view(np.int8)
+    points = np.empty(P, np.int32)
+    rng = np.empty(1, U64)
+    shuffled = np.empty(NUM_CARDS, np.int8)  # the step's scratch for dealing (rollouts end with the hand)
+    taken, scores = soff[k.F_TAKEN], soff[k.F_SCORES]
+    # Once every card that scores has been taken, the rest of the hand changes no score.
+    scoring = U64(rp[k.R_DECK]) & (k.POINT_BITS | (k.BIT[k.JD] if rp[k.R_JD] else U64(0)))
+    for g in range(B):
+        observer = i8[g, ioff[I_SEAT]]
+        for w in range(W):
+            determinize_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], b64, b32, b8, soff, rp)
+            cards = candidates[g]
+            while cards:
+                card = low_card(cards)
+                cards &= cards - U64(1)
+                for n in range(rollouts):
+                    seed_stream(rng, key, ((g * NUM_CARDS + card) * W + w) * rollouts + n)
+                    row[:] = base
+                    play = card
+                    for _ in range(P * rp[k.R_HAND_SIZE]):
+                        _step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
+                        if s8[soff[k.F_PHASE]] == k.GAME_OVER:
+                            break
+                        if s8[soff[k.F_TRICK_SIZE]] == 0:  # a trick ended: are the scores settled?
+                            pile = U64(0)
+                            for r in range(P):
+                                pile |= s64[taken + r]
+                            if pile & scoring == scoring:
+                                break
+                        legal = _legal_cards(s64, s8, soff, rp)
+                        s64[soff[k.F_LEGAL]] = legal
+                        if legal & (legal - U64(1)) == 0:  # forced: any player plays it
+                            play = low_card(legal)
+                        elif player == RANDOM:
+                            play = np.int64(k.nth_set_bit(legal, int(uniform(rng) * count(legal))))
+                        else:
+                            _infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
+                            if player == HEURISTIC:
+                                play = heuristic_card(r64, r32, r8, roff, rp, kn)
+                            else:
+                                play = simple_card(r64, r8, roff, rp)
+                    k.hand_score(s64[taken : taken + P], b32[scores : scores + P], rp_real, points)
+                    own = float(points[observer])
+                    if margin:
+                        own -= (points.sum() - own) / (P - 1)
+                    values[g, card] += own
+        cards = candidates[g]
+        while cards:
+            card = low_card(cards)
+            cards &= cards - U64(1)
+            values[g, card] /= W * rollouts
