@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agents import compiled  # noqa: F401  (first: where numba caches the agents' kernels)
 from agents.heuristic import HeuristicPolicy
 from agents.pimc import PIMCPolicy, pimc_heuristic
 from agents.simple import SimplePolicy

@@ -1,7 +1,8 @@
-"""hearts_env: Hearts as a vectorised reinforcement-learning environment."""
+"""hearts_env: Hearts as a fast reinforcement-learning environment (compiled rules, standard interfaces)."""
 
 import gymnasium
 
+from hearts_env import compiled  # noqa: F401  (first: where numba caches the kernels defined below)
 from hearts_env.aec import env, raw_env
 from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
 from hearts_env.rules import HeartsRules

@@ -1,0 +1,40 @@
+"""Where numba keeps the compiled kernels between runs.
+
+numba checks a cached kernel against the time stamp of its own source file only, so a kernel that
+calls kernels of another file (the infoset and observation kernels call the core's; the agents'
+kernels call both) would load stale machine code after that other file changed. So each package
+that holds kernels points numba's cache at a folder named after a hash of every source file its
+kernels can reach, before it defines any: a change to any of them compiles afresh once, into a
+new folder. ``NUMBA_CACHE_DIR``, when set, is left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+_HERE = Path(__file__).resolve().parent
+
+
+def cache_folder(*packages: Path) -> Path:
+    """The folder for kernels compiled from these package folders' sources (``~/.cache/hearts_env``
+    or ``$XDG_CACHE_HOME/hearts_env``, then a hash of the sources and numba's version)."""
+    digest = hashlib.sha256(numba.__version__.encode())
+    for package in packages:
+        for source in sorted(package.glob("*.py")):
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearts_env"
+    return root / f"numba-{digest.hexdigest()[:16]}"
+
+
+def use_cache_for(*packages: Path) -> None:
+    """Cache the kernels defined from now on in the folder of these packages' sources."""
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        numba.config.CACHE_DIR = str(cache_folder(_HERE, *packages))
+
+
+use_cache_for()  # hearts_env's own kernels
