@@ -165,6 +165,21 @@ def test_cli_ray_without_ray_installed(monkeypatch, capsys):
     assert '--ray needs Ray: pip install -e ".[ray]"' in capsys.readouterr().err
 
 
+def test_commands_refuse_an_address_where_nothing_answers(tmp_path):
+    """One line naming the problem, at once, before any work (Ray itself would retry for minutes)."""
+    pytest.importorskip("ray")
+    commands = {
+        "agents.arena_cli": ["random", "random", "random", "random", "--deals", "2", "--ray", "127.0.0.1:1"],
+        "train.rllib_ppo": ["--address", "127.0.0.1:1", "--run-dir", str(tmp_path)],
+    }
+    for module, argv in commands.items():
+        out = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True, timeout=120)
+        assert out.returncode != 0
+        last = out.stderr.strip().splitlines()[-1]
+        assert "cannot join the Ray cluster at 127.0.0.1:1: nothing answers at 127.0.0.1:1" in last, out.stderr
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------------------
 # The RLlib environments (no Ray needed)
 

@@ -57,6 +57,7 @@ from agents.specs import check_agents
 from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
 from hearts_env import rllib
 from hearts_env.arena import play_match
+from hearts_env.arena.sharding import init_ray
 from hearts_env.gym_env import EPISODES, HeartsVectorEnv
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
 from hearts_env.rewards import REWARD_MODES
@@ -436,13 +437,11 @@ def main(config: RLlibPPOConfig) -> Path:
         check_agents(config.rules, [(name, make_agent(name)) for name in names])
     except ValueError as error:
         raise StartError(str(error)) from None
-    started = not ray.is_initialized()
-    if started:
-        try:
-            ray.init(address=config.address or None)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            where = f"join the Ray cluster at {config.address}" if config.address else "start Ray"
-            raise StartError(f"address: cannot {where}: {error}") from None
+    try:
+        started = init_ray(config.address or None)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        where = f"join the Ray cluster at {config.address}" if config.address else "start Ray"
+        raise StartError(f"address: cannot {where}: {error}") from None
     try:
         return _train(config)
     finally:

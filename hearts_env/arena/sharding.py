@@ -20,10 +20,34 @@ functions that need it.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["RayExecutor"]
+__all__ = ["RayExecutor", "init_ray"]
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds a cluster's ``HOST:PORT`` has to answer before ``init_ray`` gives up."""
+
+
+def init_ray(address: str | None = None, **init_kwargs: Any) -> bool:
+    """Start Ray on this machine (``address`` None: or join the cluster ``ray start`` made here,
+    or ``RAY_ADDRESS``) or join the cluster at ``address`` (``auto``, ``HOST:PORT``,
+    ``ray://HOST:PORT``), unless this process has initialized Ray already; returns whether it
+    did. A ``HOST:PORT`` that does not answer within ``CONNECT_TIMEOUT`` seconds raises
+    ``ConnectionError`` at once (Ray itself keeps retrying for minutes)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+        except OSError as error:
+            raise ConnectionError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+    ray.init(address=address, **init_kwargs)
+    return True
 
 
 def _call(fn: Callable[[Any], Any], item: Any) -> Any:
@@ -32,18 +56,13 @@ def _call(fn: Callable[[Any], Any], item: Any) -> Any:
 
 class RayExecutor:
     """An executor for the arena (``map``) that runs every call as a Ray task of ``num_cpus``
-    CPUs. ``address``: None starts Ray on this machine (or joins the cluster ``ray start`` made
-    here, or ``RAY_ADDRESS``), ``"auto"`` or ``"HOST:PORT"`` joins a running cluster; if Ray is
-    already initialized in this process, that is used as it is. Used as a context manager it
+    CPUs, on the Ray of ``init_ray(address, **init_kwargs)``: started here, a cluster joined, or
+    the one this process has already initialized (used as it is). Used as a context manager it
     shuts Ray down on exit if it started it."""
 
     def __init__(self, address: str | None = None, num_cpus: float = 1, **init_kwargs: Any) -> None:
-        import ray
-
         self.num_cpus = num_cpus
-        self.started = not ray.is_initialized()
-        if self.started:
-            ray.init(address=address, **init_kwargs)
+        self.started = init_ray(address, **init_kwargs)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """Submit ``fn(item)`` for every item now (``fn`` goes to the object store once); yield
