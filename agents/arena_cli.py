@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser.error(str(error))
     executor = None if args.ray is None else _join_ray(parser, args.ray)
+    if executor is not None and not args.round_robin and args.deals <= args.block:
+        print(f"hearts-arena: note: {args.deals} deals fit one block of {args.block}: one Ray task", file=sys.stderr)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     common = dict(
         deals=args.deals,
