@@ -2,8 +2,8 @@
 
 (a) RLlib PPO training (``train.rllib_ppo``) with 1 and 2 env runners, in both modes: timesteps per
     second over whole training iterations (sampling, then the update here), after one warm-up
-    iteration, and RLlib's own sampling and update timers. Each runner plays the same tables, so
-    2 runners sample twice the steps per iteration.
+    iteration, and apart: the learner's update (timed here) and the rest (the runners' sampling).
+    Each runner plays the same tables, so 2 runners sample twice the steps per iteration.
 (b) The arena (``play_match``) played here and as Ray tasks (``RayExecutor``) on the same deals and
     blocks, in hands per second: a fast rule-based table and a slow search agent. The results are
     checked to be equal.
@@ -27,7 +27,7 @@ from agents.arena_cli import build_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor
 from hearts_env.rules import HeartsRules
-from train.rllib_ppo import RLlibPPOConfig, algorithm_config
+from train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
 TRAINING = {
     "opponents (3 heuristic)": dict(opponents=["heuristic"], episode="hand", num_envs=256, n_steps=64),
@@ -44,24 +44,25 @@ ARENA = {
 def bench_training(mode: str, runners: int, iterations: int) -> dict[str, float]:
     config = RLlibPPOConfig(num_env_runners=runners, progress_bar=False, **TRAINING[mode])
     algo = algorithm_config(config).build_algo()
+    clock = UpdateClock(algo)
     try:
         result = algo.train()  # warm-up: the runners' first episodes, torch's first update
-        steps, seconds, sampling, update = 0, 0.0, 0.0, 0.0
+        steps, seconds, updating = 0, 0.0, clock.seconds
         for _ in range(iterations):
             before = result["env_runners"]["num_env_steps_sampled_lifetime"]
             start = time.perf_counter()
             result = algo.train()
             seconds += time.perf_counter() - start
             steps += int(result["env_runners"]["num_env_steps_sampled_lifetime"] - before)
-            sampling += result["timers"]["env_runner_sampling_timer"]
-            update += result["timers"]["learner_update_timer"]
+        update = clock.seconds - updating
     finally:
         algo.stop()
     return {
         "steps_per_iteration": steps / iterations,
         "steps_per_second": steps / seconds,
-        "collect_steps_per_second": steps / sampling,
+        "collect_steps_per_second": steps / (seconds - update),
         "update_steps_per_second": steps / update,
+        "update_share": update / seconds,
     }
 
 

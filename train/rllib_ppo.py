@@ -26,13 +26,14 @@ Everything is checked before the run folder is made (settings, opponents against
 joining Ray, building the algorithm): a run that cannot start writes nothing.
 
 A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, TensorBoard event
-files and ``progress.csv`` (CleanRL's layout: ``charts/`` ``episodic_return`` (per seat in
-self-play), ``episodic_length``, ``SPS``, ``collect_SPS`` and ``update_SPS`` (RLlib's sampling and
-learner timers), ``learning_rate``, the evaluations; ``losses/`` ``policy_loss``, ``value_loss``,
-``entropy``, ``explained_variance``, ``total_loss``), ``eval.json`` (every arena evaluation of the
-policy against ``eval_opponent``), ``train.json`` (throughput), and the export
-``policy.npz`` + ``policy.json`` in ``train.ppo``'s format: ``make_agent("trained", path=...)``
-(``agents.trained.TrainedPolicy``) plays it with numpy alone, no RLlib checkpoint needed.
+files and ``progress.csv`` in CleanRL's layout (``charts/``: ``episodic_return`` (a seat's, in
+self-play), ``episodic_length``, ``SPS``, ``collect_SPS`` and ``update_SPS`` (an iteration's
+timesteps over its sampling time and over its update time), ``learning_rate``, the evaluations;
+``losses/``: ``policy_loss``, ``value_loss``, ``entropy``, ``explained_variance``,
+``total_loss``), ``eval.json`` (every arena evaluation against ``eval_opponent``), ``train.json``
+(throughput), and the export ``policy.npz`` + ``policy.json`` in ``train.ppo``'s format:
+``make_agent("trained", path=...)`` (``agents.trained.TrainedPolicy``) plays it with numpy alone,
+no RLlib checkpoint needed. (RLlib also makes an empty folder in ``~/ray_results`` per run.)
 
     hearts-train-rllib --total-timesteps 2000000 --num-env-runners 2               # vs 3 heuristic
     hearts-train-rllib --opponents self --num-envs 16 --address auto --num-env-runners 32   # self-play
@@ -370,9 +371,12 @@ _LOSSES = {
 """RLlib's learner statistics and their names under ``losses/``."""
 
 
-def scalars(result: Mapping[str, Any], config: RLlibPPOConfig, steps: int, seconds: float) -> dict[str, float]:
-    """An iteration's scalars from RLlib's result, in CleanRL's layout (``charts/``, ``losses/``)."""
-    runners, timers = result.get("env_runners", {}), result.get("timers", {})
+def scalars(
+    result: Mapping[str, Any], config: RLlibPPOConfig, steps: int, seconds: float, update_seconds: float
+) -> dict[str, float]:
+    """An iteration's scalars from RLlib's result and its timing (``seconds`` in all, of which
+    ``update_seconds`` in the learner's update), in CleanRL's layout (``charts/``, ``losses/``)."""
+    runners = result.get("env_runners", {})
     learner = result.get("learners", {}).get(module_id(config), {})
     out: dict[str, float] = {"charts/SPS": steps / seconds}
     if config.self_play:  # the episode's return summed over the seats: report a seat's
@@ -383,14 +387,32 @@ def scalars(result: Mapping[str, Any], config: RLlibPPOConfig, steps: int, secon
     for name, value in (
         ("charts/episodic_return", episode_return),
         ("charts/episodic_length", runners.get("episode_len_mean", math.nan)),
-        ("charts/collect_SPS", steps / timers.get("env_runner_sampling_timer", math.nan)),
-        ("charts/update_SPS", steps / timers.get("learner_update_timer", math.nan)),
+        ("charts/collect_SPS", steps / max(seconds - update_seconds, 1e-9)),
+        ("charts/update_SPS", steps / max(update_seconds, 1e-9)),
         ("charts/learning_rate", learner.get("default_optimizer_learning_rate", math.nan)),
         *((f"losses/{ours}", learner.get(theirs, math.nan)) for theirs, ours in _LOSSES.items()),
     ):
         if value is not None and math.isfinite(value):
             out[name] = float(value)
     return out
+
+
+class UpdateClock:
+    """Times the learner's updates by wrapping ``algo.learner_group.update`` (RLlib's own timers
+    are moving averages that the first iteration dominates): ``seconds`` spent updating so far.
+    The rest of an iteration is the collection (the env runners' sampling and the weights' sync)."""
+
+    def __init__(self, algo: Any) -> None:
+        self.seconds = 0.0
+        self._update = algo.learner_group.update
+        algo.learner_group.update = self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self._update(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
 
 
 class RunLog:
@@ -465,15 +487,16 @@ def _train(config: RLlibPPOConfig) -> Path:
     history: list[dict[str, float]] = []
     timesteps, train_seconds, next_eval = 0, 0.0, config.eval_every
     mid = module_id(config)
+    clock = UpdateClock(algo)
     try:
         while timesteps < config.total_timesteps or not timesteps:
-            start = time.perf_counter()
+            start, updating = time.perf_counter(), clock.seconds
             result = algo.train()
-            seconds = time.perf_counter() - start
+            seconds, update_seconds = time.perf_counter() - start, clock.seconds - updating
             steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"]) - timesteps
             timesteps += steps
             train_seconds += seconds
-            values = scalars(result, config, steps, seconds)
+            values = scalars(result, config, steps, seconds, update_seconds)
             done = timesteps >= config.total_timesteps
             if done or (config.eval_every and timesteps >= next_eval):
                 arrays, names = policy_arrays(algo.learner_group.get_weights(module_ids=[mid])[mid], config.rules)
@@ -500,7 +523,10 @@ def _train(config: RLlibPPOConfig) -> Path:
         "num_envs": config.num_envs,
         "timesteps": timesteps,
         "train_seconds": train_seconds,
+        "update_seconds": clock.seconds,
         "steps_per_second": timesteps / train_seconds,
+        "collect_steps_per_second": timesteps / max(train_seconds - clock.seconds, 1e-9),
+        "update_steps_per_second": timesteps / max(clock.seconds, 1e-9),
     }
     (folder / "eval.json").write_text(json.dumps(history, indent=2) + "\n")
     (folder / "train.json").write_text(json.dumps({"throughput": report}, indent=2) + "\n")
