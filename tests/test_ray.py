@@ -7,6 +7,7 @@ here is shut down by its fixture."""
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -278,6 +279,12 @@ def run_files(folder) -> dict:
     files = {path.name for path in folder.iterdir()}
     assert {"config.json", "progress.csv", "eval.json", "train.json", "policy.npz", "policy.json"} <= files
     assert any(name.startswith("events.out.tfevents") for name in files)
+    with (folder / "progress.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 1 and float(rows[0]["charts/SPS"]) > 0 and float(rows[0]["charts/update_SPS"]) > 0
+    assert {"losses/policy_loss", "losses/value_loss", "charts/eval_points_per_hand"} <= set(rows[0])
+    (evaluation,) = json.loads((folder / "eval.json").read_text())
+    assert 0 <= evaluation["charts/eval_points_per_hand"] <= 26
     return json.loads((folder / "train.json").read_text())["throughput"]
 
 
