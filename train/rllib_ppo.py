@@ -239,7 +239,7 @@ def algorithm_config(config: RLlibPPOConfig) -> Any:
     from ray.tune.registry import register_env
 
     if config.self_play:
-        env_config = {"rules": config.rules, "reward": config.reward}
+        env_config = {**config.rules.to_dict(), "reward": config.reward}  # hearts_env.env()'s keywords
         algo = rllib.ppo_config(env_config, model_config(config)).env_runners(gym_env_vectorize_mode="sync")
     else:
         env_config = {
