@@ -11,7 +11,7 @@ import csv
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -74,6 +74,15 @@ def test_blocks_played_elsewhere_give_the_local_numbers(games):
         pooled = play_match(None, mixed_table(), deals=deals, seed=4, games=games, block=4, executor=pool)
     assert same_outcomes(local, pooled)
     assert numbers(local.summary()) == numbers(pooled.summary())
+
+
+def test_blocks_in_other_processes_give_the_local_numbers():
+    """The agents travel by pickle: a trained policy and a search agent included."""
+    table = [("ppo", make_agent("ppo")), ("pimc", make_agent("pimc-random", worlds=2)), *mixed_table()[:2]]
+    local = play_match(None, table, deals=6, seed=8, games="hand", block=3)
+    with ProcessPoolExecutor(2) as pool:
+        pooled = play_match(None, table, deals=6, seed=8, games="hand", block=3, executor=pool)
+    assert same_outcomes(local, pooled)
 
 
 def test_block_size_matters_only_to_agents_that_draw_random_numbers():
@@ -147,7 +156,7 @@ def test_sharded_match_and_round_robin_give_the_local_numbers(local_ray):
 
 
 def test_cli_ray_gives_the_local_numbers(local_ray, tmp_path, capsys):
-    argv = ["random", "heuristic", "random", "pimc-random:worlds=2", "--deals", "6", "--games", "hand"]
+    argv = ["random", "ppo", "random", "pimc-random:worlds=2", "--deals", "6", "--games", "hand"]
     argv += ["--block", "2", "--seed", "5"]
     arena_main([*argv, "--json", str(tmp_path / "local.json")])
     arena_main([*argv, "--ray", "--json", str(tmp_path / "ray.json")])

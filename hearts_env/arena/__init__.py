@@ -32,6 +32,15 @@ equal and, in whole games, the n-th hand of every rotation is dealt the same car
 in batches through ``hearts_env.runner``: at each step every distinct agent object is called once,
 batched, on the games where it is to act (finished games leave the batch as they end).
 
+``games="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
+across, none, ... from its first hand. ``games="hand"`` plays one hand per game (the rules' target
+score is set to None), and the deals cycle through the pass directions: deal ``d`` passes in
+direction ``d mod L`` of the rules' cycle of length L (4 players: left, right, across, none; no
+passing with ``pass_count=0``), in every rotation of the agents, so a single-hand match weighs
+each direction as a whole game does. The deals of one direction (in a block) run as one batch
+(its games start at hand 1 with the pass cycle rotated to begin at that direction).
+``MatchResult.directions`` holds each deal's direction.
+
 Blocks
 ------
 The deals are played in blocks of ``block`` consecutive deals (``DEAL_BLOCK`` = 1000 by default),
@@ -44,17 +53,8 @@ the blocks, each with its own copy of the agents, and the results, put together 
 are exactly those of the run without it. Deterministic agents give the same results at any block
 size; agents that draw random numbers draw them per block, so compare runs of the same block size.
 A block is also a batch: larger blocks play fast agents faster (a single-hand block is one batch
-per pass direction of ``block / L`` deals x P rotations, for a pass cycle of L), smaller ones give an executor more
-tasks to spread (slow agents such as PIMC gain nothing from large batches).
-
-``games="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
-across, none, ... from its first hand. ``games="hand"`` plays one hand per game (the rules' target
-score is set to None), and the deals cycle through the pass directions: deal ``d`` passes in
-direction ``d mod L`` of the rules' cycle of length L (4 players: left, right, across, none; no
-passing with ``pass_count=0``), in every rotation of the agents, so a single-hand match weighs
-each direction as a whole game does. The deals of one direction run as one batch (its games start
-at hand 1 with the pass cycle rotated to begin at that direction). ``MatchResult.directions``
-holds each deal's direction.
+per pass direction, of ``block / L`` deals x P rotations for a pass cycle of L), smaller ones give
+an executor more tasks to spread (slow agents such as PIMC gain nothing from large batches).
 
 Statistics
 ----------
