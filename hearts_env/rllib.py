@@ -29,8 +29,8 @@ run plays its own games. The later episodes follow from those seeds, so a seeded
 reproducible.
 
 Ray is imported only inside the functions that need it: ``import hearts_env`` never imports Ray,
-and this module imports without it (the wrapper is plain PettingZoo). Install Ray with the
-project's extra: ``pip install -e ".[ray]"``.
+and this module imports without it (the wrappers are plain PettingZoo and Gymnasium). Install
+Ray with the project's extra: ``pip install -e ".[ray]"``.
 
 ```python
 import ray
