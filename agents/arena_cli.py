@@ -3,6 +3,7 @@
     hearts-arena heuristic simple simple simple --deals 2000 --seed 0 --games hand --json out.json --plot out.png
     hearts-arena --round-robin random simple heuristic --deals 500
     hearts-arena "pimc:worlds=20" random random random --deals 100 --num-players 4 --moon shooter_choice
+    hearts-arena heuristic simple simple simple --deals 20000 --games hand --block 500 --ray   # blocks as Ray tasks
     hearts-arena --list
 
 An agent is a spec (``agents.specs``): a name of ``agents.AGENTS``, optionally with options for
@@ -14,6 +15,10 @@ every table of ``--num-players`` of them (or ``--tables`` random ones), with Ope
 Every rules knob is a flag (``hearts_env.rules.add_rules_arguments``). Everything is checked
 before the first deal: the flags, the agents against the rules (``agents.specs.check_agents``),
 and the output paths. See ``hearts_env.arena`` for the statistics.
+
+The deals are played in blocks of ``--block`` (agents reseeded at the start of each); ``--ray``
+plays the blocks as Ray tasks (``hearts_env.arena.sharding``), on this machine or on the cluster
+at ``--ray ADDRESS``, with the same results as without it (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -25,12 +30,16 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents import AGENTS
 from agents.specs import agent_from_spec, check_agents, parse_spec
-from hearts_env.arena import GAME_MODES, play_match, round_robin
+from hearts_env.arena import DEAL_BLOCK, GAME_MODES, play_match, round_robin
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args
+
+if TYPE_CHECKING:
+    from hearts_env.arena.sharding import RayExecutor
 
 __all__ = ["build_agents", "main", "make_parser", "parse_spec"]
 
@@ -68,6 +77,20 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-ratings", action="store_true", help="round robin: statistics only, no OpenSkill")
     parser.add_argument("--deals", type=_positive_int, default=1000, help="deals, each played once per seat rotation")
     parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the agents")
+    parser.add_argument(
+        "--block",
+        type=_positive_int,
+        default=DEAL_BLOCK,
+        help=f"deals per block: agents are reseeded at each block, the unit of work of --ray (default: {DEAL_BLOCK})",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
+    )
     parser.add_argument("--games", choices=GAME_MODES, default="game", help="whole games or single hands")
     parser.add_argument("--history", action="store_true", help="record tricks for agents that read them")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout, instead of the table)")
@@ -99,6 +122,17 @@ def _output_problem(path: str) -> str | None:
     return None
 
 
+def _join_ray(parser: argparse.ArgumentParser, address: str) -> RayExecutor:
+    """Ray started here (``address`` empty) or the cluster at ``address``; one line and exit if neither works."""
+    from hearts_env.arena.sharding import RayExecutor
+
+    try:
+        return RayExecutor(address or None, include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        where = f"join the Ray cluster at {address}" if address else "start Ray"
+        parser.error(f"--ray: cannot {where}: {error}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -126,17 +160,34 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--plot needs matplotlib: pip install matplotlib")
     if args.round_robin and not args.no_ratings and importlib.util.find_spec("openskill") is None:
         parser.error("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
+    if args.ray is not None and importlib.util.find_spec("ray") is None:
+        parser.error('--ray needs Ray: pip install -e ".[ray]"')
     try:
         agents = build_agents(args.agents, args.seed)
         check_agents(rules, agents)
     except ValueError as error:
         parser.error(str(error))
+    executor = None if args.ray is None else _join_ray(parser, args.ray)
+    if executor is not None and not args.round_robin and args.deals <= args.block:
+        print(f"hearts-arena: note: {args.deals} deals fit one block of {args.block}: one Ray task", file=sys.stderr)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    common = dict(deals=args.deals, seed=args.seed, games=args.games, history=args.history, progress=progress)
-    if args.round_robin:
-        result = round_robin(rules, agents, tables=args.tables, ratings=not args.no_ratings, **common)
-    else:
-        result = play_match(rules, agents, **common)
+    common = dict(
+        deals=args.deals,
+        seed=args.seed,
+        games=args.games,
+        history=args.history,
+        progress=progress,
+        block=args.block,
+        executor=executor,
+    )
+    try:
+        if args.round_robin:
+            result = round_robin(rules, agents, tables=args.tables, ratings=not args.no_ratings, **common)
+        else:
+            result = play_match(rules, agents, **common)
+    finally:
+        if executor is not None:
+            executor.shutdown()
     summary = result.summary()
     if args.json == "-":
         json.dump(summary, sys.stdout, indent=2)

@@ -56,10 +56,12 @@ _ARCHIVE_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFE
 _READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 _Header = tuple[tuple[int, ...], bool, np.dtype, int]  # shape, Fortran order, dtype, data offset
 
-_ACTIVATIONS = {
-    "tanh": np.tanh,
-    "relu": lambda x: np.maximum(x, 0),
-}
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0)
+
+
+_ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}  # module-level functions: a policy pickles (process pools, Ray)
 _MASKED = np.float32(-1e8)  # the logit sb3-contrib's MaskableCategorical gives illegal actions
 
 

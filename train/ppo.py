@@ -40,17 +40,14 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -70,11 +67,11 @@ from hearts_env.infoset import InfoSet
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rewards import REWARD_MODES
-from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
+from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
+from train.config import check_at_least, check_choice, check_name, coerce_fields, config_dict, parse_config
 from train.imitation import collect, pretrain
 
-C = TypeVar("C")
 ENV_ID = "hearts_v0"
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -144,21 +141,12 @@ class PPOConfig:
     """SB3 verbosity (1 prints the training tables)"""
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value, default = getattr(self, f.name), _default(f)
-            if isinstance(default, list) and isinstance(value, str):  # comma-separated text (the command line)
-                value = [name for name in value.split(",") if name]
-            elif isinstance(default, HeartsRules) and isinstance(value, dict):  # config.json loaded back
-                value = HeartsRules.from_dict(value)
-            elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            setattr(self, f.name, value)
-            _check_type(f.name, value, default)
+        coerce_fields(self)
         self.check()
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
-        _check_name("exp_name", self.exp_name)
+        check_name("exp_name", self.exp_name)
         for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "eval_deals"):
             check_at_least(name, getattr(self, name), 1)
         for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
@@ -198,79 +186,12 @@ class PPOConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as JSON-ready values (``PPOConfig(**d)`` reads them back)."""
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return {k: v.to_dict() if isinstance(v, HeartsRules) else v for k, v in values.items()}
+        return config_dict(self)
 
 
 class StartError(ValueError):
     """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
     load, a run folder that cannot be made); raised before anything is written."""
-
-
-def _default(f: dataclasses.Field) -> Any:
-    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
-
-
-def _check_type(name: str, value: object, default: object) -> None:
-    """``value`` has the type of the field's default (no bool for an int; lists of str)."""
-    kind = type(default)
-    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-        raise ValueError(f"{name} must be {kind.__name__}, got {value!r:.80}")
-    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{name} must be a list of names, got {value!r:.80}")
-
-
-def check_at_least(name: str, value: int, low: int) -> None:
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-
-
-def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name}: unknown {value!r}; choose from {', '.join(allowed)}")
-
-
-def _check_name(name: str, value: str) -> None:
-    """A part of a folder name: not empty, not . or .., no path separator."""
-    if value in ("", ".", "..") or any(sep in value for sep in ("/", "\\", os.sep)):
-        raise ValueError(f"{name} must be a plain name (no / or \\, not . or ..), got {value!r}")
-
-
-def _parse_bool(text: str) -> bool:
-    if text.lower() in ("1", "true", "yes", "on"):
-        return True
-    if text.lower() in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, description: str) -> C:
-    """A config dataclass from command-line flags (``--total-timesteps 100000``; lists comma
-    separated; a ``HeartsRules`` field as the rules flags of ``add_rules_arguments``). A bad value
-    exits through ``parser.error`` naming it."""
-    parser = argparse.ArgumentParser(description=description, prog=prog)
-    docs = field_docs(cls)
-    fields = dataclasses.fields(cls)
-    for f in fields:
-        default = _default(f)
-        if isinstance(default, HeartsRules):
-            add_rules_arguments(parser)
-            continue
-        kind = {int: int, float: float, bool: _parse_bool}.get(type(default), str)
-        shown = ",".join(default) if isinstance(default, list) else default
-        parser.add_argument(
-            f"--{f.name.replace('_', '-')}",
-            type=kind,
-            default=shown,
-            help=f"{docs.get(f.name, '')} (default: {shown})",
-        )
-    args = parser.parse_args(argv)
-    rules = rules_from_args(args, parser)
-    values = {f.name: rules if isinstance(_default(f), HeartsRules) else getattr(args, f.name) for f in fields}
-    try:
-        return cls(**values)
-    except ValueError as error:
-        parser.error(str(error))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:

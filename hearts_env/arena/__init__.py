@@ -30,18 +30,31 @@ Deal ``d`` of seed ``s`` is game ``d`` of the seed: its key is ``seeding.game_ke
 P games of a deal start from that key (``core.new_games(keys=...)``), so their first deals are
 equal and, in whole games, the n-th hand of every rotation is dealt the same cards. The games run
 in batches through ``hearts_env.runner``: at each step every distinct agent object is called once,
-batched, on the games where it is to act (finished games leave the batch as they end). Agents
-with a ``seed`` method are reseeded from ``s`` before the match, so a match is reproducible from
-its seed.
+batched, on the games where it is to act (finished games leave the batch as they end).
 
 ``games="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
 across, none, ... from its first hand. ``games="hand"`` plays one hand per game (the rules' target
 score is set to None), and the deals cycle through the pass directions: deal ``d`` passes in
 direction ``d mod L`` of the rules' cycle of length L (4 players: left, right, across, none; no
 passing with ``pass_count=0``), in every rotation of the agents, so a single-hand match weighs
-each direction as a whole game does. The deals of one direction run as one batch (its games start
-at hand 1 with the pass cycle rotated to begin at that direction). ``MatchResult.directions``
-holds each deal's direction.
+each direction as a whole game does. The deals of one direction (in a block) run as one batch
+(its games start at hand 1 with the pass cycle rotated to begin at that direction).
+``MatchResult.directions`` holds each deal's direction.
+
+Blocks
+------
+The deals are played in blocks of ``block`` consecutive deals (``DEAL_BLOCK`` = 1000 by default),
+one after the other: at the start of block ``b`` every agent with a ``seed`` method is reseeded
+from the match seed ``s`` and ``b``, and the block's games run as batches of their own. So a
+match is reproducible from its seed and block size, and each block can be played anywhere:
+``executor=`` (anything with ``concurrent.futures.Executor``'s ``map``, e.g.
+``hearts_env.arena.sharding.RayExecutor`` for a Ray cluster, or a ``ProcessPoolExecutor``) plays
+the blocks, each with its own copy of the agents, and the results, put together in deal order,
+are exactly those of the run without it. Deterministic agents give the same results at any block
+size; agents that draw random numbers draw them per block, so compare runs of the same block size.
+A block is also a batch: larger blocks play fast agents faster (a single-hand block is one batch
+per pass direction, of ``block / L`` deals x P rotations for a pass cycle of L), smaller ones give
+an executor more tasks to spread (slow agents such as PIMC gain nothing from large batches).
 
 Statistics
 ----------
@@ -80,10 +93,11 @@ a panel of each agent's difference to the field by pass direction).
 
 Modules: ``match`` (``play_match``, ``round_robin`` and their results), ``statistics``
 (``Estimate``, ``DealSums``, t-quantiles, paired differences), ``report`` (summaries, tables,
-plots).
+plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when used).
 """
 
 from hearts_env.arena.match import (
+    DEAL_BLOCK,
     GAME_MODES,
     MatchResult,
     TournamentResult,
@@ -105,6 +119,7 @@ from hearts_env.arena.statistics import (
 
 __all__ = [
     "CONFIDENCE",
+    "DEAL_BLOCK",
     "FIELD_METRICS",
     "GAME_MODES",
     "METRICS",

@@ -1,13 +1,16 @@
-"""Duplicate matches and round robins between agents, played on the batched runner."""
+"""Duplicate matches and round robins between agents, played on the batched runner, in blocks
+of deals that can run anywhere (``executor=``: a process pool, a Ray cluster)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import itertools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -19,7 +22,19 @@ from hearts_env.rules import HeartsRules
 
 GAME_MODES = ("game", "hand")
 
+DEAL_BLOCK = 1000
+"""Deals per block by default: agents are reseeded at the start of every block of deals, and a
+block is the unit of work an ``executor`` runs."""
+
 AgentsArg = Mapping[str, Policy] | Sequence[tuple[str, Policy] | Policy]
+
+
+class Executor(Protocol):
+    """Anything with ``concurrent.futures.Executor``'s ``map``: ``map(fn, items)`` calls ``fn`` on
+    every item (anywhere, in any order, all submitted at once) and yields the results in the
+    order of the items (``hearts_env.arena.sharding.RayExecutor``, a ``ProcessPoolExecutor``)."""
+
+    def map(self, fn: Any, items: Iterable[Any]) -> Iterator[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +54,8 @@ class MatchResult:
     wins: np.ndarray  # (N, R, P) float: each seat's share of the win (1/k for k tied winners)
     qs: np.ndarray  # (N, R, P) int: hands in which the seat took the QS
     moons: np.ndarray  # (N, R, P) int: hands in which the seat shot the moon
-    seconds: float  # time spent playing
+    seconds: float  # time spent playing (wall time, whatever played the blocks)
+    block: int = DEAL_BLOCK  # deals per block (agents reseeded at the start of each)
 
     @property
     def deals(self) -> int:
@@ -102,6 +118,7 @@ class MatchResult:
             "hands_played": hands,
             "seconds": self.seconds,
             "hands_per_second": hands / self.seconds if self.seconds > 0 else None,
+            "block": self.block,
             "agents": report.agent_summaries(sums, self.games),
         }
         for name, entry in out["agents"].items():
@@ -134,72 +151,161 @@ def play_match(
     games: str = "game",
     history: bool = False,
     progress: bool = False,
+    block: int = DEAL_BLOCK,
+    executor: Executor | None = None,
 ) -> MatchResult:
     """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
 
     ``rules``: the table (None: the standard game); ``games``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
     ``history``: the games record their tricks, for agents that read ``InfoSet.tricks``;
-    ``progress``: a tqdm bar over finished games, if tqdm is installed.
+    ``progress``: a tqdm bar over finished games, if tqdm is installed; ``block``: deals per block
+    (agents are reseeded at the start of each); ``executor``: plays the blocks (its ``map``; each
+    block gets its own copy of the agents), by default one after the other here. The results
+    depend on the seed, the deals and the block size, never on the executor.
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
     """
+    match = _setup_match(rules, agents, deals, seed, games, history, block)
+    (result,) = _play_matches([match], progress, executor)
+    return result
+
+
+@dataclass(frozen=True)
+class _Match:
+    """A match's settings and agents: everything a block of its deals needs (pickled once for
+    an executor)."""
+
+    rules: HeartsRules  # the match's rules (single hands: no target score)
+    games: str
+    seed: int
+    deals: int
+    block: int
+    history: bool
+    names: tuple[str, ...]  # (K,) distinct agent names
+    entry_names: list[str]  # (P,) the name of each entry
+    entry_agents: list[Policy]  # (P,) the agent of each entry (one object may fill several)
+    seating: np.ndarray  # (R, P) int: entry seated at each seat in rotation r
+
+    @property
+    def blocks(self) -> int:
+        return -(-self.deals // self.block)
+
+    @property
+    def directions(self) -> np.ndarray | None:
+        """(N,) str: each deal's pass direction (single hands); None for whole games."""
+        if self.games == "game":
+            return None
+        cycle = direction_cycle(self.rules)
+        return np.array(cycle)[np.arange(self.deals) % len(cycle)]
+
+
+@dataclass(frozen=True)
+class _Played:
+    """The outcomes of a block of consecutive deals, indexed [deal, rotation, seat] as ``MatchResult``'s."""
+
+    hands: np.ndarray
+    scores: np.ndarray
+    wins: np.ndarray
+    qs: np.ndarray
+    moons: np.ndarray
+
+
+def _setup_match(
+    rules: HeartsRules | None, agents: AgentsArg, deals: int, seed: int, games: str, history: bool, block: int
+) -> _Match:
     rules = _match_rules(rules, games)
     deals = _check_count("deals", deals)
     seed = _check_seed(seed)
+    block = _check_count("block", block)
     P = R = rules.num_players
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
-    entries = np.array([names.index(n) for n in entry_names])
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
-    _seed_agents(list({id(a): a for a in entry_agents}.values()), seed)
+    return _Match(rules, games, seed, deals, block, bool(history), names, entry_names, entry_agents, seating)
 
-    keys = deal_keys(seed, deals)
-    if games == "hand":  # one batch per direction: a batch shares its rules, so its pass cycle
+
+def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
+    """Play every block of every match (all submitted to ``executor`` at once) and assemble each
+    match's result; a match's ``seconds`` is the wall time from the previous one's end to its own."""
+    mark = time.perf_counter()
+    if executor is not None:  # every block of every match submitted at once
+        outcomes = [executor.map(functools.partial(_play_copy, m), range(m.blocks)) for m in matches]
+    results = []
+    for i, match in enumerate(matches):
+        bar = _progress_bar(progress, match.deals * match.seating.shape[0], " vs ".join(match.names))
+        if executor is None:
+            parts = [_play_block(match, b, bar) for b in range(match.blocks)]
+        else:
+            parts = []
+            for part in outcomes[i]:
+                parts.append(part)
+                if bar is not None:
+                    bar.update(part.hands.size)
+        if bar is not None:
+            bar.close()
+        now = time.perf_counter()
+        results.append(_result(match, parts, now - mark))
+        mark = now
+    return results
+
+
+def _play_copy(match: _Match, b: int) -> _Played:
+    """``_play_block`` with a copy of the agents, which an executor may run beside other blocks."""
+    return _play_block(copy.deepcopy(match), b)
+
+
+def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
+    """Play block ``b`` of the match: its deals, every rotation, the agents reseeded first; with
+    single hands one batch per pass direction (a batch shares its rules, so its pass cycle)."""
+    rules, P, R = match.rules, match.rules.num_players, match.seating.shape[0]
+    deals = np.arange(b * match.block, min((b + 1) * match.block, match.deals))
+    _seed_agents(list({id(a): a for a in match.entry_agents}.values()), match.seed, b)
+    if match.games == "hand":
         cycle = direction_cycle(rules)
-        directions = np.array(cycle)[np.arange(deals) % len(cycle)]
         batches = [
-            (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), np.arange(c, deals, len(cycle)))
-            for c in range(min(len(cycle), deals))
+            (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), deals[deals % len(cycle) == c])
+            for c in range(len(cycle))
         ]
     else:
-        directions, batches = None, [(rules, np.arange(deals))]
-    G = deals * R  # game (d, r) of the match is d * R + r
+        batches = [(rules, deals)]
+    G = len(deals) * R  # game (d, r) of the block is (d - first deal) * R + r
     hands = np.zeros(G, np.int64)
     scores = np.zeros((G, P), np.int64)
     wins = np.zeros((G, P))
     qs = np.zeros((G, P), np.int64)
     moons = np.zeros((G, P), np.int64)
-    bar = _progress_bar(progress, G, " vs ".join(names))
-    start = time.perf_counter()
     for batch_rules, batch_deals in batches:
-        ids = (batch_deals[:, None] * R + np.arange(R)).ravel()
+        if not len(batch_deals):
+            continue
+        ids = ((batch_deals - deals[0])[:, None] * R + np.arange(R)).ravel()
+        keys = seeding.game_keys(match.seed, deals[ids // R])
         final, qs[ids], moons[ids] = _play_games(
-            batch_rules, keys[ids // R], seating[ids % R], entry_agents, entry_names, history, bar
+            batch_rules, keys, match.seating[ids % R], match.entry_agents, match.entry_names, match.history, bar
         )
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
-    seconds = time.perf_counter() - start
-    if bar is not None:
-        bar.close()
 
     def by_deal(a: np.ndarray) -> np.ndarray:
-        return a.reshape(deals, R, *a.shape[1:])
+        return a.reshape(len(deals), R, *a.shape[1:])
 
+    return _Played(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons))
+
+
+def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
+    """The match's result from its blocks' outcomes, in deal order."""
+    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(_Played)}
     return MatchResult(
-        rules=rules,
-        games=games,
-        seed=seed,
-        names=names,
-        entries=entries,
-        seating=seating,
-        deal_keys=keys,
-        directions=directions,
-        hands=by_deal(hands),
-        scores=by_deal(scores),
-        wins=by_deal(wins),
-        qs=by_deal(qs),
-        moons=by_deal(moons),
+        rules=match.rules,
+        games=match.games,
+        seed=match.seed,
+        names=match.names,
+        entries=np.array([match.names.index(n) for n in match.entry_names]),
+        seating=match.seating,
+        deal_keys=deal_keys(match.seed, match.deals),
+        directions=match.directions,
         seconds=seconds,
+        block=match.block,
+        **joined,
     )
 
 
@@ -285,9 +391,10 @@ def _entries(agents: AgentsArg, num_players: int) -> tuple[list[str], list[Polic
     return [n for n, _ in pairs], [a for _, a in pairs]
 
 
-def _seed_agents(agents: Sequence[Policy], seed: int) -> None:
-    """Reseed every agent that has a ``seed`` method, from the match seed and its order."""
-    seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(agents))) >> np.uint64(1)
+def _seed_agents(agents: Sequence[Policy], seed: int, block: int) -> None:
+    """Reseed every agent that has a ``seed`` method, from the match seed, the block and its order."""
+    n = len(agents)
+    seeds = seeding.derive(seed, seeding.AGENTS, block * n + np.arange(n)) >> np.uint64(1)
     for agent, s in zip(agents, seeds, strict=True):
         if callable(getattr(agent, "seed", None)):
             agent.seed(int(s))
@@ -386,6 +493,8 @@ def round_robin(
     history: bool = False,
     progress: bool = False,
     model: Any = None,
+    block: int = DEAL_BLOCK,
+    executor: Executor | None = None,
 ) -> TournamentResult:
     """Play K agents (distinct names) at tables of P: every P-subset of them (``tables=None``;
     with K < P, every multiset of P seats holding at least two names), or ``tables`` tables drawn
@@ -393,6 +502,7 @@ def round_robin(
     ``seed``). With ``ratings`` (needs the ``openskill`` package), every game updates OpenSkill
     ratings (``model``, default ``PlackettLuce()``): the game's players ranked by final score
     (lowest first, ties shared; a name at several seats counts once, by its mean score).
+    ``block`` and ``executor`` as ``play_match``'s (an executor gets every block of every table at once).
     """
     items = list(agents.items()) if isinstance(agents, Mapping) else list(agents)
     names = tuple(n for n, _ in items)
@@ -412,9 +522,8 @@ def round_robin(
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]
-    matches = tuple(
-        play_match(rules, [items[i] for i in table], deals, seed, games, history, progress) for table in candidates
-    )
+    setups = [_setup_match(rules, [items[i] for i in t], deals, seed, games, history, block) for t in candidates]
+    matches = tuple(_play_matches(setups, progress, executor))
     rated = _rate(model, names, candidates, matches) if ratings else None
     model_name = type(model).__name__ if ratings else None
     return TournamentResult(names, tuple(candidates), matches, rated, model_name)

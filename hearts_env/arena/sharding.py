@@ -1,0 +1,89 @@
+"""The arena on a Ray cluster: blocks of deals as Ray tasks.
+
+``play_match`` and ``round_robin`` play their deals in blocks (``block`` deals each, the agents
+reseeded at the start of every block) and take an ``executor`` that runs the blocks; the results
+are put together in deal order, so they depend on the seed, the deals and the block size, never
+on where the blocks ran. ``RayExecutor`` runs each block as a Ray task, every block of every table
+at once; Ray spreads the tasks over the cluster's CPUs.
+
+    from hearts_env.arena import play_match
+    from hearts_env.arena.sharding import RayExecutor
+
+    with RayExecutor() as ray_tasks:  # starts Ray here, or joins a cluster: RayExecutor("auto")
+        result = play_match(None, agents, deals=2000, seed=0, games="hand", block=100, executor=ray_tasks)
+
+Every node of the cluster needs the project installed (``pip install -e ".[ray]"``, the same
+version), since each task unpickles the agents and imports ``hearts_env`` there; the agents
+travel with the task (a trained policy's arrays included). Ray is imported only here, by the
+functions that need it.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+__all__ = ["RayExecutor", "init_ray"]
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds a cluster's ``HOST:PORT`` has to answer before ``init_ray`` gives up."""
+
+
+def init_ray(address: str | None = None, **init_kwargs: Any) -> bool:
+    """Start Ray on this machine (``address`` None: or join the cluster ``ray start`` made here,
+    or ``RAY_ADDRESS``) or join the cluster at ``address`` (``auto``, ``HOST:PORT``,
+    ``ray://HOST:PORT``), unless this process has initialized Ray already; returns whether it
+    did. A ``HOST:PORT`` that does not answer within ``CONNECT_TIMEOUT`` seconds raises
+    ``ConnectionError`` at once (Ray itself keeps retrying for minutes)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+        except OSError as error:
+            raise ConnectionError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+    ray.init(address=address, **init_kwargs)
+    return True
+
+
+def _call(fn: Callable[[Any], Any], item: Any) -> Any:
+    return fn(item)
+
+
+class RayExecutor:
+    """An executor for the arena (``map``) that runs every call as a Ray task of ``num_cpus``
+    CPUs, on the Ray of ``init_ray(address, **init_kwargs)``: started here, a cluster joined, or
+    the one this process has already initialized (used as it is). Used as a context manager it
+    shuts Ray down on exit if it started it."""
+
+    def __init__(self, address: str | None = None, num_cpus: float = 1, **init_kwargs: Any) -> None:
+        self.num_cpus = num_cpus
+        self.started = init_ray(address, **init_kwargs)
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """Submit ``fn(item)`` for every item now (``fn`` goes to the object store once); yield
+        the results in the order of the items."""
+        import ray
+
+        task = ray.remote(num_cpus=self.num_cpus)(_call)
+        fn_ref = ray.put(fn)
+        refs = [task.remote(fn_ref, item) for item in items]
+        return (ray.get(ref) for ref in refs)
+
+    def shutdown(self) -> None:
+        """Shut Ray down if this executor started it."""
+        import ray
+
+        if self.started:
+            ray.shutdown()
+            self.started = False
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()

@@ -1,0 +1,566 @@
+"""Train a masked PPO policy with RLlib, on this machine or on a Ray cluster.
+
+Two modes, picked by ``opponents``:
+
+- ``self`` (self-play): the PettingZoo env (``hearts_env.env()``) through RLlib's multi-agent API
+  (``hearts_env.rllib``): one shared module plays and learns at every seat. A timestep is one
+  decision of any seat; episodes are whole games (``episode="game"``; ``--target-score 0`` plays
+  one-hand games).
+- agent names (``heuristic``; ``random,simple,heuristic`` one per other seat): the learner sits one
+  seat (rotating) of ``HeartsVectorEnv`` tables, the other seats are played by those agents inside
+  the env, as in ``train.ppo``; each env runner steps its ``num_envs`` tables together through
+  RLlib's single-agent API (``hearts_env.rllib.MaskedFloatVectorObservations``). A timestep is one
+  learner decision.
+
+``num_env_runners`` Ray actors (one CPU each) sample the games, each ``num_envs`` tables for
+``n_steps`` steps a rollout (0: sample in this process); the PPO update runs here, in the driver
+(RLlib's local learner), and the new weights go back to the runners after every update. Without
+``address`` Ray starts on this machine; ``--address auto`` (or ``HOST:PORT``) joins a running
+cluster. The update is ``train.ppo``'s (sb3-contrib's MaskablePPO): clip range 0.2 and no KL
+penalty, value loss coefficient 0.5 without clipping, gradient norm clipped at 0.5, and the same
+network (separate policy and value MLPs over the scaled observation), learning rate, gamma,
+lambda, entropy coefficient, epochs and minibatch size.
+
+The settings mean what they mean in ``train.ppo`` (the same flags); every rules knob is a flag.
+Everything is checked before the run folder is made (settings, opponents against the rules,
+joining Ray, building the algorithm): a run that cannot start writes nothing.
+
+A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, TensorBoard event
+files and ``progress.csv`` in CleanRL's layout (``charts/``: ``episodic_return`` (a seat's, in
+self-play), ``episodic_length``, ``SPS``, ``collect_SPS`` and ``update_SPS`` (an iteration's
+timesteps over its sampling time and over its update time), ``learning_rate``, the evaluations;
+``losses/``: ``policy_loss``, ``value_loss``, ``entropy``, ``explained_variance``,
+``total_loss``), ``eval.json`` (every arena evaluation against ``eval_opponent``), ``train.json``
+(throughput), and the export ``policy.npz`` + ``policy.json`` in ``train.ppo``'s format:
+``make_agent("trained", path=...)`` (``agents.trained.TrainedPolicy``) plays it with numpy alone,
+no RLlib checkpoint needed. (RLlib also makes an empty folder in ``~/ray_results`` per run.)
+
+    hearts-train-rllib --total-timesteps 2000000 --num-env-runners 2               # vs 3 heuristic
+    hearts-train-rllib --opponents self --num-envs 16 --address auto --num-env-runners 32   # self-play
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import AGENTS, make_agent
+from agents.specs import check_agents
+from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
+from hearts_env import rllib
+from hearts_env.arena import play_match
+from hearts_env.arena.sharding import init_ray
+from hearts_env.gym_env import EPISODES, HeartsVectorEnv
+from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
+from hearts_env.rewards import REWARD_MODES
+from hearts_env.rules import HeartsRules
+from train.config import check_at_least, check_choice, check_name, coerce_fields, config_dict, parse_config
+
+ENV_ID = "hearts_v0"
+SELF = "self"
+"""The opponents of self-play: the learner at every seat."""
+ACTIVATIONS = ("tanh", "relu")
+TABLES_ENV = "hearts_tables_v0"
+"""The name ``table_env_creator`` is registered under with Ray Tune."""
+
+
+@dataclass
+class RLlibPPOConfig:
+    exp_name: str = "rllib_ppo"
+    """the name of this experiment (part of the run folder's name)"""
+    seed: int = 1
+    """seed of the environments, the opponents and the network"""
+    rules: HeartsRules = field(default_factory=HeartsRules)
+    """the rules of the games (a flag per knob: --num-players, --moon, ...)"""
+    reward: str = "points"
+    """reward mode: points, hand, zero_sum or win"""
+    episode: str = "game"
+    """episode length: game, or hand (scores carry over to the next hand; named opponents only)"""
+    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
+    """opponent agents by name, one for every other seat or one per seat; self: self-play (the learner at every seat)"""
+    num_envs: int = 256
+    """tables each env runner plays at once"""
+    num_env_runners: int = 1
+    """Ray actors that sample (one CPU each; 0: sample in this process)"""
+    address: str = ""
+    """the Ray cluster to join (auto, HOST:PORT); empty: start Ray on this machine"""
+    total_timesteps: int = 2_000_000
+    """decisions to train on (self-play: every seat's)"""
+    n_steps: int = 64
+    """steps per table per rollout (a rollout is num_envs * n_steps decisions per env runner)"""
+    batch_size: int = 4096
+    """minibatch size of the PPO update"""
+    n_epochs: int = 4
+    """PPO epochs over each rollout"""
+    learning_rate: float = 1e-4
+    """Adam learning rate"""
+    gamma: float = 1.0
+    """discount factor"""
+    gae_lambda: float = 0.95
+    """lambda of generalised advantage estimation"""
+    ent_coef: float = 0.001
+    """entropy bonus coefficient"""
+    net_arch: str = "256,256"
+    """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
+    activation: str = "relu"
+    """hidden layer activation: tanh or relu"""
+    eval_every: int = 500_000
+    """timesteps between arena evaluations of the exported policy (0: only at the end)"""
+    eval_deals: int = 200
+    """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
+    eval_opponent: str = "heuristic"
+    """the agent at the other seats in evaluations"""
+    run_dir: str = "runs"
+    """folder that holds the run folders"""
+    progress_bar: bool = True
+    """show a progress bar over timesteps"""
+    verbose: int = 0
+    """1 prints a line per training iteration"""
+
+    def __post_init__(self) -> None:
+        coerce_fields(self)
+        self.check()
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting out of its range."""
+        check_name("exp_name", self.exp_name)
+        for name in ("num_envs", "n_steps", "n_epochs", "eval_deals"):
+            check_at_least(name, getattr(self, name), 1)
+        for name in ("seed", "num_env_runners", "total_timesteps", "eval_every", "verbose"):
+            check_at_least(name, getattr(self, name), 0)
+        check_at_least("batch_size", self.batch_size, 2)
+        if self.batch_size > self.rollout:
+            raise ValueError(
+                f"batch_size must be <= the rollout, num_envs * n_steps * max(1, num_env_runners) = {self.rollout}, "
+                f"got {self.batch_size}"
+            )
+        if not 0 < self.learning_rate < math.inf:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)}")
+        if not 0 <= self.ent_coef < math.inf:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef}")
+        check_choice("reward", self.reward, REWARD_MODES)
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("activation", self.activation, ACTIVATIONS)
+        for name in self.opponents:
+            check_choice("opponents", name, (*AGENTS, SELF))
+        others = self.rules.num_players - 1
+        if self.self_play:
+            if self.episode != "game":
+                raise ValueError("episode: self-play plays whole games (--episode game; --target-score 0: one hand)")
+        elif SELF in self.opponents:
+            raise ValueError(f"opponents: self (self-play) fills every seat and takes no other names: {self.opponents}")
+        elif len(self.opponents) not in (1, others):
+            raise ValueError(
+                f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
+            )
+        check_choice("eval_opponent", self.eval_opponent, tuple(AGENTS))
+        if not all(w.strip().isdigit() and int(w) > 0 for w in self.net_arch.split(",")):
+            raise ValueError(f"net_arch must be positive layer widths separated by commas, got {self.net_arch!r}")
+
+    @property
+    def self_play(self) -> bool:
+        return self.opponents == [SELF]
+
+    @property
+    def hidden(self) -> list[int]:
+        return [int(width) for width in self.net_arch.split(",")]
+
+    @property
+    def rollout(self) -> int:
+        """Timesteps sampled per training iteration."""
+        return self.num_envs * self.n_steps * max(1, self.num_env_runners)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON-ready values (``RLlibPPOConfig(**d)`` reads them back)."""
+        return config_dict(self)
+
+
+class StartError(ValueError):
+    """The run cannot start (an opponent that cannot play the rules, no Ray to join, an algorithm
+    RLlib refuses to build, a run folder that cannot be made); raised before anything is written."""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> RLlibPPOConfig:
+    """An ``RLlibPPOConfig`` from command-line flags."""
+    return parse_config(RLlibPPOConfig, argv, "hearts-train-rllib", __doc__.split("\n\n")[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Environments and the algorithm
+
+
+def table_env_creator(env_config: Mapping[str, Any]) -> rllib.MaskedFloatVectorObservations:
+    """The env of the named-opponents mode, as RLlib's ``VECTOR_ENTRY_POINT`` asks for it:
+    ``env_config["num_envs"]`` tables of ``HeartsVectorEnv`` (NEXT_STEP auto-reset, rotating
+    learner seat) with the opponents built here, in the env runner, by name."""
+    config = dict(env_config)
+    rules = HeartsRules.from_dict(config["rules"])
+    names, seed = config["opponents"], config["seed"]
+    agents = [make_agent(name, seed=seed + j) for j, name in enumerate(names)]
+    tables = HeartsVectorEnv(
+        config["num_envs"],
+        rules,
+        opponents=agents[0] if len(agents) == 1 else agents,
+        reward=config["reward"],
+        episode=config["episode"],
+        learner_seat="rotate",
+        autoreset_mode="NextStep",
+    )
+    return rllib.MaskedFloatVectorObservations(tables)
+
+
+def model_config(config: RLlibPPOConfig) -> dict[str, Any]:
+    """RLlib's ``DefaultModelConfig`` of ``train.ppo``'s network: separate policy and value MLPs,
+    each head one linear layer."""
+    return {
+        "fcnet_hiddens": config.hidden,
+        "fcnet_activation": config.activation,
+        "vf_share_layers": False,
+        "head_fcnet_hiddens": [],
+    }
+
+
+def algorithm_config(config: RLlibPPOConfig) -> Any:
+    """RLlib's ``PPOConfig`` for these settings (self-play over the PettingZoo env, or one learner
+    seat of the vector env against the named opponents)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+
+    if config.self_play:
+        env_config = {**config.rules.to_dict(), "reward": config.reward}  # hearts_env.env()'s keywords
+        algo = rllib.ppo_config(env_config, model_config(config)).env_runners(gym_env_vectorize_mode="sync")
+    else:
+        env_config = {
+            "rules": config.rules.to_dict(),
+            "opponents": config.opponents,
+            "seed": config.seed,
+            "reward": config.reward,
+            "episode": config.episode,
+        }
+        register_env(TABLES_ENV, table_env_creator)
+        algo = (
+            PPOConfig()
+            .environment(TABLES_ENV, env_config=env_config)
+            .env_runners(gym_env_vectorize_mode="vector_entry_point")
+            .rl_module(rl_module_spec=rllib.module_spec(model_config(config)))
+        )
+    return (
+        algo.environment(disable_env_checking=True)  # its checker steps unmasked random cards
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=config.num_envs,
+            rollout_fragment_length=config.n_steps,
+        )
+        .learners(num_learners=0)  # the update runs in this process
+        .training(
+            train_batch_size_per_learner=config.rollout,
+            minibatch_size=config.batch_size,
+            num_epochs=config.n_epochs,
+            lr=config.learning_rate,
+            gamma=config.gamma,
+            lambda_=config.gae_lambda,
+            entropy_coeff=config.ent_coef,
+            clip_param=0.2,
+            use_kl_loss=False,
+            vf_loss_coeff=0.5,
+            vf_clip_param=math.inf,
+            grad_clip=0.5,
+            grad_clip_by="global_norm",
+        )
+        .debugging(seed=config.seed)
+    )
+
+
+def module_id(config: RLlibPPOConfig) -> str:
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    return rllib.MODULE_ID if config.self_play else DEFAULT_MODULE_ID
+
+
+# ---------------------------------------------------------------------------------------------
+# Export and evaluation
+
+
+def policy_arrays(weights: Mapping[str, np.ndarray], rules: HeartsRules) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The input scale and the policy MLP's layers (float32) from the learner's weights of the
+    module (``encoder.actor_encoder`` then the ``pi`` head), named as ``train.ppo`` names them."""
+
+    def linears(prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        indices = sorted(int(k[len(prefix) :].split(".")[0]) for k in weights if k.startswith(prefix))
+        return [(weights[f"{prefix}{i}.weight"], weights[f"{prefix}{i}.bias"]) for i in dict.fromkeys(indices)]
+
+    hidden, head = linears("encoder.actor_encoder.net.mlp."), linears("pi.net.mlp.")
+    if not hidden or len(head) != 1:
+        raise ValueError(f"expected an actor encoder MLP and a one-layer policy head, got weights {sorted(weights)}")
+    arrays = {"input.scale": ObservationLayout(rules).scale().astype(np.float32)}
+    names = [f"pi.{i}" for i in range(len(hidden))] + ["action"]
+    for name, (weight, bias) in zip(names, [*hidden, *head], strict=True):
+        arrays[f"{name}.weight"] = np.asarray(weight, np.float32)
+        arrays[f"{name}.bias"] = np.asarray(bias, np.float32)
+    return arrays, names
+
+
+def numpy_policy(arrays: Mapping[str, np.ndarray], names: list[str], config: RLlibPPOConfig) -> MLPPolicy:
+    """The exported policy as an agent (numpy, top legal card)."""
+    layers = [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names]
+    return MLPPolicy(config.rules, arrays["input.scale"], layers, config.activation)
+
+
+def export_policy(
+    arrays: Mapping[str, np.ndarray], names: list[str], folder: Path, config: RLlibPPOConfig, timesteps: int
+) -> None:
+    """Write ``policy.npz`` and ``policy.json`` in ``train.ppo``'s format (``agents.trained``)."""
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    meta = {
+        "format": FORMAT,
+        "layout_version": LAYOUT_VERSION,
+        "num_players": config.rules.num_players,
+        "rules": config.rules.to_dict(),
+        "history": False,
+        "obs_size": ObservationLayout(config.rules).size,
+        "net_arch": config.hidden,
+        "layers": names,
+        "activation": config.activation,
+        "trained_on": {
+            "algorithm": "RLlib PPO (self-play)" if config.self_play else "RLlib PPO",
+            "timesteps": timesteps,
+            "run": folder.name,
+        },
+    }
+    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def evaluate(policy: MLPPolicy, config: RLlibPPOConfig, seed: int) -> dict[str, float]:
+    """The policy against ``eval_opponent`` agents at the other seats on ``eval_deals`` duplicate hands."""
+    field = make_agent(config.eval_opponent, seed=seed)
+    entries = [("trained", policy)] + [(config.eval_opponent, field)] * (config.rules.num_players - 1)
+    result = play_match(config.rules, entries, deals=config.eval_deals, seed=seed, games="hand")
+    points, diff = result.estimate("trained"), result.difference("trained")
+    return {
+        "charts/eval_points_per_hand": points.mean,
+        "charts/eval_points_per_hand_ci": points.half_width,
+        "charts/eval_diff_vs_field": diff.mean,
+        "charts/eval_diff_vs_field_ci": diff.half_width,
+        "charts/eval_win_rate": result.estimate("trained", "win_rate").mean,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging
+
+
+_LOSSES = {
+    "policy_loss": "policy_loss",
+    "vf_loss": "value_loss",
+    "entropy": "entropy",
+    "vf_explained_var": "explained_variance",
+    "total_loss": "total_loss",
+}
+"""RLlib's learner statistics and their names under ``losses/``."""
+
+
+def scalars(
+    result: Mapping[str, Any], config: RLlibPPOConfig, steps: int, seconds: float, update_seconds: float
+) -> dict[str, float]:
+    """An iteration's scalars from RLlib's result and its timing (``seconds`` in all, of which
+    ``update_seconds`` in the learner's update), in CleanRL's layout (``charts/``, ``losses/``)."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(module_id(config), {})
+    out: dict[str, float] = {"charts/SPS": steps / seconds}
+    if config.self_play:  # the episode's return summed over the seats: report a seat's
+        returns = list(runners.get("agent_episode_returns_mean", {}).values())
+        episode_return = float(np.mean(returns)) if returns else math.nan
+    else:
+        episode_return = runners.get("episode_return_mean", math.nan)
+    for name, value in (
+        ("charts/episodic_return", episode_return),
+        ("charts/episodic_length", runners.get("episode_len_mean", math.nan)),
+        ("charts/collect_SPS", steps / max(seconds - update_seconds, 1e-9)),
+        ("charts/update_SPS", steps / max(update_seconds, 1e-9)),
+        ("charts/learning_rate", learner.get("default_optimizer_learning_rate", math.nan)),
+        *((f"losses/{ours}", learner.get(theirs, math.nan)) for theirs, ours in _LOSSES.items()),
+    ):
+        if value is not None and math.isfinite(value):
+            out[name] = float(value)
+    return out
+
+
+class UpdateClock:
+    """Times the learner's updates by wrapping ``algo.learner_group.update`` (RLlib's own timers
+    are moving averages that the first iteration dominates): ``seconds`` spent updating so far.
+    The rest of an iteration is the collection (the env runners' sampling and the weights' sync)."""
+
+    def __init__(self, algo: Any) -> None:
+        self.seconds = 0.0
+        self._update = algo.learner_group.update
+        algo.learner_group.update = self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self._update(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+class RunLog:
+    """TensorBoard scalars (tensorboardX, which Ray Tune installs) and ``progress.csv`` (one row
+    per iteration, every scalar seen so far as a column)."""
+
+    def __init__(self, folder: Path) -> None:
+        from tensorboardX import SummaryWriter
+
+        self.writer = SummaryWriter(str(folder))
+        self.path = folder / "progress.csv"
+        self.rows: list[dict[str, float]] = []
+
+    def write(self, step: int, values: Mapping[str, float]) -> None:
+        for name, value in values.items():
+            self.writer.add_scalar(name, value, step)
+        self.rows.append({"global_step": step, **values})
+        columns = list(dict.fromkeys(key for row in self.rows for key in row))
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, columns)
+            writer.writeheader()
+            writer.writerows(self.rows)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+def run_name(config: RLlibPPOConfig) -> str:
+    return f"{ENV_ID}__{config.exp_name}__{config.seed}__{int(time.time())}"
+
+
+def main(config: RLlibPPOConfig) -> Path:
+    """Train, evaluate and export; returns the run folder. Joins Ray (or starts it here) unless
+    this process has already initialized it, and shuts down what it started. Raises
+    ``StartError`` before anything is written if the run cannot start."""
+    import ray
+
+    names = dict.fromkeys(name for name in [*config.opponents, config.eval_opponent] if name != SELF)
+    try:
+        check_agents(config.rules, [(name, make_agent(name)) for name in names])
+    except ValueError as error:
+        raise StartError(str(error)) from None
+    try:
+        started = init_ray(config.address or None)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        where = f"join the Ray cluster at {config.address}" if config.address else "start Ray"
+        raise StartError(f"address: cannot {where}: {error}") from None
+    try:
+        return _train(config)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _train(config: RLlibPPOConfig) -> Path:
+    try:
+        algo = algorithm_config(config).build_algo()
+    except Exception as error:  # RLlib's own checks and its env runners' start-up failures
+        raise StartError(f"RLlib cannot build the algorithm: {type(error).__name__}: {error}") from None
+    try:
+        folder = _run_folder(config)
+    except ValueError as error:
+        algo.stop()
+        raise StartError(str(error)) from None
+    (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    log = RunLog(folder)
+    bar = _progress_bar(config)
+    history: list[dict[str, float]] = []
+    timesteps, train_seconds, next_eval = 0, 0.0, config.eval_every
+    mid = module_id(config)
+    clock = UpdateClock(algo)
+    try:
+        while timesteps < config.total_timesteps or not timesteps:
+            start, updating = time.perf_counter(), clock.seconds
+            result = algo.train()
+            seconds, update_seconds = time.perf_counter() - start, clock.seconds - updating
+            steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"]) - timesteps
+            timesteps += steps
+            train_seconds += seconds
+            values = scalars(result, config, steps, seconds, update_seconds)
+            done = timesteps >= config.total_timesteps
+            if done or (config.eval_every and timesteps >= next_eval):
+                arrays, names = policy_arrays(algo.learner_group.get_weights(module_ids=[mid])[mid], config.rules)
+                evaluation = evaluate(numpy_policy(arrays, names, config), config, seed=config.seed + 10_000)
+                history.append({"timesteps": timesteps, **evaluation})
+                values |= evaluation
+                while config.eval_every and next_eval <= timesteps:
+                    next_eval += config.eval_every
+            log.write(timesteps, values)
+            if bar is not None:
+                bar.update(steps)
+            if config.verbose:
+                shown = ", ".join(f"{k.split('/')[1]}={v:.4g}" for k, v in values.items())
+                print(f"{timesteps} steps: {shown}", flush=True)
+    finally:
+        if bar is not None:
+            bar.close()
+        log.close()
+        algo.stop()
+    export_policy(arrays, names, folder, config, timesteps)
+    report = {
+        "mode": "self-play" if config.self_play else "opponents",
+        "num_env_runners": config.num_env_runners,
+        "num_envs": config.num_envs,
+        "timesteps": timesteps,
+        "train_seconds": train_seconds,
+        "update_seconds": clock.seconds,
+        "steps_per_second": timesteps / train_seconds,
+        "collect_steps_per_second": timesteps / max(train_seconds - clock.seconds, 1e-9),
+        "update_steps_per_second": timesteps / max(clock.seconds, 1e-9),
+    }
+    (folder / "eval.json").write_text(json.dumps(history, indent=2) + "\n")
+    (folder / "train.json").write_text(json.dumps({"throughput": report}, indent=2) + "\n")
+    return folder
+
+
+def _run_folder(config: RLlibPPOConfig) -> Path:
+    """A new folder ``{run_dir}/{env}__{exp_name}__{seed}__{time}``."""
+    folder = Path(config.run_dir) / run_name(config)
+    try:
+        folder.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def _progress_bar(config: RLlibPPOConfig) -> Any:
+    if not config.progress_bar:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=config.total_timesteps, unit="step", file=sys.stderr)
+
+
+def cli(argv: Sequence[str] | None = None) -> None:
+    config = parse_args(argv)
+    try:
+        folder = main(config)
+    except StartError as error:
+        sys.exit(f"hearts-train-rllib: error: {error}")
+    print(folder)
+
+
+if __name__ == "__main__":
+    cli()
