@@ -1,9 +1,9 @@
 """``hearts-arena``: duplicate matches and round robins between agents picked by name.
 
-    hearts-arena heuristic simple simple simple --deals 2000 --seed 0 --games hand --json out.json --plot out.png
+    hearts-arena heuristic simple simple simple --deals 2000 --seed 0 --episode hand --json out.json --plot out.png
     hearts-arena --round-robin random simple heuristic --deals 500
     hearts-arena "pimc:worlds=20" random random random --deals 100 --num-players 4 --moon shooter_choice
-    hearts-arena heuristic simple simple simple --deals 20000 --games hand --block 500 --ray   # blocks as Ray tasks
+    hearts-arena heuristic simple simple simple --deals 20000 --episode hand --block 500 --ray   # blocks as Ray tasks
     hearts-arena --list
 
 An agent is a spec (``agents.specs``): a name of ``agents.AGENTS``, optionally with options for
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from agents import AGENTS
 from agents.specs import agent_from_spec, check_agents, parse_spec
-from hearts_env.arena import DEAL_BLOCK, GAME_MODES, play_match, round_robin
+from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args
 
@@ -66,7 +66,7 @@ def make_parser() -> argparse.ArgumentParser:
         prog="hearts-arena",
         description="Duplicate matches and round robins between Hearts agents picked by name.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example: hearts-arena heuristic simple simple simple --deals 2000 --games hand --json out.json",
+        epilog="example: hearts-arena heuristic simple simple simple --deals 2000 --episode hand --json out.json",
     )
     parser.add_argument("agents", nargs="*", metavar="AGENT", help="agent names (name or name:key=value,...)")
     parser.add_argument("--list", action="store_true", help="list the known agents and exit")
@@ -91,7 +91,13 @@ def make_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
     )
-    parser.add_argument("--games", choices=GAME_MODES, default="game", help="whole games or single hands")
+    parser.add_argument(
+        "--episode",
+        "--games",
+        choices=EPISODES,
+        default="game",
+        help="what each deal plays: a whole game or a single hand",
+    )
     parser.add_argument("--history", action="store_true", help="record tricks for agents that read them")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout, instead of the table)")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the comparison (needs matplotlib)")
@@ -142,9 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     if not args.agents:
         parser.error(f"name the agents to play; known agents: {', '.join(sorted(AGENTS))}")
     rules = rules_from_args(args, parser)
-    if args.games == "game" and rules.target_score is None:
-        parser.error("--games game needs a --target-score above 0 (or play single hands: --games hand)")
-    if args.games == "hand":
+    if args.episode == "game" and rules.target_score is None:
+        parser.error("--episode game needs a --target-score above 0 (or play single hands: --episode hand)")
+    if args.episode == "hand":
         rules = dataclasses.replace(rules, target_score=None)
     if args.round_robin and (len(set(args.agents)) != len(args.agents) or len(args.agents) < 2):
         parser.error("--round-robin needs at least two distinct agents")
@@ -174,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     common = dict(
         deals=args.deals,
         seed=args.seed,
-        games=args.games,
+        episode=args.episode,
         history=args.history,
         progress=progress,
         block=args.block,

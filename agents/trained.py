@@ -15,7 +15,7 @@ from agents import make_agent
 trained = TrainedPolicy("runs/hearts_v0__ppo__1__1700000000")
 field = make_agent("heuristic")
 print(play_match(None, [("trained", trained), ("heuristic", field), ("heuristic", field), ("heuristic", field)],
-                 deals=500, games="hand").table())
+                 deals=500, episode="hand").table())
 ```
 """
 

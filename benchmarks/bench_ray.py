@@ -69,7 +69,7 @@ def bench_training(mode: str, runners: int, iterations: int) -> dict[str, float]
 def bench_arena(name: str, executor: RayExecutor | None) -> tuple[float, object]:
     specs, deals, block = ARENA[name]
     agents = build_agents(specs, 0)
-    result = play_match(HeartsRules(), agents, deals=deals, seed=0, games="hand", block=block, executor=executor)
+    result = play_match(HeartsRules(), agents, deals=deals, seed=0, episode="hand", block=block, executor=executor)
     return result.hands.sum() / result.seconds, result
 
 

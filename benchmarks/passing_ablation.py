@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     results = {}
     for name in ("ppo", "ppo-random-pass", "ppo-heuristic-pass"):
         entries = [(name, make_agent(name, seed=args.seed))] + [(args.opponent, field)] * 3
-        results[name] = play_match(None, entries, deals=args.deals, seed=args.seed, games="hand")
+        results[name] = play_match(None, entries, deals=args.deals, seed=args.seed, episode="hand")
         points, diff = results[name].estimate(name), results[name].difference(name)
         own = f"{points.mean:6.3f} ± {points.half_width:.3f} points/hand"
         print(f"{name:<20} {own}, vs field {diff.mean:+.3f} ± {diff.half_width:.3f}")

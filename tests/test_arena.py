@@ -107,12 +107,12 @@ def replay_game(rules: HeartsRules, key: np.uint64, seat_kind: list[str]) -> dic
     return out
 
 
-@pytest.mark.parametrize("games, seed, deals", [("hand", 0, 4), ("game", 0, 3)])  # deals with moons and tied wins
-def test_tiny_tournament_matches_game_by_game_replay(games, seed, deals):
+@pytest.mark.parametrize("episode, seed, deals", [("hand", 0, 4), ("game", 0, 3)])  # deals with moons and tied wins
+def test_tiny_tournament_matches_game_by_game_replay(episode, seed, deals):
     rules = HeartsRules(target_score=50)
     low, high = Lowest(), Highest()
     entries = [("low", low), ("high", high), ("high", high), ("high", high)]
-    result = play_match(rules, entries, deals=deals, seed=seed, games=games)
+    result = play_match(rules, entries, deals=deals, seed=seed, episode=episode)
     assert result.moons.any() and ((result.wins > 0) & (result.wins < 1)).any()
     P = 4
     per_deal = {
@@ -122,7 +122,7 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed, deals):
     for d, key in enumerate(result.deal_keys):
         totals = {name: dict.fromkeys(per_deal[name], 0.0) for name in per_deal}
         deal_rules = result.rules
-        if games == "hand":  # single hands: deal d passes left, right, across, none by d mod 4
+        if episode == "hand":  # single hands: deal d passes left, right, across, none by d mod 4
             cycle = ("left", "right", "across", "none")
             deal_rules = dataclasses.replace(deal_rules, pass_cycle=cycle[d % 4 :] + cycle[: d % 4])
             assert result.directions[d] == cycle[d % 4]
@@ -186,7 +186,7 @@ def test_tiny_tournament_matches_game_by_game_replay(games, seed, deals):
 def test_each_agent_sits_each_seat_on_the_same_deal_once():
     rules = HeartsRules(num_players=5, target_score=None)
     policies = [(n, RandomPolicy()) for n in "abcde"]
-    result = play_match(rules, policies, deals=6, seed=3, games="hand")
+    result = play_match(rules, policies, deals=6, seed=3, episode="hand")
     P = 5
     assert result.seating.shape == (P, P)
     for r in range(P):
@@ -237,7 +237,9 @@ def test_single_hands_cycle_the_pass_direction_by_deal():
     """Deal d passes left, right, across, none by d mod 4, in every rotation of the agents (each
     dealt hand is seen with the one direction of its deal, by whichever agent holds it)."""
     recorders = [FirstSight() for _ in range(4)]
-    result = play_match(None, [(n, r) for n, r in zip("abcd", recorders, strict=True)], deals=10, seed=2, games="hand")
+    result = play_match(
+        None, [(n, r) for n, r in zip("abcd", recorders, strict=True)], deals=10, seed=2, episode="hand"
+    )
     cycle = ["left", "right", "across", "none"]
     assert result.directions.tolist() == [cycle[d % 4] for d in range(10)]
     offset = {"left": 1, "right": 3, "across": 2, "none": 0}
@@ -264,7 +266,7 @@ def test_single_hands_cycle_the_pass_direction_by_deal():
 
 def test_each_direction_is_covered_equally_and_the_breakdown_adds_up():
     players = [("low", Lowest()), ("high", Highest()), ("high", Highest()), ("r", RandomPolicy())]
-    result = play_match(None, players, deals=40, seed=3, games="hand")
+    result = play_match(None, players, deals=40, seed=3, episode="hand")
     summary = result.summary()
     by = summary["by_direction"]
     assert list(by) == ["left", "right", "across", "none"] and all(e["deals"] == 10 for e in by.values())
@@ -289,14 +291,14 @@ def test_each_direction_is_covered_equally_and_the_breakdown_adds_up():
 
 
 def test_direction_cycles_of_other_tables():
-    three = play_match(HeartsRules(num_players=3), [RandomPolicy()] * 3, deals=5, seed=0, games="hand")
+    three = play_match(HeartsRules(num_players=3), [RandomPolicy()] * 3, deals=5, seed=0, episode="hand")
     assert three.directions.tolist() == ["left", "right", "left", "right", "left"]
     assert {d: e["deals"] for d, e in three.summary()["by_direction"].items()} == {"left": 3, "right": 2}
-    no_pass = play_match(HeartsRules(pass_count=0), [RandomPolicy()] * 4, deals=6, seed=0, games="hand")
+    no_pass = play_match(HeartsRules(pass_count=0), [RandomPolicy()] * 4, deals=6, seed=0, episode="hand")
     assert set(no_pass.directions.tolist()) == {"none"} and no_pass.summary()["pass_directions"] == ["none"]
     assert "by pass direction" not in no_pass.table()
     custom = HeartsRules(pass_cycle=("across", "none"))
-    result = play_match(custom, [RandomPolicy()] * 4, deals=4, seed=0, games="hand")
+    result = play_match(custom, [RandomPolicy()] * 4, deals=4, seed=0, episode="hand")
     assert result.directions.tolist() == ["across", "none", "across", "none"]
     assert result.rules == dataclasses.replace(custom, target_score=None)  # the match's rules, not a batch's
 
@@ -313,7 +315,7 @@ def test_whole_games_replay_the_same_later_deals():
 
 def test_one_batched_call_per_agent_per_step():
     low, high = Counting(Lowest()), Counting(Highest())
-    result = play_match(None, [("low", low), ("high", high), ("high", high), ("high", high)], deals=10, games="hand")
+    result = play_match(None, [("low", low), ("high", high), ("high", high), ("high", high)], deals=10, episode="hand")
     # one batch per pass direction; a hand: 3 passes per seat (none in the no-pass hand), then 52 cards
     steps = {"left": 64, "right": 64, "across": 64, "none": 52}
     assert len(low.batches) <= sum(steps.values()) and len(high.batches) <= sum(steps.values())
@@ -325,7 +327,7 @@ def test_one_batched_call_per_agent_per_step():
 
 def test_reproducible_from_the_seed():
     def run(seed):
-        return play_match(None, [(n, RandomPolicy()) for n in "abcd"], deals=5, seed=seed, games="game")
+        return play_match(None, [(n, RandomPolicy()) for n in "abcd"], deals=5, seed=seed, episode="game")
 
     a, b, c = run(11), run(11), run(12)
     for field in ("hands", "scores", "wins", "qs", "moons"):
@@ -336,7 +338,7 @@ def test_reproducible_from_the_seed():
 def test_hand_outcomes_agree_with_the_scores():
     """One QS taker per hand; under add_to_others a hand sums to 78 exactly when someone shot the
     moon, and the shooter scored 0."""
-    result = play_match(None, [("random", RandomPolicy())] * 4, deals=1500, seed=0, games="hand")
+    result = play_match(None, [("random", RandomPolicy())] * 4, deals=1500, seed=0, episode="hand")
     assert (result.qs.sum(axis=2) == 1).all()
     moon = result.scores.sum(axis=2) == 78
     assert moon.any()
@@ -380,8 +382,8 @@ def test_estimate_of_values():
 def test_intervals_shrink_with_deals_and_cover_the_symmetric_difference():
     """Four random agents are alike: every difference to the field is 0 in truth."""
     players = [(n, RandomPolicy()) for n in "abcd"]
-    small = play_match(None, players, deals=100, seed=9, games="hand")
-    large = play_match(None, players, deals=1600, seed=9, games="hand")
+    small = play_match(None, players, deals=100, seed=9, episode="hand")
+    large = play_match(None, players, deals=1600, seed=9, episode="hand")
     for name in "abcd":
         ratio = small.estimate(name).half_width / large.estimate(name).half_width
         assert 2.5 < ratio < 6  # about sqrt(16) = 4
@@ -395,7 +397,7 @@ def test_interval_coverage_over_seeds():
     """Across 100 seeded matches of 30 deals, the 95% interval of a random agent's difference with
     another holds the true 0 about 95 times (89 is about 2.7 sd below)."""
     players = [(n, RandomPolicy()) for n in "abcd"]
-    diffs = [play_match(None, players, deals=30, seed=seed, games="hand").difference("a", "b") for seed in range(100)]
+    diffs = [play_match(None, players, deals=30, seed=seed, episode="hand").difference("a", "b") for seed in range(100)]
     covered = sum(d.low < 0 < d.high for d in diffs)
     assert covered >= 89
 
@@ -416,7 +418,7 @@ def five_agents():
 
 def test_round_robin_tables_statistics_and_ratings():
     pytest.importorskip("openskill")
-    result = round_robin(None, five_agents(), deals=60, seed=0, games="hand")
+    result = round_robin(None, five_agents(), deals=60, seed=0, episode="hand")
     assert len(result.tables) == 5 and all(len(set(t)) == 4 for t in result.tables)
     sums = result.sums()
     assert (sums.seat_games == 4 * 4).all()  # each name at 4 tables, 4 rotations, every deal
@@ -436,9 +438,9 @@ def test_round_robin_tables_statistics_and_ratings():
 
 def test_round_robin_random_tables_and_fewer_agents_than_seats():
     pytest.importorskip("openskill")
-    drawn = round_robin(None, five_agents(), deals=3, seed=1, games="hand", tables=3)
+    drawn = round_robin(None, five_agents(), deals=3, seed=1, episode="hand", tables=3)
     assert len(drawn.tables) == 3
-    two = round_robin(None, five_agents()[:2], deals=3, seed=1, games="hand")
+    two = round_robin(None, five_agents()[:2], deals=3, seed=1, episode="hand")
     assert sorted(two.tables) == [(0, 0, 0, 1), (0, 0, 1, 1), (0, 1, 1, 1)]
     assert set(two.ratings) == {"low", "high"}
 
@@ -447,8 +449,8 @@ def test_round_robin_without_openskill(monkeypatch):
     monkeypatch.setitem(sys.modules, "openskill", None)
     monkeypatch.setitem(sys.modules, "openskill.models", None)
     with pytest.raises(ImportError, match="pip install openskill"):
-        round_robin(None, five_agents(), deals=2, games="hand")
-    result = round_robin(None, five_agents(), deals=2, games="hand", ratings=False)
+        round_robin(None, five_agents(), deals=2, episode="hand")
+    result = round_robin(None, five_agents(), deals=2, episode="hand", ratings=False)
     assert result.ratings is None and "rating" not in result.table()
 
 
@@ -460,20 +462,20 @@ def test_errors_name_the_problem():
     low = Lowest()
     with pytest.raises(ValueError, match="one agent per seat"):
         play_match(None, [("low", low)] * 3)
-    with pytest.raises(ValueError, match="games must be one of"):
-        play_match(None, [("low", low)] * 4, games="set")
+    with pytest.raises(ValueError, match="episode must be one of"):
+        play_match(None, [("low", low)] * 4, episode="set")
     with pytest.raises(ValueError, match="target_score"):
-        play_match(HeartsRules(target_score=None), [("low", low)] * 4, games="game")
+        play_match(HeartsRules(target_score=None), [("low", low)] * 4, episode="game")
     with pytest.raises(ValueError, match="deals must be a positive int"):
         play_match(None, [("low", low)] * 4, deals=0)
     with pytest.raises(ValueError, match=r"policy 'cheat' chose an illegal card \w\w \(seat \d, game \d+\): seat"):
-        play_match(None, [("low", low), ("cheat", Cheater()), ("low", low), ("low", low)], deals=2, games="hand")
+        play_match(None, [("low", low), ("cheat", Cheater()), ("low", low), ("low", low)], deals=2, episode="hand")
     with pytest.raises(ValueError, match=r"policy 'bad' must return \(\d+,\) integer card ids"):
-        play_match(None, [("bad", lambda info, mask: mask.astype(float))] * 4, deals=2, games="hand")
+        play_match(None, [("bad", lambda info, mask: mask.astype(float))] * 4, deals=2, episode="hand")
     with pytest.raises(ValueError, match="no agent named"):
-        play_match(None, [("low", low)] * 4, deals=2, games="hand").estimate("high")
+        play_match(None, [("low", low)] * 4, deals=2, episode="hand").estimate("high")
     with pytest.raises(ValueError, match="unknown metric"):
-        play_match(None, [("low", low)] * 4, deals=2, games="hand").estimate("low", "elo")
+        play_match(None, [("low", low)] * 4, deals=2, episode="hand").estimate("low", "elo")
     with pytest.raises(ValueError, match="distinct names"):
         round_robin(None, [("low", low), ("low", Highest())], ratings=False)
 
@@ -510,7 +512,7 @@ def test_plot_writes_a_png(tmp_path):
     result = small_match()
     result.plot(tmp_path / "match.png")
     plot(json.loads(json.dumps(result.summary())), tmp_path / "loaded.png")
-    hands = play_match(None, [("low", Lowest())] + [("random", RandomPolicy())] * 3, deals=8, games="hand")
+    hands = play_match(None, [("low", Lowest())] + [("random", RandomPolicy())] * 3, deals=8, episode="hand")
     hands.plot(tmp_path / "hands.png")  # with the panel by pass direction
     for name in ("match.png", "loaded.png", "hands.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -528,14 +530,14 @@ def toy_agents(monkeypatch):
 
 def test_cli_match_end_to_end(tmp_path, capsys):
     out, png = tmp_path / "out.json", tmp_path / "out.png"
-    argv = ["random"] * 4 + ["--deals", "3", "--seed", "1", "--games", "hand", "--json", str(out), "--no-progress"]
+    argv = ["random"] * 4 + ["--deals", "3", "--seed", "1", "--episode", "hand", "--json", str(out), "--no-progress"]
     if _has("matplotlib"):
         argv += ["--plot", str(png)]
     main(argv)
     printed = capsys.readouterr().out
     assert "match: 3 deals x 4 seatings" in printed
     summary = json.loads(out.read_text())
-    assert summary["deals"] == 3 and summary["games"] == "hand" and summary["seats"] == ["random"] * 4
+    assert summary["deals"] == 3 and summary["episode"] == "hand" and summary["seats"] == ["random"] * 4
     assert summary["rules"]["target_score"] is None
     if _has("matplotlib"):
         assert png.read_bytes()[:4] == b"\x89PNG"
@@ -550,7 +552,7 @@ def test_cli_whole_games_and_options(toy_agents, capsys):
 
 def test_cli_round_robin(toy_agents, capsys):
     pytest.importorskip("openskill")
-    main(["--round-robin", "random", "lowest", "highest", "--deals", "2", "--games", "hand", "--no-progress"])
+    main(["--round-robin", "random", "lowest", "highest", "--deals", "2", "--episode", "hand", "--no-progress"])
     printed = capsys.readouterr().out
     assert "round robin: 12 tables" in printed and "rating" in printed
 
@@ -585,9 +587,9 @@ def _has(module: str) -> bool:
 def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     """An agent and its variant (the same play after random passes), each against the same field."""
     field = Lowest()
-    a = play_match(None, [("x", Highest())] + [("field", field)] * 3, deals=30, seed=4, games="hand")
+    a = play_match(None, [("x", Highest())] + [("field", field)] * 3, deals=30, seed=4, episode="hand")
     variant = PhaseSplit(RandomPolicy(), Highest())
-    b = play_match(None, [("y", variant)] + [("field", field)] * 3, deals=30, seed=4, games="hand")
+    b = play_match(None, [("y", variant)] + [("field", field)] * 3, deals=30, seed=4, episode="hand")
     paired = paired_difference(a, "x", b, "y")
     per_deal = a.sums().ratio("points_per_hand", "x") - b.sums().ratio("points_per_hand", "y")
     assert paired.n == 30 and paired.mean == pytest.approx(per_deal.mean())
@@ -597,8 +599,14 @@ def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     assert paired.half_width < unpaired
     left = paired_difference(a, "x", b, "y", direction="left")
     assert left.n == 8 and left.mean == pytest.approx(per_deal[a.directions == "left"].mean())
-    other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, games="hand")
-    whole = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, games="game")
+    other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, episode="hand")
+    whole = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, episode="game")
     for mismatched in (other, whole):  # other deals; the same first deals, but whole games
         with pytest.raises(ValueError, match="same deals"):
             paired_difference(a, "x", mismatched, "y")
+
+
+def test_the_old_games_flag_still_names_the_episode(capsys) -> None:
+    """``--games`` is kept as another spelling of ``--episode`` (commands written before it)."""
+    main(["random"] * 4 + ["--deals", "2", "--games", "hand", "--json", "-", "--no-progress"])
+    assert json.loads(capsys.readouterr().out)["episode"] == "hand"

@@ -69,7 +69,7 @@ def test_shipped_agent_is_small_and_documented() -> None:
 
 def test_shipped_agent_beats_three_random_players() -> None:
     result = play_match(
-        None, [("ppo", make_agent("ppo"))] + [("random", RandomPolicy(1))] * 3, deals=300, seed=11, games="hand"
+        None, [("ppo", make_agent("ppo"))] + [("random", RandomPolicy(1))] * 3, deals=300, seed=11, episode="hand"
     )
     difference = result.difference("ppo")
     assert difference.high < 0, difference  # fewer points per hand than the field, 95% interval clear of 0

@@ -428,7 +428,7 @@ def no_match(monkeypatch):
         (["trained"] + ["random"] * 3, ["agent 'trained'", "path"]),
         (["trained:path=/nowhere"] + ["random"] * 3, ["missing file"]),
         (["pimc:samples=20"] + ["random"] * 3, ["samples"]),
-        (["random"] * 4 + ["--games", "game", "--target-score", "0"], ["--target-score"]),
+        (["random"] * 4 + ["--episode", "game", "--target-score", "0"], ["--target-score"]),
         (["random"] * 4 + ["--num-players", "9"], ["num_players"]),
         (["random"] * 4 + ["--pass-cycle", "sideways"], ["pass_cycle"]),
         (["random"] * 4 + ["--seed", "-1"], ["--seed"]),
@@ -444,7 +444,7 @@ def test_arena_refuses_before_the_match(argv, fragments, capsys, no_match):
 
 def test_arena_plays_a_variant_named_by_flags(capsys):
     argv = ["random"] * 5 + ["--num-players", "5", "--moon", "shooter_choice", "--points-on-first-trick"]
-    arena_cli.main(argv + ["--deals", "2", "--games", "hand", "--json", "-", "--no-progress"])
+    arena_cli.main(argv + ["--deals", "2", "--episode", "hand", "--json", "-", "--no-progress"])
     rules = json.loads(capsys.readouterr().out)["rules"]
     assert rules["num_players"] == 5 and rules["moon"] == "shooter_choice"
     assert rules["no_points_on_first_trick"] is False

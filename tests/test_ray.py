@@ -66,12 +66,12 @@ def local_ray():
 # The arena in blocks, without Ray
 
 
-@pytest.mark.parametrize("games", ["hand", "game"])
-def test_blocks_played_elsewhere_give_the_local_numbers(games):
-    deals = 18 if games == "hand" else 5
-    local = play_match(None, mixed_table(), deals=deals, seed=4, games=games, block=4)
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_blocks_played_elsewhere_give_the_local_numbers(episode):
+    deals = 18 if episode == "hand" else 5
+    local = play_match(None, mixed_table(), deals=deals, seed=4, episode=episode, block=4)
     with ThreadPoolExecutor(3) as pool:  # blocks run side by side, each on its own copy of the agents
-        pooled = play_match(None, mixed_table(), deals=deals, seed=4, games=games, block=4, executor=pool)
+        pooled = play_match(None, mixed_table(), deals=deals, seed=4, episode=episode, block=4, executor=pool)
     assert same_outcomes(local, pooled)
     assert numbers(local.summary()) == numbers(pooled.summary())
 
@@ -79,15 +79,15 @@ def test_blocks_played_elsewhere_give_the_local_numbers(games):
 def test_blocks_in_other_processes_give_the_local_numbers():
     """The agents travel by pickle: a trained policy and a search agent included."""
     table = [("ppo", make_agent("ppo")), ("pimc", make_agent("pimc-random", worlds=2)), *mixed_table()[:2]]
-    local = play_match(None, table, deals=6, seed=8, games="hand", block=3)
+    local = play_match(None, table, deals=6, seed=8, episode="hand", block=3)
     with ProcessPoolExecutor(2) as pool:
-        pooled = play_match(None, table, deals=6, seed=8, games="hand", block=3, executor=pool)
+        pooled = play_match(None, table, deals=6, seed=8, episode="hand", block=3, executor=pool)
     assert same_outcomes(local, pooled)
 
 
 def test_block_size_matters_only_to_agents_that_draw_random_numbers():
     def run(agents, block):
-        return play_match(None, agents, deals=12, seed=2, games="hand", block=block)
+        return play_match(None, agents, deals=12, seed=2, episode="hand", block=block)
 
     deterministic = [("heuristic", make_agent("heuristic")), ("simple", make_agent("simple"))] * 2
     assert np.array_equal(run(deterministic, 5).scores, run(deterministic, 100).scores)
@@ -98,8 +98,8 @@ def test_block_size_matters_only_to_agents_that_draw_random_numbers():
 def test_block_zero_is_the_whole_match_up_to_one_block():
     """Agents are reseeded for block b from (seed, b): a match within one block plays as its first
     block does in any longer match."""
-    short = play_match(None, mixed_table(), deals=8, seed=9, games="hand", block=8)
-    longer = play_match(None, mixed_table(), deals=20, seed=9, games="hand", block=8)
+    short = play_match(None, mixed_table(), deals=8, seed=9, episode="hand", block=8)
+    longer = play_match(None, mixed_table(), deals=20, seed=9, episode="hand", block=8)
     assert np.array_equal(short.scores, longer.scores[:8]) and np.array_equal(short.qs, longer.qs[:8])
 
 
@@ -107,9 +107,9 @@ def test_round_robin_blocks_elsewhere():
     entries = [("r1", RandomPolicy()), ("r2", RandomPolicy()), ("heuristic", make_agent("heuristic"))]
     entries.append(("simple", make_agent("simple")))
     entries.append(("r3", RandomPolicy()))
-    local = round_robin(None, entries, deals=6, seed=1, games="hand", ratings=False, block=4)
+    local = round_robin(None, entries, deals=6, seed=1, episode="hand", ratings=False, block=4)
     with ThreadPoolExecutor(2) as pool:
-        pooled = round_robin(None, entries, deals=6, seed=1, games="hand", ratings=False, block=4, executor=pool)
+        pooled = round_robin(None, entries, deals=6, seed=1, episode="hand", ratings=False, block=4, executor=pool)
     assert len(local.matches) == 5
     assert all(same_outcomes(a, b) for a, b in zip(local.matches, pooled.matches, strict=True))
     assert numbers(local.summary()) == numbers(pooled.summary())
@@ -138,16 +138,16 @@ def test_sharded_match_and_round_robin_give_the_local_numbers(local_ray):
 
     ray_tasks = RayExecutor()  # Ray is running: used as it is, left running
     assert not ray_tasks.started
-    local = play_match(None, mixed_table(), deals=22, seed=7, games="hand", block=5)
-    sharded = play_match(None, mixed_table(), deals=22, seed=7, games="hand", block=5, executor=ray_tasks)
+    local = play_match(None, mixed_table(), deals=22, seed=7, episode="hand", block=5)
+    sharded = play_match(None, mixed_table(), deals=22, seed=7, episode="hand", block=5, executor=ray_tasks)
     assert same_outcomes(local, sharded)
     assert numbers(local.summary()) == numbers(sharded.summary())
 
     entries = [("r1", RandomPolicy()), ("r2", RandomPolicy()), ("heuristic", make_agent("heuristic"))]
     entries.append(("simple", make_agent("simple")))
-    rr_local = round_robin(None, entries, deals=3, seed=3, games="game", tables=2, ratings=False, block=2)
+    rr_local = round_robin(None, entries, deals=3, seed=3, episode="game", tables=2, ratings=False, block=2)
     rr_ray = round_robin(
-        None, entries, deals=3, seed=3, games="game", tables=2, ratings=False, block=2, executor=ray_tasks
+        None, entries, deals=3, seed=3, episode="game", tables=2, ratings=False, block=2, executor=ray_tasks
     )
     assert all(same_outcomes(a, b) for a, b in zip(rr_local.matches, rr_ray.matches, strict=True))
     assert numbers(rr_local.summary()) == numbers(rr_ray.summary())
@@ -156,7 +156,7 @@ def test_sharded_match_and_round_robin_give_the_local_numbers(local_ray):
 
 
 def test_cli_ray_gives_the_local_numbers(local_ray, tmp_path, capsys):
-    argv = ["random", "ppo", "random", "pimc-random:worlds=2", "--deals", "6", "--games", "hand"]
+    argv = ["random", "ppo", "random", "pimc-random:worlds=2", "--deals", "6", "--episode", "hand"]
     argv += ["--block", "2", "--seed", "5"]
     arena_main([*argv, "--json", str(tmp_path / "local.json")])
     arena_main([*argv, "--ray", "--json", str(tmp_path / "ray.json")])
@@ -280,7 +280,7 @@ def plays_legal_cards(folder) -> None:
     """The export, loaded as an agent, plays a short match (the runner refuses an illegal card)."""
     trained = make_agent("trained", path=str(folder))
     field = RandomPolicy()
-    result = play_match(None, [("trained", trained)] + [("random", field)] * 3, deals=8, seed=0, games="hand")
+    result = play_match(None, [("trained", trained)] + [("random", field)] * 3, deals=8, seed=0, episode="hand")
     assert result.hands.sum() == 8 * 4
 
 

@@ -143,7 +143,7 @@ def test_export_acts_as_the_sb3_model(run: Path) -> None:
 
 def test_trained_policy_plays_in_the_arena(run: Path) -> None:
     trained = TrainedPolicy(run / WEIGHTS_FILE, seed=0)
-    result = play_match(None, [("trained", trained)] + [("random", _random())] * 3, deals=8, seed=0, games="hand")
+    result = play_match(None, [("trained", trained)] + [("random", _random())] * 3, deals=8, seed=0, episode="hand")
     assert result.deals == 8
 
 
@@ -215,7 +215,7 @@ def test_loader_wrong_num_players(run: Path, tmp_path: Path) -> None:
         trained.check_rules(HeartsRules(num_players=5))
     five = [("trained", trained)] + [("random", _random())] * 4
     with pytest.raises(ValueError, match="num_players"):
-        play_match(HeartsRules(num_players=5), five, deals=2, seed=0, games="hand")
+        play_match(HeartsRules(num_players=5), five, deals=2, seed=0, episode="hand")
     # a policy.json whose rules disagree with its weights' shapes
     folder = _copy(run, tmp_path)
     meta = json.loads((folder / META_FILE).read_text())

@@ -69,7 +69,7 @@ def benchmark(candidates: dict[str, Any], config: BenchmarkConfig) -> dict[str, 
             entries = [(name, agent)] + [(opponent, field_agent)] * (rules.num_players - 1)
             deals = config.pimc_deals if opponent.startswith("pimc") else config.deals
             result = play_match(
-                rules, entries, deals=deals, seed=config.seed, games="hand", progress=config.progress_bar
+                rules, entries, deals=deals, seed=config.seed, episode="hand", progress=config.progress_bar
             )
             out[name][opponent] = result.summary()
     return out

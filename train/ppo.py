@@ -271,7 +271,7 @@ def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, floa
     candidate = ModelPolicy(model, ObservationLayout(rules))
     field = make_agent(config.eval_opponent, seed=seed)
     entries = [("trained", candidate)] + [(config.eval_opponent, field)] * (rules.num_players - 1)
-    result = play_match(rules, entries, deals=config.eval_deals, seed=seed, games="hand")
+    result = play_match(rules, entries, deals=config.eval_deals, seed=seed, episode="hand")
     points, diff = result.estimate("trained"), result.difference("trained")
     return {
         "charts/eval_points_per_hand": points.mean,

@@ -346,7 +346,7 @@ def evaluate(policy: MLPPolicy, config: RLlibPPOConfig, seed: int) -> dict[str, 
     """The policy against ``eval_opponent`` agents at the other seats on ``eval_deals`` duplicate hands."""
     field = make_agent(config.eval_opponent, seed=seed)
     entries = [("trained", policy)] + [(config.eval_opponent, field)] * (config.rules.num_players - 1)
-    result = play_match(config.rules, entries, deals=config.eval_deals, seed=seed, games="hand")
+    result = play_match(config.rules, entries, deals=config.eval_deals, seed=seed, episode="hand")
     points, diff = result.estimate("trained"), result.difference("trained")
     return {
         "charts/eval_points_per_hand": points.mean,

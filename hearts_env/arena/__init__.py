@@ -10,7 +10,7 @@ agent objects; ``agents/arena_cli.py`` is the ``hearts-arena`` command that buil
 
     field = RandomPolicy()  # one object at three seats: one batched call per step
     result = play_match(None, [("candidate", RandomPolicy()), ("field", field), ("field", field), ("field", field)],
-                        deals=500, seed=0, games="hand")
+                        deals=500, seed=0, episode="hand")
     print(result.table())
     result.difference("candidate")  # points per hand minus the field's, with its 95% interval
     result.difference("candidate").excludes_zero  # better (or worse) than the field at 95%?
@@ -32,8 +32,8 @@ equal and, in whole games, the n-th hand of every rotation is dealt the same car
 in batches through ``hearts_env.runner``: at each step every distinct agent object is called once,
 batched, on the games where it is to act (finished games leave the batch as they end).
 
-``games="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
-across, none, ... from its first hand. ``games="hand"`` plays one hand per game (the rules' target
+``episode="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
+across, none, ... from its first hand. ``episode="hand"`` plays one hand per game (the rules' target
 score is set to None), and the deals cycle through the pass directions: deal ``d`` passes in
 direction ``d mod L`` of the rules' cycle of length L (4 players: left, right, across, none; no
 passing with ``pass_count=0``), in every rotation of the agents, so a single-hand match weighs
@@ -98,7 +98,7 @@ plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when use
 
 from hearts_env.arena.match import (
     DEAL_BLOCK,
-    GAME_MODES,
+    EPISODES,
     MatchResult,
     TournamentResult,
     deal_keys,
@@ -121,7 +121,7 @@ __all__ = [
     "CONFIDENCE",
     "DEAL_BLOCK",
     "FIELD_METRICS",
-    "GAME_MODES",
+    "EPISODES",
     "METRICS",
     "DealSums",
     "Estimate",

@@ -20,7 +20,8 @@ from hearts_env.arena.statistics import DealSums, Estimate
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 
-GAME_MODES = ("game", "hand")
+EPISODES = ("game", "hand")
+"""What each deal plays: a whole game to the target score, or one hand."""
 
 DEAL_BLOCK = 1000
 """Deals per block by default: agents are reseeded at the start of every block of deals, and a
@@ -42,7 +43,7 @@ class MatchResult:
     """The raw outcome of a duplicate match: N deals x R = P rotations, indexed [deal, rotation, seat]."""
 
     rules: HeartsRules
-    games: str  # "game" or "hand"
+    episode: str  # "game" or "hand"
     seed: int
     names: tuple[str, ...]  # (K,) distinct agent names, in the order of their first entry
     entries: np.ndarray  # (P,) int: name index of each entry of the agents list
@@ -111,7 +112,7 @@ class MatchResult:
         sums = self.sums()
         out = {
             "kind": "match",
-            **report.settings(self.rules, self.games, self.deals, self.seed),
+            **report.settings(self.rules, self.episode, self.deals, self.seed),
             "rotations": int(self.seating.shape[0]),
             "seats": [self.names[i] for i in self.entries],
             "games_played": int(self.hands.size),
@@ -119,11 +120,11 @@ class MatchResult:
             "seconds": self.seconds,
             "hands_per_second": hands / self.seconds if self.seconds > 0 else None,
             "block": self.block,
-            "agents": report.agent_summaries(sums, self.games),
+            "agents": report.agent_summaries(sums, self.episode),
         }
         for name, entry in out["agents"].items():
             entry["seats"] = int(sum(self.names[i] == name for i in self.entries))
-        return out | _direction_fields(self.rules, sums, self.directions, self.games)
+        return out | _direction_fields(self.rules, sums, self.directions, self.episode)
 
     def table(self) -> str:
         return report.format_table(self.summary())
@@ -148,7 +149,7 @@ def play_match(
     agents: AgentsArg,
     deals: int = 100,
     seed: int = 0,
-    games: str = "game",
+    episode: str = "game",
     history: bool = False,
     progress: bool = False,
     block: int = DEAL_BLOCK,
@@ -156,7 +157,7 @@ def play_match(
 ) -> MatchResult:
     """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
 
-    ``rules``: the table (None: the standard game); ``games``: "game" (whole games to the target
+    ``rules``: the table (None: the standard game); ``episode``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
     ``history``: the games record their tricks, for agents that read ``InfoSet.tricks``;
     ``progress``: a tqdm bar over finished games, if tqdm is installed; ``block``: deals per block
@@ -165,7 +166,7 @@ def play_match(
     depend on the seed, the deals and the block size, never on the executor.
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
     """
-    match = _setup_match(rules, agents, deals, seed, games, history, block)
+    match = _setup_match(rules, agents, deals, seed, episode, history, block)
     (result,) = _play_matches([match], progress, executor)
     return result
 
@@ -176,7 +177,7 @@ class _Match:
     an executor)."""
 
     rules: HeartsRules  # the match's rules (single hands: no target score)
-    games: str
+    episode: str
     seed: int
     deals: int
     block: int
@@ -193,7 +194,7 @@ class _Match:
     @property
     def directions(self) -> np.ndarray | None:
         """(N,) str: each deal's pass direction (single hands); None for whole games."""
-        if self.games == "game":
+        if self.episode == "game":
             return None
         cycle = direction_cycle(self.rules)
         return np.array(cycle)[np.arange(self.deals) % len(cycle)]
@@ -211,9 +212,9 @@ class _Played:
 
 
 def _setup_match(
-    rules: HeartsRules | None, agents: AgentsArg, deals: int, seed: int, games: str, history: bool, block: int
+    rules: HeartsRules | None, agents: AgentsArg, deals: int, seed: int, episode: str, history: bool, block: int
 ) -> _Match:
-    rules = _match_rules(rules, games)
+    rules = _match_rules(rules, episode)
     deals = _check_count("deals", deals)
     seed = _check_seed(seed)
     block = _check_count("block", block)
@@ -221,7 +222,7 @@ def _setup_match(
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
-    return _Match(rules, games, seed, deals, block, bool(history), names, entry_names, entry_agents, seating)
+    return _Match(rules, episode, seed, deals, block, bool(history), names, entry_names, entry_agents, seating)
 
 
 def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
@@ -260,7 +261,7 @@ def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
     rules, P, R = match.rules, match.rules.num_players, match.seating.shape[0]
     deals = np.arange(b * match.block, min((b + 1) * match.block, match.deals))
     _seed_agents(list({id(a): a for a in match.entry_agents}.values()), match.seed, b)
-    if match.games == "hand":
+    if match.episode == "hand":
         cycle = direction_cycle(rules)
         batches = [
             (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), deals[deals % len(cycle) == c])
@@ -296,7 +297,7 @@ def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
     joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(_Played)}
     return MatchResult(
         rules=match.rules,
-        games=match.games,
+        episode=match.episode,
         seed=match.seed,
         names=match.names,
         entries=np.array([match.names.index(n) for n in match.entry_names]),
@@ -336,20 +337,22 @@ def _play_games(
     return runner.play(state, agents, seating, on_step=record, names=names), qs, moons
 
 
-def _direction_fields(rules: HeartsRules, sums: DealSums, directions: np.ndarray | None, games: str) -> dict[str, Any]:
+def _direction_fields(
+    rules: HeartsRules, sums: DealSums, directions: np.ndarray | None, episode: str
+) -> dict[str, Any]:
     """Summary entries of single hands: the pass cycle the deals follow and the results by direction."""
     if directions is None:
         return {}
     return {
         "pass_directions": list(direction_cycle(rules)),
-        "by_direction": report.direction_summaries(sums, directions, games),
+        "by_direction": report.direction_summaries(sums, directions, episode),
     }
 
 
 def _deals_passing(directions: np.ndarray | None, direction: str) -> np.ndarray:
     """(N,) bool: the deals that pass ``direction``."""
     if directions is None:
-        raise ValueError("direction= needs a single-hand match (games='hand'): whole games pass every way")
+        raise ValueError("direction= needs a single-hand match (episode='hand'): whole games pass every way")
     if direction not in directions:
         raise ValueError(f"no deal passes {direction!r}; the deals pass {', '.join(dict.fromkeys(directions))}")
     return directions == direction
@@ -362,16 +365,16 @@ def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np
     return (taken & core.BIT[core.QS]) != 0, (taken & core.POINT_BITS) == core.POINT_BITS
 
 
-def _match_rules(rules: HeartsRules | None, games: str) -> HeartsRules:
+def _match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:
     rules = HeartsRules() if rules is None else rules
     if not isinstance(rules, HeartsRules):
         raise ValueError(f"rules must be a HeartsRules or None, got {rules!r}")
-    if games not in GAME_MODES:
-        raise ValueError(f"games must be one of {', '.join(GAME_MODES)}; got {games!r}")
-    if games == "hand":
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {', '.join(EPISODES)}; got {episode!r}")
+    if episode == "hand":
         return dataclasses.replace(rules, target_score=None)
     if rules.target_score is None:
-        raise ValueError("games='game' needs rules with a target_score (these rules play one hand: use games='hand')")
+        raise ValueError("episode='game' needs rules with a target_score (these play one hand: use episode='hand')")
     return rules
 
 
@@ -457,14 +460,14 @@ class TournamentResult:
         first = self.matches[0]
         hands = int(sum(m.hands.sum() for m in self.matches))
         sums = self.sums()
-        agents = report.agent_summaries(sums, first.games)
+        agents = report.agent_summaries(sums, first.episode)
         for k, name in enumerate(self.names):
             agents[name]["tables"] = sum(k in t for t in self.tables)
             if self.ratings is not None:
                 agents[name]["rating"] = dict(self.ratings[name])
         out = {
             "kind": "round_robin",
-            **report.settings(first.rules, first.games, first.deals, first.seed),
+            **report.settings(first.rules, first.episode, first.deals, first.seed),
             "tables": [[self.names[i] for i in t] for t in self.tables],
             "games_played": int(sum(m.hands.size for m in self.matches)),
             "hands_played": hands,
@@ -473,7 +476,7 @@ class TournamentResult:
             "rating_model": self.rating_model,
             "agents": agents,
         }
-        return out | _direction_fields(first.rules, sums, first.directions, first.games)
+        return out | _direction_fields(first.rules, sums, first.directions, first.episode)
 
     def table(self) -> str:
         return report.format_table(self.summary())
@@ -487,7 +490,7 @@ def round_robin(
     agents: Mapping[str, Policy] | Sequence[tuple[str, Policy]],
     deals: int = 100,
     seed: int = 0,
-    games: str = "game",
+    episode: str = "game",
     tables: int | None = None,
     ratings: bool = True,
     history: bool = False,
@@ -508,7 +511,7 @@ def round_robin(
     names = tuple(n for n, _ in items)
     if len(items) < 2 or len(set(names)) != len(names):
         raise ValueError(f"round_robin needs at least two agents with distinct names, got {list(names)}")
-    rules = _match_rules(rules, games)
+    rules = _match_rules(rules, episode)
     seed = _check_seed(seed)
     if ratings and model is None:
         model = _openskill_model()
@@ -522,7 +525,7 @@ def round_robin(
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]
-    setups = [_setup_match(rules, [items[i] for i in t], deals, seed, games, history, block) for t in candidates]
+    setups = [_setup_match(rules, [items[i] for i in t], deals, seed, episode, history, block) for t in candidates]
     matches = tuple(_play_matches(setups, progress, executor))
     rated = _rate(model, names, candidates, matches) if ratings else None
     model_name = type(model).__name__ if ratings else None

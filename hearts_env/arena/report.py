@@ -18,14 +18,14 @@ from hearts_env.rules import HeartsRules
 # Summaries
 
 
-def settings(rules: HeartsRules, games: str, deals: int, seed: int) -> dict[str, Any]:
+def settings(rules: HeartsRules, episode: str, deals: int, seed: int) -> dict[str, Any]:
     """The settings of a match or tournament, JSON-ready."""
     knobs = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
     knobs["pass_cycle"] = list(knobs["pass_cycle"])
-    return {"rules": knobs, "games": games, "deals": deals, "seed": seed, "confidence": CONFIDENCE}
+    return {"rules": knobs, "episode": episode, "deals": deals, "seed": seed, "confidence": CONFIDENCE}
 
 
-def agent_summaries(sums: DealSums, games: str) -> dict[str, dict[str, Any]]:
+def agent_summaries(sums: DealSums, episode: str) -> dict[str, dict[str, Any]]:
     """Every name's counts and estimates, and its differences to the field."""
     out = {}
     for k, name in enumerate(sums.names):
@@ -37,25 +37,25 @@ def agent_summaries(sums: DealSums, games: str) -> dict[str, dict[str, Any]]:
             "moons_suffered": int(sums.moons_suffered[:, k].sum()),
         }
         for metric in METRICS:
-            if metric != "game_score" or games == "game":
+            if metric != "game_score" or episode == "game":
                 entry[metric] = sums.estimate(name, metric).to_dict()
         if len(sums.names) > 1:
             entry["vs_field"] = {
                 m: sums.difference(name, None, m).to_dict()
                 for m in FIELD_METRICS
-                if m != "game_score" or games == "game"
+                if m != "game_score" or episode == "game"
             }
         out[name] = entry
     return out
 
 
-def direction_summaries(sums: DealSums, directions: np.ndarray, games: str) -> dict[str, dict[str, Any]]:
+def direction_summaries(sums: DealSums, directions: np.ndarray, episode: str) -> dict[str, dict[str, Any]]:
     """``{direction: {"deals": n, "agents": agent summaries over its deals}}``, directions in the
     order the deals first pass them."""
     out = {}
     for direction in dict.fromkeys(directions.tolist()):
         deals = directions == direction
-        out[direction] = {"deals": int(deals.sum()), "agents": agent_summaries(sums.take(deals), games)}
+        out[direction] = {"deals": int(deals.sum()), "agents": agent_summaries(sums.take(deals), episode)}
     return out
 
 
@@ -67,7 +67,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
     """The plain-text table of a match or tournament summary (``summary()`` or its JSON loaded back),
     followed, for single hands, by points per hand by pass direction."""
     agents = summary["agents"]
-    whole = summary["games"] == "game"
+    whole = summary["episode"] == "game"
     rated = summary.get("kind") == "round_robin" and summary.get("rating_model") is not None
     seats = "tables" if summary.get("kind") == "round_robin" else "seats"
     columns = [
@@ -207,7 +207,7 @@ def plot(summary: Any, path: str, title: str | None = None) -> None:
         ax.errorbar(mu, y, xerr=2 * sigma, fmt="s", capsize=4, color="tab:green")
         ax.set_xlabel("OpenSkill rating (mu ± 2 sigma)")
         ax.grid(axis="x", alpha=0.3)
-    mode = "whole games" if summary["games"] == "game" else "single hands"
+    mode = "whole games" if summary["episode"] == "game" else "single hands"
     fig.suptitle(title or f"{summary['deals']:,} duplicate deals, {mode}, 95% intervals over deals")
     fig.savefig(path, dpi=120)
 

@@ -10,7 +10,7 @@ at once; Ray spreads the tasks over the cluster's CPUs.
     from hearts_env.arena.sharding import RayExecutor
 
     with RayExecutor() as ray_tasks:  # starts Ray here, or joins a cluster: RayExecutor("auto")
-        result = play_match(None, agents, deals=2000, seed=0, games="hand", block=100, executor=ray_tasks)
+        result = play_match(None, agents, deals=2000, seed=0, episode="hand", block=100, executor=ray_tasks)
 
 Every node of the cluster needs the project installed (``pip install -e ".[ray]"``, the same
 version), since each task unpickles the agents and imports ``hearts_env`` there; the agents
