@@ -80,8 +80,8 @@ def test_rules_from_dict_refuses_non_mappings_and_unknown_knobs():
     assert HeartsRules.from_dict(json.loads(json.dumps(HeartsRules().to_dict()))) == HeartsRules()
     with pytest.raises(ValueError, match="rules must be a mapping"):
         HeartsRules.from_dict([4])
-    with pytest.raises(ValueError, match="unknown rules knob decks"):
-        HeartsRules.from_dict({"decks": 2})
+    with pytest.raises(ValueError, match="unknown rules knob jokers"):
+        HeartsRules.from_dict({"jokers": 2})
 
 
 def rules_parser() -> argparse.ArgumentParser:
