@@ -30,10 +30,10 @@ from cancellation_reference import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_states import cancelling_actions, twin_deals
 from test_properties import assert_unchanged, check_batch_equals_singles, snapshot
 
-from hearts_env import cards
-from hearts_env.core import GAME_OVER, PLAY, State, hand_score, legal_mask, new_games, sample_actions, step
+from hearts_env.core import GAME_OVER, PLAY, State, hand_score, legal_mask, new_games, step
 from hearts_env.rules import HeartsRules
 
 U64 = np.uint64
@@ -136,38 +136,6 @@ def compare_with_reference(state: State, refs: list[RefGame2], context: str) -> 
             got = fields[field][g]
             if got != want:
                 pytest.fail(f"{context}, game {g}: {field} is {got}, the rules say {want}")
-
-
-def twin_deals(players: int, batch_size: int, rng: np.random.Generator) -> np.ndarray:
-    """(B, 104) deals where seats 2i and 2i+1 hold the same cards (the rest, and the kitty, random)."""
-    hs, pairs = HAND_SIZE[players], players // 2
-    deals = np.empty((batch_size, 104), np.int8)
-    for b in range(batch_size):
-        ids = rng.permutation(52)
-        copies = [int(c) for c in ids[pairs * hs :]] * 2
-        rest = rng.permutation(copies)
-        for i in range(pairs):
-            for c in ids[i * hs : (i + 1) * hs]:
-                deals[b, c], deals[b, 52 + c] = 2 * i, 2 * i + 1
-        places = [players - 1] * (hs if players % 2 else 0) + [cards.KITTY] * KITTY_SIZE[players]
-        seen: Counter[int] = Counter()
-        for c, place in zip(rest, places, strict=True):
-            deals[b, c + 52 * seen[c]] = place
-            seen[c] += 1
-    return deals
-
-
-def cancelling_actions(state: State, rng: np.random.Generator, lean: float) -> np.ndarray:
-    """Random legal cards, but with probability ``lean`` a legal card whose other copy is already
-    in the trick (so that it cancels) when there is one."""
-    actions = sample_actions(state, rng)
-    in_trick = np.bitwise_or.reduce(np.where(state.trick >= 0, BITS[np.clip(state.trick, 0, 51)], U64(0)), axis=1)
-    cancel = state.legal & in_trick
-    lean_on = (cancel != 0) & (state.phase == PLAY) & (rng.random(state.batch_size) < lean)
-    for g in np.flatnonzero(lean_on):
-        options = [c for c in range(52) if int(cancel[g]) >> c & 1]
-        actions[g] = options[int(rng.integers(len(options)))]
-    return actions
 
 
 def play_and_check(
