@@ -118,11 +118,12 @@ class State(Records):
     """
 
     FIELDS = STATE_FIELDS
-    META = ("rules", "layout", "params")
+    META = ("rules", "layout", "params", "deck")
 
     def __init__(self, rules: HeartsRules, data: np.ndarray, layout: Layout) -> None:
         super().__init__(rules, data, layout)
         self.params = rule_params(rules, layout.fields["tricks"][2][0] > 0)  # the rules as the kernels read them
+        self.deck = _deck8(rules.num_players, rules.decks)  # the cards the kernels deal
 
     @property
     def num_players(self) -> int:
@@ -223,7 +224,7 @@ def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
             rules.jack_of_diamonds,
             moon,
             rules.target_score or 0,
-            cards.lowest_club(rules.num_players) if rules.decks == 1 else -1,
+            first_lead_bits(rules),
             rules.hand_size if history else 0,
             deck_bits(rules.num_players, rules.decks),
             rules.decks,
@@ -236,9 +237,16 @@ def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
     return params
 
 
+def first_lead_bits(rules: HeartsRules) -> int:
+    """The cards that lead the first trick when held (``kernels.R_FIRST_LEAD``)."""
+    if rules.decks == 1:
+        return int(BIT[cards.lowest_club(rules.num_players)])
+    return int(~POINT_BITS & deck_bits(rules.num_players, 2)) if rules.no_points_on_first_trick else 0
+
+
 @functools.cache
-def _deck8(rules: HeartsRules) -> np.ndarray:
-    deck = cards.deck(rules.num_players, rules.decks).astype(np.int8)
+def _deck8(num_players: int, decks: int) -> np.ndarray:
+    deck = cards.deck(num_players, decks).astype(np.int8)
     deck.flags.writeable = False
     return deck
 
@@ -345,8 +353,9 @@ def new_games(
             once, twice = copy1 | copy2, copy1 & copy2
             layout.view(data, "hands")[:], layout.view(data, "hands2")[:] = once[:, :P], twice[:, :P]
             layout.view(data, "kitty")[:] = np.stack([once[:, P], twice[:, P]], axis=1)
-    kernels.new_games(data, layout.offsets, rule_params(rules, history), _deck8(rules), deals is not None)
-    return State(rules, data, layout)
+    state = State(rules, data, layout)
+    kernels.new_games(data, layout.offsets, state.params, state.deck, deals is not None)
+    return state
 
 
 def _piles(deals: np.ndarray, places: np.ndarray) -> np.ndarray:
@@ -487,7 +496,7 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
     kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
-    bad = kernel(data, actions, state.layout.offsets, state.params, _deck8(state.rules))
+    bad = kernel(data, actions, state.layout.offsets, state.params, state.deck)
     if bad >= 0:
         card = int(actions[bad])
         if not 0 <= card < NUM_CARDS:

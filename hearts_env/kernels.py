@@ -113,6 +113,9 @@ STATE_FIELDS = (
 ) = range(len(STATE_FIELDS))
 
 # --- The rules as an int array (see core.rule_params) ------------------------------------------
+# R_FIRST_LEAD: the cards that lead the first trick when held: the lowest club with one deck; with
+# two decks the cards that are not points (no_points_on_first_trick) or none (the usual lead rules).
+# R_DECK: bitboard of the cards in play. R_DECKS: 1 or 2. R_CYCLE: the pass offsets start here.
 (
     R_PLAYERS,
     R_HAND_SIZE,
@@ -122,13 +125,13 @@ STATE_FIELDS = (
     R_JD,
     R_MOON,
     R_TARGET,
-    R_LOWEST_CLUB,
+    R_FIRST_LEAD,
     R_HISTORY,
     R_DECK,
     R_DECKS,
     R_CYCLE_LENGTH,
     R_CYCLE,
-) = range(14)  # R_DECK: bitboard of the cards in play; R_DECKS: 1 or 2; R_CYCLE: the pass offsets start here
+) = range(14)
 
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
@@ -224,13 +227,11 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
         return hand
     first_trick = r8[off[F_TRICKS_PLAYED]] == 0
     if r8[off[F_TRICK_SIZE]] == 0:
-        if first_trick:
-            # Leading: the lowest club opens the hand.
-            if rp[R_DECKS] == 1:
-                return hand & BIT[rp[R_LOWEST_CLUB]]
-            # Two decks: the seat left of the dealer leads; no hearts or QS unless it holds nothing else.
-            if rp[R_NO_POINTS_FIRST] and (hand & ~POINT_BITS) != _ZERO:
-                return hand & ~POINT_BITS
+        # Leading the first trick: the lowest club opens the hand. Two decks: the seat left of the
+        # dealer leads, no heart or QS (with no_points_on_first_trick) unless it holds nothing else.
+        # (Written so, the compiled cascade stays as fast as with the one-deck rule alone.)
+        if first_trick and hand & U64(rp[R_FIRST_LEAD]):
+            return hand & U64(rp[R_FIRST_LEAD])
         # Hearts only once broken, or from a hand of nothing but hearts (and the QS).
         if r8[off[F_HEARTS_BROKEN]] or (hand & ~POINT_BITS) == _ZERO:
             return hand
@@ -314,9 +315,8 @@ def start_play(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
     if rp[R_DECKS] == 2:
         first = (r32[off[F_HAND_NUMBER]] - 1) % rp[R_PLAYERS]
     else:
-        low = BIT[rp[R_LOWEST_CLUB]]
         for s in range(rp[R_PLAYERS]):
-            if r64[off[F_HANDS] + s] & low:
+            if r64[off[F_HANDS] + s] & U64(rp[R_FIRST_LEAD]):  # the lowest club
                 first = s
     r8[off[F_PHASE]] = PLAY
     r8[off[F_TO_PLAY]] = first
