@@ -311,7 +311,7 @@ def test_missing_arrays_are_refused(policy):
         ({"layout_version": [2]}, "layout version [2]"),
         ({"format": {"a": 1}}, "format {'a': 1}"),
         ({"rules": [4]}, "invalid rules: rules must be a mapping"),
-        ({"rules": {"num_players": 4, "decks": 2}}, "invalid rules: unknown rules knob decks"),
+        ({"rules": {"num_players": 4, "jokers": 2}}, "invalid rules: unknown rules knob jokers"),
         ({"rules": {"num_players": "4"}}, "invalid rules: num_players"),
         ({"rules": {"pass_cycle": 5}}, "invalid rules: pass_cycle"),
         ({"num_players": [4]}, "num_players=[4]"),
