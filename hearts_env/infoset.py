@@ -130,6 +130,7 @@ class InfoSet(Records):
     ``passed2``       (B,) uint64     two decks: the cards of ``passed`` picked twice
     ``received2``     (B,) uint64     two decks: the cards of ``received`` received twice
     ``unseen2``       (B,) uint64     two decks: the cards of ``unseen`` of which neither copy was seen
+                                      (the face-down kitty's cards count as unseen)
     ``played2``       (B, P) uint64   two decks: the cards of ``played`` each seat played twice
     ``taken2``        (B, P) uint64   two decks: the cards of ``taken`` each seat took twice
     ``pot``           (B,) uint64     two decks: cards of the tricks without a winner, on the table
