@@ -376,7 +376,13 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
 
 
 @njit(cache=True)
-def hand_score(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+    """``hand_score2`` of a one-deck game (no second copies to give)."""
+    hand_score2(taken, taken, totals, rp, out)
+
+
+@njit(cache=True)
+def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     """``out`` (P,): the score of a completed hand from the cards each seat took (``taken2``: the
     cards it took twice, read only with two decks) and the game totals before it: hearts 1, QS 13,
     the moon rule, and the JD rule (-10 per JD) on top."""
@@ -423,7 +429,7 @@ def jacks_taken(taken: np.ndarray, taken2: np.ndarray, seat: int, two: bool) -> 
 @njit(cache=True)
 def score_hands(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     for g in range(taken.shape[0]):
-        hand_score(taken[g], taken2[g], totals[g], rp, out[g])
+        hand_score2(taken[g], taken2[g], totals[g], rp, out[g])
 
 
 # --- Stepping ------------------------------------------------------------------------------------
@@ -445,7 +451,7 @@ def end_hand(
     taken2 = r64[off[F_TAKEN2] : off[F_TAKEN2] + P] if two else taken  # read only with two decks
     scores = r32[off[F_SCORES] : off[F_SCORES] + P]
     points = r32[off[F_LAST_HAND_POINTS] : off[F_LAST_HAND_POINTS] + P]
-    hand_score(taken, taken2, scores, rp, points)
+    hand_score2(taken, taken2, scores, rp, points)
     over = rp[R_TARGET] == 0
     lowest = scores[0] + points[0]
     for s in range(P):

@@ -117,10 +117,9 @@ def test_vector_env_plays_two_decks() -> None:
 
 
 def test_arena_plays_random_players_on_two_decks(capsys: pytest.CaptureFixture[str]) -> None:
-    rules = HeartsRules(num_players=8, decks=2, target_score=None)
-    result = play_match(rules, [("random", RandomPolicy(1))] * 8, deals=6, seed=0, games="hand")
-    assert result.scores.shape == (6, 8, 8)
-    assert np.isin(result.scores.sum(axis=-1), [52, 52 * 7, -52]).all()
+    rules = HeartsRules(num_players=8, decks=2, target_score=40)
+    result = play_match(rules, [("random", RandomPolicy(1))] * 8, deals=3, seed=0)
+    assert result.scores.shape == (3, 8, 8) and (result.scores.max(axis=-1) >= 40).all()
     arena_main(["random"] * 8 + ["--decks", "2", "--num-players", "8", "--deals", "3", "--games", "hand"])
     assert "random" in capsys.readouterr().out
     with pytest.raises(SystemExit):
