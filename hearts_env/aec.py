@@ -101,8 +101,9 @@ unchanged; ``rules=HeartsRules(...)`` may be given instead of them.
 unicode suits) or ``"human"`` (prints it after every step).
 
 ``illegal_reward`` (``env()`` only): the reward for an illegal move; None picks -1 in ``"win"``
-mode, else ``-(target_score + 26)`` (-26 for a one-hand game), at least as bad as the worst game
-a seat can have in the ``"points"`` and ``"hand"`` modes, so an illegal move never pays.
+mode, else ``-(target_score + 26)`` (-26 for a one-hand game; 52 for 26 with two decks), at least
+as bad as the worst game a seat can have in the ``"points"`` and ``"hand"`` modes, so an illegal
+move never pays.
 
 ``reset(seed=None, options=None)``: ``seed`` makes the game that of
 ``core.new_games(rules, batch_size=1, seed=seed)`` (game 0 of the seed, ``hearts_env.seeding``);
@@ -169,11 +170,11 @@ def env(illegal_reward: float | None = None, **kwargs: Any) -> raw_env:
 
 
 def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
-    """-1 in ``"win"`` mode; else minus (target score + 26), 26 for a one-hand game: no game
-    can cost a seat more in the ``"points"`` and ``"hand"`` modes."""
+    """-1 in ``"win"`` mode; else minus (target score + 26), 26 for a one-hand game (52 for 26 with
+    two decks): no game can cost a seat more in the ``"points"`` and ``"hand"`` modes."""
     if check_reward_mode(reward) == "win":
         return -1.0
-    return -float((rules.target_score or 0) + core.MOON_POINTS)
+    return -float((rules.target_score or 0) + rules.moon_points)
 
 
 class raw_env(AECEnv[str, ObsType, int]):

@@ -1,5 +1,8 @@
 """Card ids, names and the deck for each player count (docs/rules.md, "Cards and seats").
 
+With two decks (Cancellation Hearts, docs/rules.md) the deck holds every id twice: the copies of a
+card are interchangeable, so a card is still named by its id.
+
 A card's id is ``suit * 13 + (rank - 2)`` with suits clubs 0, diamonds 1, spades 2, hearts 3 and
 ranks 2..14, so ``2C = 0``, ``QS = 36``, ``AH = 51``. The id is also the action id of every
 environment. Names are a rank character from ``23456789TJQKA`` and a suit character from ``CDSH``.
@@ -20,6 +23,8 @@ SUIT_CHARS = "CDSH"
 SUIT_SYMBOLS = "♣♦♠♥"
 RANK_CHARS = "23456789TJQKA"
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
+PLAYERS_BY_DECKS = {1: (MIN_PLAYERS, MAX_PLAYERS), 2: (6, 11)}  # players allowed with one and two decks
+KITTY = -2  # the "seat" of a kitty card in a two-deck ``deals`` row
 
 # Cards taken out so that the deck divides evenly among the players (never a point card).
 REMOVED_CARDS: dict[int, tuple[str, ...]] = {
@@ -84,45 +89,78 @@ def card_symbol(card: int) -> str:
     return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // NUM_RANKS]
 
 
-def check_num_players(num_players: int) -> int:
+def check_decks(decks: int) -> int:
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or decks not in PLAYERS_BY_DECKS:
+        raise ValueError(f"decks must be 1 or 2 (2: Cancellation Hearts), got {decks!r}")
+    return int(decks)
+
+
+def check_num_players(num_players: int, decks: int = 1) -> int:
+    low, high = PLAYERS_BY_DECKS[check_decks(decks)]
+    with_decks = "" if decks == 1 else f" with decks={decks}"
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise ValueError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
-    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+        raise ValueError(f"num_players must be an int in {low}..{high}{with_decks}, got {num_players!r}")
+    if not low <= num_players <= high:
+        two = PLAYERS_BY_DECKS[2]
+        hint = f" ({two[0]}..{two[1]} players play with decks=2)" if decks == 1 and num_players > high else ""
+        raise ValueError(f"num_players must be in {low}..{high}{with_decks}, got {num_players}{hint}")
     return int(num_players)
 
 
-def removed_cards(num_players: int) -> tuple[int, ...]:
-    """Ids of the cards taken out of the deck for ``num_players``."""
-    return tuple(parse_card(c) for c in REMOVED_CARDS[check_num_players(num_players)])
+def removed_cards(num_players: int, decks: int = 1) -> tuple[int, ...]:
+    """Ids of the cards taken out of the deck for ``num_players`` (none with two decks)."""
+    check_num_players(num_players, decks)
+    return () if decks == 2 else tuple(parse_card(c) for c in REMOVED_CARDS[num_players])
 
 
 @functools.cache
-def deck(num_players: int) -> np.ndarray:
-    """Sorted ids of the cards in play for ``num_players`` (read-only)."""
-    ids = np.setdiff1d(np.arange(NUM_CARDS), removed_cards(num_players))
+def deck(num_players: int, decks: int = 1) -> np.ndarray:
+    """Sorted ids of the cards in play for ``num_players`` (read-only); with two decks every id
+    twice (104 cards)."""
+    ids = np.setdiff1d(np.arange(NUM_CARDS), removed_cards(num_players, decks))
+    ids = np.repeat(ids, decks)
     ids.flags.writeable = False
     return ids
 
 
-def hand_size(num_players: int) -> int:
-    return len(deck(num_players)) // num_players
+def hand_size(num_players: int, decks: int = 1) -> int:
+    return len(deck(num_players, decks)) // num_players
+
+
+def kitty_size(num_players: int, decks: int = 1) -> int:
+    """Cards left over after dealing evenly, face down in the kitty (always 0 with one deck)."""
+    return len(deck(num_players, decks)) % num_players
 
 
 def lowest_club(num_players: int) -> int:
-    """The club that leads the first trick: 2C, or 3C where 2C is removed."""
+    """The club that leads the first trick with one deck: 2C, or 3C where 2C is removed."""
     return int(deck(num_players)[0])
 
 
-def deal_from_hands(hands: Sequence[str | Iterable[str | int]]) -> np.ndarray:
-    """A ``deals`` row for ``core.new_games``: the seat holding each card, -1 for cards not held.
+def deal_from_hands(
+    hands: Sequence[str | Iterable[str | int]], kitty: str | Iterable[str | int] = "", decks: int = 1
+) -> np.ndarray:
+    """A ``deals`` row for ``core.new_games``: the seat holding each card.
 
-    ``hands[s]`` lists seat ``s``'s cards, e.g. ``["2C 3C QS ...", "AH KH ...", ...]``.
+    ``hands[s]`` lists seat ``s``'s cards, e.g. ``["2C 3C QS ...", "AH KH ...", ...]``. One deck:
+    52 entries, -1 for cards not held. Two decks: 104 entries, entry ``c`` for one copy of card
+    ``c`` and ``52 + c`` for the other, ``KITTY`` (-2) for the cards of ``kitty``; a card may be
+    listed twice (in one hand, two hands, or the kitty).
     """
-    row = np.full(NUM_CARDS, -1, dtype=np.int8)
-    for seat, hand in enumerate(hands):
-        for card in parse_cards(hand):
-            if row[card] != -1:
-                raise ValueError(f"{card_name(card)} is given to seat {row[card]} and seat {seat}")
-            row[card] = seat
+    decks = check_decks(decks)
+    if decks == 1 and kitty:
+        raise ValueError("a kitty exists only with two decks")
+    row = np.full(decks * NUM_CARDS, -1, dtype=np.int8)
+    places = [(seat, hand) for seat, hand in enumerate(hands)] + [(KITTY, kitty)]
+    for seat, held in places:
+        for card in parse_cards(held):
+            free = [i for i in range(card, decks * NUM_CARDS, NUM_CARDS) if row[i] == -1]
+            if not free:
+                owners = " and ".join(_place_name(row[i]) for i in range(card, decks * NUM_CARDS, NUM_CARDS))
+                raise ValueError(f"{card_name(card)} is given to {owners} and {_place_name(seat)}")
+            row[free[0]] = seat
     return row
+
+
+def _place_name(seat: int) -> str:
+    return "the kitty" if seat == KITTY else f"seat {seat}"

@@ -15,6 +15,11 @@ to the trick) and ``GAME_OVER``. A hand that ends is scored within the step of i
 the next hand is dealt at once, so ``hand_over`` marks the states that followed a completed hand,
 ``last_hand_points`` holds that hand's score and ``last_hand_taken`` the cards each seat took in it.
 
+With two decks (``HeartsRules(decks=2)``, Cancellation Hearts) a seat may hold both copies of a
+card: ``hands`` still holds the ids it holds at least once, and ``hands2`` the ids it holds twice
+(and so ``passed2``, ``played2``, ``taken2``, ``last_hand_taken2``); the kitty and the pot are
+such pairs too. Actions, ``legal`` and the trick stay card ids: the copies are interchangeable.
+
 The rules live in ``hearts_env.kernels`` (numba, compiled on first use and cached on disk); they
 loop over the games of a batch, so one game and sixteen thousand take the same code path. Later
 deals of a game are drawn from the game's own key (``State.key``) and its hand number through a
@@ -93,7 +98,21 @@ class State(Records):
     ``hand_over``        (B,) bool       the step that made this state completed a hand
     ``winners``          (B, P) bool     lowest total once the game is over (ties shared)
     ``legal``            (B,) uint64     legal cards of the seat to act; 0 once the game is over
+    ``hands2``           (B, P2) uint64  two decks: the cards of ``hands`` held twice (P2 = P; 0
+                                         with one deck, as for the fields below)
+    ``passed2``          (B, P2) uint64  two decks: the cards of ``passed`` picked twice
+    ``played2``          (B, P2) uint64  two decks: the cards of ``played`` played twice
+    ``taken2``           (B, P2) uint64  two decks: the cards of ``taken`` taken twice
+    ``last_hand_taken2`` (B, P2) uint64  two decks: the cards of ``last_hand_taken`` taken twice
+    ``kitty``            (B, K) uint64   two decks (K = 2; 0 with one deck): the face-down kitty,
+                                         [:, 0] its cards, [:, 1] those it holds twice; emptied
+                                         when the first trick with a taker takes it
+    ``pot``              (B, K) uint64   two decks: the cards of the tricks without a winner
+                                         waiting on the table for the next taker, as ``kitty``
     ==================== =============== ==========================================================
+
+    With two decks, ``winner`` is -1 while every card of the led suit is cancelled, and
+    ``last_trick_winner`` is -1 after a trick that went into the pot.
 
     ``state[index]`` selects games; ``state.replace(field=array, ...)`` changes fields (then
     ``recompute_legal`` brings ``legal`` up to date); ``state.data`` is the (B, width) byte buffer
@@ -101,15 +120,20 @@ class State(Records):
     """
 
     FIELDS = STATE_FIELDS
-    META = ("rules", "layout", "params")
+    META = ("rules", "layout", "params", "deck")
 
     def __init__(self, rules: HeartsRules, data: np.ndarray, layout: Layout) -> None:
         super().__init__(rules, data, layout)
         self.params = rule_params(rules, layout.fields["tricks"][2][0] > 0)  # the rules as the kernels read them
+        self.deck = _deck8(rules.num_players, rules.decks)  # the cards the kernels deal
 
     @property
     def num_players(self) -> int:
         return self.rules.num_players
+
+    @property
+    def decks(self) -> int:
+        return self.rules.decks
 
     @property
     def history(self) -> bool:
@@ -129,7 +153,7 @@ class State(Records):
     @property
     def hand_points(self) -> np.ndarray:
         """(B, P) int32: points taken so far this hand (JD rule included), before any moon adjustment."""
-        return points_taken(self.rules, self.taken)
+        return points_taken(self.rules, self.taken, self.taken2 if self.rules.decks == 2 else None)
 
     @property
     def lead_suit(self) -> np.ndarray:
@@ -145,9 +169,10 @@ class State(Records):
 
 
 @functools.cache
-def state_layout(num_players: int, history_length: int) -> Layout:
+def state_layout(num_players: int, history_length: int, decks: int = 1) -> Layout:
     """The fields of a state with P players (and H recorded tricks, 0 without history)."""
     P, H = num_players, history_length
+    P2, K = (P, 2) if decks == 2 else (0, 0)  # the two-deck fields have zero width with one deck
     u64, i32, i8, b = np.uint64, np.int32, np.int8, np.bool_
     shapes = {
         "key": (u64, ()),
@@ -175,6 +200,13 @@ def state_layout(num_players: int, history_length: int) -> Layout:
         "hand_over": (b, ()),
         "winners": (b, (P,)),
         "legal": (u64, ()),
+        "hands2": (u64, (P2,)),
+        "passed2": (u64, (P2,)),
+        "played2": (u64, (P2,)),
+        "taken2": (u64, (P2,)),
+        "last_hand_taken2": (u64, (P2,)),
+        "kitty": (u64, (K,)),
+        "pot": (u64, (K,)),
     }
     return cached_layout(tuple((name, *shapes[name]) for name in STATE_FIELDS))
 
@@ -194,9 +226,10 @@ def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
             rules.jack_of_diamonds,
             moon,
             rules.target_score or 0,
-            cards.lowest_club(rules.num_players),
+            first_lead_bits(rules),
             rules.hand_size if history else 0,
-            deck_bits(rules.num_players),
+            deck_bits(rules.num_players, rules.decks),
+            rules.decks,
             len(offsets),
             *offsets,
         ],
@@ -206,17 +239,24 @@ def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
     return params
 
 
+def first_lead_bits(rules: HeartsRules) -> int:
+    """The cards that lead the first trick when held (``kernels.R_FIRST_LEAD``)."""
+    if rules.decks == 1:
+        return int(BIT[cards.lowest_club(rules.num_players)])
+    return int(~POINT_BITS & deck_bits(rules.num_players, 2)) if rules.no_points_on_first_trick else 0
+
+
 @functools.cache
-def _deck8(num_players: int) -> np.ndarray:
-    deck = cards.deck(num_players).astype(np.int8)
+def _deck8(num_players: int, decks: int) -> np.ndarray:
+    deck = cards.deck(num_players, decks).astype(np.int8)
     deck.flags.writeable = False
     return deck
 
 
 @functools.cache
-def deck_bits(num_players: int) -> np.uint64:
-    """Bitboard of the cards in play with ``num_players`` players."""
-    return _U64(np.bitwise_or.reduce(BIT[cards.deck(num_players)]))
+def deck_bits(num_players: int, decks: int = 1) -> np.uint64:
+    """Bitboard of the cards in play with ``num_players`` players (every card with two decks)."""
+    return _U64(np.bitwise_or.reduce(BIT[cards.deck(num_players, decks)]))
 
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
@@ -266,7 +306,9 @@ def new_games(
     """Start a batch of games at hand 1.
 
     Give ``batch_size`` for random deals, or ``deals``, an int array (B, 52) holding the seat dealt
-    each card (-1 for the cards removed at this player count), for given first deals. ``seed``
+    each card (-1 for the cards removed at this player count), for given first deals; with two
+    decks (B, 104), the seat of each card's one copy then (from entry 52) of its other copy, and
+    ``cards.KITTY`` (-2) for the kitty's cards (``cards.deal_from_hands`` writes a row). ``seed``
     seeds every random deal of the batch (the first, when not given, and all later ones): game
     ``i`` gets the key ``seeding.game_keys(seed, i)``, so it is game ``i`` of every run with that
     seed (the arena's deal ``i``, the environments' first game); no seed draws a fresh one.
@@ -300,34 +342,54 @@ def new_games(
         raise ValueError(f"keys must be a ({batch_size},) array given instead of a seed, got shape {np.shape(keys)}")
     else:
         key = np.asarray(keys, dtype=_U64)
-    layout = state_layout(rules.num_players, rules.hand_size if history else 0)
+    layout = state_layout(rules.num_players, rules.hand_size if history else 0, rules.decks)
     data = layout.zeros(batch_size)
     layout.view(data, "key")[:] = key
     if deals is not None:
-        held = deals[:, None, :] == np.arange(rules.num_players)[None, :, None]  # (B, P, 52)
-        layout.view(data, "hands")[:] = np.bitwise_or.reduce(np.where(held, BIT, _U64(0)), axis=2)
-    kernels.new_games(data, layout.offsets, rule_params(rules, history), _deck8(rules.num_players), deals is not None)
-    return State(rules, data, layout)
+        P = rules.num_players
+        if rules.decks == 1:
+            layout.view(data, "hands")[:] = _piles(deals, np.arange(P))
+        else:  # the cards each place holds at least once, and twice (the kitty is place P)
+            places = np.append(np.arange(P), cards.KITTY)
+            copy1, copy2 = _piles(deals[:, :NUM_CARDS], places), _piles(deals[:, NUM_CARDS:], places)
+            once, twice = copy1 | copy2, copy1 & copy2
+            layout.view(data, "hands")[:], layout.view(data, "hands2")[:] = once[:, :P], twice[:, :P]
+            layout.view(data, "kitty")[:] = np.stack([once[:, P], twice[:, P]], axis=1)
+    state = State(rules, data, layout)
+    kernels.new_games(data, layout.offsets, state.params, state.deck, deals is not None)
+    return state
+
+
+def _piles(deals: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """(B, len(places)) bitboards: the cards ``deals`` (B, 52) puts at each place."""
+    held = deals[:, None, :] == places[None, :, None]
+    return np.bitwise_or.reduce(np.where(held, BIT, _U64(0)), axis=2)
 
 
 def _check_deals(rules: HeartsRules, deals: np.ndarray) -> np.ndarray:
     deals = np.asarray(deals)
-    if deals.ndim != 2 or deals.shape[1] != NUM_CARDS or deals.shape[0] < 1:
-        raise ValueError(f"deals must have shape (B, 52) with B >= 1, got {deals.shape}")
+    width = NUM_CARDS * rules.decks
+    if deals.ndim != 2 or deals.shape[1] != width or deals.shape[0] < 1:
+        raise ValueError(f"deals must have shape (B, {width}) with B >= 1 for {rules.decks} deck(s), got {deals.shape}")
     if not np.issubdtype(deals.dtype, np.integer):
         raise ValueError(f"deals must hold integer seats, got dtype {deals.dtype}")
     P = rules.num_players
-    removed = np.zeros(NUM_CARDS, bool)
-    removed[list(cards.removed_cards(P))] = True
-    bad_seat = (deals < -1) | (deals >= P)
+    if rules.decks == 1:
+        bad_seat, seats = (deals < -1) | (deals >= P), f"-1..{P - 1}"
+    else:
+        bad_seat = ((deals < 0) & (deals != cards.KITTY)) | (deals >= P)
+        seats = f"0..{P - 1} and {cards.KITTY} (the kitty)"
     if bad_seat.any():
         g, c = np.argwhere(bad_seat)[0]
-        raise ValueError(f"deals: game {g} gives {card_name(c)} to seat {deals[g, c]}; seats are -1..{P - 1}")
-    wrong_removed = (deals == -1) != removed
-    if wrong_removed.any():
-        g, c = np.argwhere(wrong_removed)[0]
-        what = "is removed with" if removed[c] else "must be dealt with"
-        raise ValueError(f"deals: game {g}: {card_name(c)} {what} {P} players (seat {deals[g, c]} given)")
+        raise ValueError(f"deals: game {g} gives {card_name(c % NUM_CARDS)} to seat {deals[g, c]}; seats are {seats}")
+    if rules.decks == 1:
+        removed = np.zeros(NUM_CARDS, bool)
+        removed[list(cards.removed_cards(P))] = True
+        wrong_removed = (deals == -1) != removed
+        if wrong_removed.any():
+            g, c = np.argwhere(wrong_removed)[0]
+            what = "is removed with" if removed[c] else "must be dealt with"
+            raise ValueError(f"deals: game {g}: {card_name(c)} {what} {P} players (seat {deals[g, c]} given)")
     counts = (deals[:, :, None] == np.arange(P)).sum(axis=1)
     wrong_count = counts != rules.hand_size
     if wrong_count.any():
@@ -355,21 +417,30 @@ def raw_points(piles: np.ndarray) -> np.ndarray:
     return (np.bitwise_count(piles & HEART_BITS) * HEART_POINTS + QS_POINTS * ((piles & BIT[QS]) != 0)).astype(np.int32)
 
 
-def points_taken(rules: HeartsRules, taken: np.ndarray) -> np.ndarray:
-    """Points of taken piles (any shape of bitboards) before the moon: hearts, QS, and the JD rule."""
+def points_taken(rules: HeartsRules, taken: np.ndarray, taken2: np.ndarray | None = None) -> np.ndarray:
+    """Points of taken piles (any shape of bitboards) before the moon: hearts, QS, and the JD rule;
+    ``taken2``, with two decks, the cards of each pile taken twice."""
     points = raw_points(taken)
     if rules.jack_of_diamonds:
         points += JD_POINTS * ((np.asarray(taken, _U64) & BIT[JD]) != 0)
+    if taken2 is not None:
+        points += points_taken(rules, taken2)
     return points
 
 
-def hand_score(rules: HeartsRules, taken: np.ndarray, totals: np.ndarray) -> np.ndarray:
+def hand_score(
+    rules: HeartsRules, taken: np.ndarray, totals: np.ndarray, taken2: np.ndarray | None = None
+) -> np.ndarray:
     """(n, P) int32 score of completed hands from the cards each seat took (n, P) and the game
-    totals before the hand (n, P): hearts 1, QS 13, the moon rule, and the JD rule on top."""
+    totals before the hand (n, P): hearts 1, QS 13, the moon rule, and the JD rule on top. With
+    two decks ``taken2`` (n, P) gives the cards each seat took twice (none if not given)."""
     taken = np.ascontiguousarray(taken, _U64)
     totals = np.ascontiguousarray(totals, np.int32)
+    taken2 = np.zeros_like(taken) if taken2 is None else np.ascontiguousarray(taken2, _U64)
+    if taken2.shape != taken.shape:
+        raise ValueError(f"taken2 must have the shape of taken {taken.shape}, got {taken2.shape}")
     out = np.empty(taken.shape, np.int32)
-    kernels.score_hands(taken, totals, rule_params(rules), out)
+    kernels.score_hands(taken, taken2, totals, rule_params(rules), out)
     return out
 
 
@@ -431,7 +502,7 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
             raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
         actions = actions.astype(np.int64)
     kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
-    bad = kernel(data, actions, state.layout.offsets, state.params, _deck8(state.rules.num_players))
+    bad = kernel(data, actions, state.layout.offsets, state.params, state.deck)
     if bad >= 0:
         card = int(actions[bad])
         if not 0 <= card < NUM_CARDS:
@@ -460,9 +531,10 @@ def explain_illegal(state: State, game: int, card: int) -> str:
         return "it cannot be passed"
     first_trick = state.tricks_played[game] == 0
     if state.trick_size[game] == 0:
-        low = cards.lowest_club(state.num_players)
-        if first_trick:
-            return f"the first trick must be led with {card_name(low)}"
+        if first_trick and state.decks == 1:
+            return f"the first trick must be led with {card_name(cards.lowest_club(state.num_players))}"
+        if first_trick and state.rules.no_points_on_first_trick and int(BIT[card]) & int(POINT_BITS):
+            return "no heart or QS may lead the first trick unless the hand holds nothing else"
         return "hearts are not broken: a heart may be led only once broken or from a hand of only hearts (and the QS)"
     suit = int(state.lead_suit[game])
     if hand & int(SUIT_BITS[suit]):

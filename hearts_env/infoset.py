@@ -6,6 +6,12 @@ game totals, the suits each seat is known to be void in and the cards it has not
 hidden goes in, so agents and observation encoders that read only an ``InfoSet`` cannot cheat.
 
 Seats are relative to the observer: 0 = itself, 1 = its left, ..., P - 1 = its right.
+
+With two decks (Cancellation Hearts) a pile that may hold both copies of a card is two bitboards,
+as in the core: ``hand`` the cards held at least once and ``hand2`` those held twice, and so on.
+The observer also knows the pot on the table and how many cards lie face down in the kitty, but
+not which, until the kitty is taken (then its cards are in the taker's ``taken``). With one deck
+the fields of the second copies, the pot and the kitty are zero.
 An ``InfoSet`` is built by a compiled kernel from the core's state (``infoset(state, seat)``).
 """
 
@@ -45,6 +51,15 @@ INFO_FIELDS = (
     "taken",
     "points",
     "scores",
+    "hand2",
+    "passed2",
+    "received2",
+    "unseen2",
+    "played2",
+    "taken2",
+    "pot",
+    "pot2",
+    "kitty_size",
 )
 (
     I_SEAT,
@@ -69,6 +84,15 @@ INFO_FIELDS = (
     I_TAKEN,
     I_POINTS,
     I_SCORES,
+    I_HAND2,
+    I_PASSED2,
+    I_RECEIVED2,
+    I_UNSEEN2,
+    I_PLAYED2,
+    I_TAKEN2,
+    I_POT,
+    I_POT2,
+    I_KITTY_SIZE,
 ) = range(len(INFO_FIELDS))
 
 
@@ -92,7 +116,8 @@ class InfoSet(Records):
     ``played``        (B, P) uint64   cards each seat has played this hand, current trick included
     ``trick``         (B, P) int8     card each seat played to the current trick, -1 if none
     ``trick_leader``  (B,) int8       seat that leads the current trick (-1 during the pass)
-    ``trick_winner``  (B,) int8       seat winning the current trick so far (-1 during the pass)
+    ``trick_winner``  (B,) int8       seat winning the current trick so far (-1 during the pass, and
+                                      with two decks while every card of the led suit is cancelled)
     ``tricks``        (B, H, P) int8  card each seat played to each completed trick (H = 0 without history)
     ``trick_leaders`` (B, H) int8     seat that led each completed trick, -1 if none yet
     ``tricks_played`` (B,) int8
@@ -101,6 +126,16 @@ class InfoSet(Records):
     ``taken``         (B, P) uint64   cards each seat has taken in tricks this hand
     ``points``        (B, P) int32    points each seat has taken this hand (JD rule included)
     ``scores``        (B, P) int32    game totals
+    ``hand2``         (B,) uint64     two decks: the cards of ``hand`` held twice
+    ``passed2``       (B,) uint64     two decks: the cards of ``passed`` picked twice
+    ``received2``     (B,) uint64     two decks: the cards of ``received`` received twice
+    ``unseen2``       (B,) uint64     two decks: the cards of ``unseen`` of which neither copy was seen
+                                      (the face-down kitty's cards count as unseen)
+    ``played2``       (B, P) uint64   two decks: the cards of ``played`` each seat played twice
+    ``taken2``        (B, P) uint64   two decks: the cards of ``taken`` each seat took twice
+    ``pot``           (B,) uint64     two decks: cards of the tricks without a winner, on the table
+    ``pot2``          (B,) uint64     two decks: the cards of ``pot`` that lie there twice
+    ``kitty_size``    (B,) int8       two decks: cards face down in the kitty (0 once it is taken)
     ================= =============== ==============================================================
     """
 
@@ -141,6 +176,15 @@ def info_layout(num_players: int, history_length: int) -> Layout:
         "taken": (u64, (P,)),
         "points": (i32, (P,)),
         "scores": (i32, (P,)),
+        "hand2": (u64, ()),
+        "passed2": (u64, ()),
+        "received2": (u64, ()),
+        "unseen2": (u64, ()),
+        "played2": (u64, (P,)),
+        "taken2": (u64, (P,)),
+        "pot": (u64, ()),
+        "pot2": (u64, ()),
+        "kitty_size": (i8, ()),
     }
     return cached_layout(tuple((name, *shapes[name]) for name in INFO_FIELDS))
 
@@ -209,7 +253,6 @@ def infoset_row(
     i64[ioff[I_RECEIVED]] = s64[soff[k.F_PASSED] + (seat - offset) % P] if landed else U64(0)
     lead = s8[soff[k.F_TRICK] + s8[soff[k.F_LEADER]]]
     seen = hand | (passed if phase == k.PASS else U64(0))  # picks not yet passed are still its own
-    jd_rule = rp[k.R_JD] != 0
     for r in range(P):
         a = (seat + r) % P
         card = s8[soff[k.F_TRICK] + a]
@@ -223,14 +266,14 @@ def infoset_row(
         seen |= played
         i64[ioff[I_PLAYED] + r] = played
         i8[ioff[I_VOIDS] + r] = void
-        taken = s64[soff[k.F_TAKEN] + a]
-        i64[ioff[I_TAKEN] + r] = taken
-        i32[ioff[I_POINTS] + r] = k.pile_points(taken, jd_rule)
+        i64[ioff[I_TAKEN] + r] = s64[soff[k.F_TAKEN] + a]
+        i32[ioff[I_POINTS] + r] = k.seat_points(s64, soff, rp, a)
         i32[ioff[I_SCORES] + r] = s32[soff[k.F_SCORES] + a]
     i64[ioff[I_UNSEEN]] = U64(rp[k.R_DECK]) & ~seen
     passing = phase == k.PASS
     i8[ioff[I_TRICK_LEADER]] = -1 if passing else (s8[soff[k.F_LEADER]] - seat) % P
-    i8[ioff[I_TRICK_WINNER]] = -1 if passing else (s8[soff[k.F_WINNER]] - seat) % P
+    winner = s8[soff[k.F_WINNER]]
+    i8[ioff[I_TRICK_WINNER]] = -1 if passing or winner < 0 else (winner - seat) % P
     for h in range(H):
         for r in range(P):
             i8[ioff[I_TRICKS] + h * P + r] = s8[soff[k.F_TRICKS] + h * P + (seat + r) % P]
@@ -238,3 +281,51 @@ def infoset_row(
         i8[ioff[I_TRICK_LEADERS] + h] = -1 if led < 0 else (led - seat) % P
     i8[ioff[I_TRICKS_PLAYED]] = s8[soff[k.F_TRICKS_PLAYED]]
     i8[ioff[I_HEARTS_BROKEN]] = s8[soff[k.F_HEARTS_BROKEN]]
+    if rp[k.R_DECKS] == 2:
+        second_copies(s64, s8, soff, rp, seat, i64, i8, ioff)
+
+
+@njit(cache=True)
+def second_copies(
+    s64: np.ndarray,
+    s8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seat: int,
+    i64: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+) -> None:
+    """Two decks: the fields of the second copies, the pot and the kitty's size, and ``unseen`` /
+    ``unseen2`` counted by copies. Every copy the observer has seen is in its hand (or, during
+    the pass, among its picks), in a taken pile (the kitty included, once taken), in the pot or
+    in the current trick; the rest it has not seen."""
+    P = rp[k.R_PLAYERS]
+    phase = s8[soff[k.F_PHASE]]
+    offset = i8[ioff[I_PASS_OFFSET]]
+    hand, hand2 = s64[soff[k.F_HANDS] + seat], s64[soff[k.F_HANDS2] + seat]
+    passed, passed2 = s64[soff[k.F_PASSED] + seat], s64[soff[k.F_PASSED2] + seat]
+    i64[ioff[I_HAND2]] = hand2
+    i64[ioff[I_PASSED2]] = passed2
+    landed = phase != k.PASS and offset != 0
+    i64[ioff[I_RECEIVED2]] = s64[soff[k.F_PASSED2] + (seat - offset) % P] if landed else U64(0)
+    pot, pot2 = s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1]
+    i64[ioff[I_POT]] = pot
+    i64[ioff[I_POT2]] = pot2
+    i8[ioff[I_KITTY_SIZE]] = k.popcount(s64[soff[k.F_KITTY]]) + k.popcount(s64[soff[k.F_KITTY] + 1])
+    seen, seen2 = k.add_piles(hand, hand2, pot, pot2)
+    if phase == k.PASS:  # picks not yet passed are still its own
+        seen, seen2 = k.add_piles(seen, seen2, passed, passed2)
+    for r in range(P):
+        a = (seat + r) % P
+        played2 = s64[soff[k.F_PLAYED2] + a]
+        taken, taken2 = s64[soff[k.F_TAKEN] + a], s64[soff[k.F_TAKEN2] + a]
+        card = s8[soff[k.F_TRICK] + a]
+        if card >= 0:  # ``played`` (written already) holds it; a second copy goes to ``played2``
+            _, played2 = k.add_piles(s64[soff[k.F_PLAYED] + a], played2, k.BIT[card], U64(0))
+            seen, seen2 = k.add_piles(seen, seen2, k.BIT[card], U64(0))
+        i64[ioff[I_PLAYED2] + r] = played2
+        i64[ioff[I_TAKEN2] + r] = taken2
+        seen, seen2 = k.add_piles(seen, seen2, taken, taken2)
+    deck = U64(rp[k.R_DECK])
+    i64[ioff[I_UNSEEN]], i64[ioff[I_UNSEEN2]] = k.remove_pile(deck, deck, seen, seen2)

@@ -5,6 +5,12 @@ rules as an int array (``rule_params``), and loops over the games; the same code
 and thousands. Inside, a game's row is read through three typed views (64-, 32- and 8-bit), and
 field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
 ``hearts_env.core`` wraps these kernels in the public API; nothing else calls them.
+
+Two decks (``rp[R_DECKS] == 2``, Cancellation Hearts): a pile that may hold both copies of a card
+is two bitboards, the cards it holds at least once and the cards it holds twice (``hands`` and
+``hands2``, ``kitty[0]`` and ``kitty[1]``, ...), so the first one alone is the set of card ids
+and every one-deck rule that asks "does the seat hold this card" reads it unchanged. The fields
+of the second copies have zero width in one-deck layouts and are never touched there.
 """
 
 from __future__ import annotations
@@ -62,6 +68,14 @@ STATE_FIELDS = (
     "hand_over",
     "winners",
     "legal",
+    # Two decks only (zero width otherwise): the second copies, the kitty and the pot.
+    "hands2",
+    "passed2",
+    "played2",
+    "taken2",
+    "last_hand_taken2",
+    "kitty",
+    "pot",
 )
 (
     F_KEY,
@@ -89,9 +103,19 @@ STATE_FIELDS = (
     F_HAND_OVER,
     F_WINNERS,
     F_LEGAL,
+    F_HANDS2,
+    F_PASSED2,
+    F_PLAYED2,
+    F_TAKEN2,
+    F_LAST_HAND_TAKEN2,
+    F_KITTY,
+    F_POT,
 ) = range(len(STATE_FIELDS))
 
 # --- The rules as an int array (see core.rule_params) ------------------------------------------
+# R_FIRST_LEAD: the cards that lead the first trick when held: the lowest club with one deck; with
+# two decks the cards that are not points (no_points_on_first_trick) or none (the usual lead rules).
+# R_DECK: bitboard of the cards in play. R_DECKS: 1 or 2. R_CYCLE: the pass offsets start here.
 (
     R_PLAYERS,
     R_HAND_SIZE,
@@ -101,12 +125,13 @@ STATE_FIELDS = (
     R_JD,
     R_MOON,
     R_TARGET,
-    R_LOWEST_CLUB,
+    R_FIRST_LEAD,
     R_HISTORY,
     R_DECK,
+    R_DECKS,
     R_CYCLE_LENGTH,
     R_CYCLE,
-) = range(13)  # R_DECK: bitboard of the cards in play; R_CYCLE: the pass offsets of the cycle start here
+) = range(14)
 
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
@@ -145,6 +170,49 @@ def pass_offset(rp: np.ndarray, hand_number: int) -> int:
     return rp[R_CYCLE + (hand_number - 1) % rp[R_CYCLE_LENGTH]]
 
 
+# --- Piles of two decks: (at least once, twice) bitboard pairs ------------------------------------
+
+
+@njit(cache=True)
+def add_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
+    """Put one copy of the card ``bit`` in the pile at ``r64[once], r64[twice]``."""
+    if r64[once] & bit:
+        r64[twice] |= bit
+    else:
+        r64[once] |= bit
+
+
+@njit(cache=True)
+def remove_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
+    """Take one copy of the card ``bit`` (held) out of the pile at ``r64[once], r64[twice]``."""
+    if r64[twice] & bit:
+        r64[twice] ^= bit
+    else:
+        r64[once] ^= bit
+
+
+@njit(cache=True)
+def add_piles(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """The pile (a, a2) plus the pile (b, b2), of two decks: no card more than twice in all."""
+    return a | b, a2 | b2 | (a & b)
+
+
+@njit(cache=True)
+def remove_pile(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """The pile (a, a2) less the pile (b, b2) it contains."""
+    return (a & ~b) | (a2 & ~b2), a2 & ~b
+
+
+@njit(cache=True)
+def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> int:
+    """Points ``seat`` has taken so far this hand (both copies with two decks), before the moon."""
+    jd = rp[R_JD] != 0
+    points = pile_points(r64[off[F_TAKEN] + seat], jd)
+    if rp[R_DECKS] == 2:
+        points += pile_points(r64[off[F_TAKEN2] + seat], jd)
+    return points
+
+
 # --- Legal cards: the cascade ------------------------------------------------------------------
 
 
@@ -159,9 +227,12 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
         return hand
     first_trick = r8[off[F_TRICKS_PLAYED]] == 0
     if r8[off[F_TRICK_SIZE]] == 0:
-        # Leading: the lowest club opens the hand.
-        if first_trick:
-            return hand & BIT[rp[R_LOWEST_CLUB]]
+        # Leading the first trick: the lowest club opens the hand. Two decks: the seat left of the
+        # dealer leads, no heart or QS (with no_points_on_first_trick) unless it holds nothing else.
+        # (In this form the compiled cascade is as fast as with the one-deck rule alone; others were
+        # up to 20% slower.)
+        if first_trick and hand & U64(rp[R_FIRST_LEAD]):
+            return hand & U64(rp[R_FIRST_LEAD])
         # Hearts only once broken, or from a hand of nothing but hearts (and the QS).
         if r8[off[F_HEARTS_BROKEN]] or (hand & ~POINT_BITS) == _ZERO:
             return hand
@@ -207,7 +278,8 @@ def deal(
     shuffled: np.ndarray,
 ) -> None:
     """Deal hand ``hand_number`` of the game with this key: a Fisher-Yates shuffle of the deck
-    (into the scratch array ``shuffled``) driven by hashed counters, cut into hands."""
+    (into the scratch array ``shuffled``) driven by hashed counters, cut into hands; with two
+    decks the cards left over form the kitty."""
     P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
     counter = mix64(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
     n = len(deck)
@@ -220,6 +292,15 @@ def deal(
             word >>= U64(32)
         j = int(((word & U64(0xFFFFFFFF)) * U64(i + 1)) >> U64(32))  # uniform in 0..i (bias < 2^-26)
         shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    if rp[R_DECKS] == 2:
+        for s in range(P):
+            r64[off[F_HANDS] + s] = r64[off[F_HANDS2] + s] = _ZERO
+            for i in range(s * size, (s + 1) * size):
+                add_card(r64, off[F_HANDS] + s, off[F_HANDS2] + s, BIT[shuffled[i]])
+        r64[off[F_KITTY]] = r64[off[F_KITTY] + 1] = _ZERO
+        for i in range(P * size, n):
+            add_card(r64, off[F_KITTY], off[F_KITTY] + 1, BIT[shuffled[i]])
+        return
     for s in range(P):
         hand = _ZERO
         for i in range(s * size, (s + 1) * size):
@@ -228,13 +309,16 @@ def deal(
 
 
 @njit(cache=True)
-def start_play(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
-    """The holder of the lowest club leads the first trick."""
-    low = BIT[rp[R_LOWEST_CLUB]]
+def start_play(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    """The holder of the lowest club leads the first trick; with two decks, the seat left of the
+    dealer: seat (h - 1) mod P in hand h."""
     first = 0
-    for s in range(rp[R_PLAYERS]):
-        if r64[off[F_HANDS] + s] & low:
-            first = s
+    if rp[R_DECKS] == 2:
+        first = (r32[off[F_HAND_NUMBER]] - 1) % rp[R_PLAYERS]
+    else:
+        for s in range(rp[R_PLAYERS]):
+            if r64[off[F_HANDS] + s] & U64(rp[R_FIRST_LEAD]):  # the lowest club
+                first = s
     r8[off[F_PHASE]] = PLAY
     r8[off[F_TO_PLAY]] = first
     r8[off[F_LEADER]] = first
@@ -251,6 +335,10 @@ def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
         r64[off[F_PLAYED] + s] = _ZERO
         r8[off[F_VOIDS] + s] = 0
         r8[off[F_TRICK] + s] = -1
+        if rp[R_DECKS] == 2:
+            r64[off[F_PASSED2] + s] = r64[off[F_TAKEN2] + s] = r64[off[F_PLAYED2] + s] = _ZERO
+    if rp[R_DECKS] == 2:
+        r64[off[F_POT]] = r64[off[F_POT] + 1] = _ZERO
     for i in range(H * P):
         r8[off[F_TRICKS] + i] = -1
     for i in range(H):
@@ -261,7 +349,7 @@ def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
     r8[off[F_PHASE]] = PASS
     r8[off[F_TO_PLAY]] = 0
     if pass_offset(rp, r32[off[F_HAND_NUMBER]]) == 0:
-        start_play(r64, r8, off, rp)
+        start_play(r64, r32, r8, off, rp)
 
 
 @njit(cache=True)
@@ -269,7 +357,7 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
     """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given)."""
     P = rp[R_PLAYERS]
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    shuffled = np.empty(NUM_CARDS, np.int8)
+    shuffled = np.empty(len(deck), np.int8)
     for g in range(data.shape[0]):
         r64, r32, r8 = d64[g], d32[g], d8[g]
         r32[off[F_HAND_NUMBER]] = 1
@@ -289,22 +377,30 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
 
 @njit(cache=True)
 def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
-    """``out`` (P,): the score of a completed hand from the cards each seat took and the game
-    totals before it: hearts 1, QS 13, the moon rule, and the JD rule on top."""
-    P = rp[R_PLAYERS]
+    """``hand_score2`` of a one-deck game (no second copies to give)."""
+    hand_score2(taken, taken, totals, rp, out)
+
+
+@njit(cache=True)
+def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+    """``out`` (P,): the score of a completed hand from the cards each seat took (``taken2``: the
+    cards it took twice, read only with two decks) and the game totals before it: hearts 1, QS 13,
+    the moon rule, and the JD rule (-10 per JD) on top."""
+    P, two = rp[R_PLAYERS], rp[R_DECKS] == 2
+    moon_points = MOON_POINTS * rp[R_DECKS]  # every point card of the hand
     shooter = -1
     for s in range(P):
-        out[s] = raw_points(taken[s])
-        if out[s] == MOON_POINTS:
+        out[s] = raw_points(taken[s]) + (raw_points(taken2[s]) if two else 0)
+        if out[s] == moon_points:
             shooter = s
     moon = rp[R_MOON]
     if shooter >= 0 and moon == SHOOTER_CHOICE:
         # Add to the others, unless that would end the game with the shooter above the lowest.
         lowest, highest, mine = totals[shooter], totals[shooter], totals[shooter]
         for s in range(P):
-            after = totals[s] + (0 if s == shooter else MOON_POINTS)
-            if rp[R_JD] and taken[s] & _JD_BIT:
-                after += JD_POINTS
+            after = totals[s] + (0 if s == shooter else moon_points)
+            if rp[R_JD]:
+                after += JD_POINTS * jacks_taken(taken, taken2, s, two)
             lowest = min(lowest, after)
             highest = max(highest, after)
             if s == shooter:
@@ -314,17 +410,26 @@ def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.nd
     for s in range(P):
         if shooter >= 0:
             if moon == ADD_TO_OTHERS:
-                out[s] = 0 if s == shooter else MOON_POINTS
+                out[s] = 0 if s == shooter else moon_points
             else:
-                out[s] = -MOON_POINTS if s == shooter else 0
-        if rp[R_JD] and taken[s] & _JD_BIT:
-            out[s] += JD_POINTS
+                out[s] = -moon_points if s == shooter else 0
+        if rp[R_JD]:
+            out[s] += JD_POINTS * jacks_taken(taken, taken2, s, two)
 
 
 @njit(cache=True)
-def score_hands(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+def jacks_taken(taken: np.ndarray, taken2: np.ndarray, seat: int, two: bool) -> int:
+    """How many JDs ``seat`` took (0..2 with two decks)."""
+    jacks = 1 if taken[seat] & _JD_BIT else 0
+    if two and taken2[seat] & _JD_BIT:
+        jacks += 1
+    return jacks
+
+
+@njit(cache=True)
+def score_hands(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     for g in range(taken.shape[0]):
-        hand_score(taken[g], totals[g], rp, out[g])
+        hand_score2(taken[g], taken2[g], totals[g], rp, out[g])
 
 
 # --- Stepping ------------------------------------------------------------------------------------
@@ -341,16 +446,19 @@ def end_hand(
     shuffled: np.ndarray,
 ) -> None:
     """Score the completed hand, then end the game or deal the next hand."""
-    P = rp[R_PLAYERS]
+    P, two = rp[R_PLAYERS], rp[R_DECKS] == 2
     taken = r64[off[F_TAKEN] : off[F_TAKEN] + P]
+    taken2 = r64[off[F_TAKEN2] : off[F_TAKEN2] + P] if two else taken  # read only with two decks
     scores = r32[off[F_SCORES] : off[F_SCORES] + P]
     points = r32[off[F_LAST_HAND_POINTS] : off[F_LAST_HAND_POINTS] + P]
-    hand_score(taken, scores, rp, points)
+    hand_score2(taken, taken2, scores, rp, points)
     over = rp[R_TARGET] == 0
     lowest = scores[0] + points[0]
     for s in range(P):
         scores[s] += points[s]
         r64[off[F_LAST_HAND_TAKEN] + s] = taken[s]
+        if two:
+            r64[off[F_LAST_HAND_TAKEN2] + s] = taken2[s]
         over |= scores[s] >= rp[R_TARGET]
         lowest = min(lowest, scores[s])
     r8[off[F_HAND_OVER]] = 1
@@ -375,32 +483,74 @@ def end_trick(
     deck: np.ndarray,
     shuffled: np.ndarray,
 ) -> None:
-    """The winner takes the trick and leads the next; a hand's last trick ends the hand."""
-    P = rp[R_PLAYERS]
+    """The winner takes the trick and leads the next; a hand's last trick ends the hand.
+
+    Two decks: a trick without a winner (every card of the led suit cancelled) goes into the pot
+    and its leader leads again, unless it is the hand's last trick: then its leader takes it. The
+    next trick that has a taker takes the pot with it, and the first one also the kitty."""
+    P, two = rp[R_PLAYERS], rp[R_DECKS] == 2
     winner, leader = r8[off[F_WINNER]], r8[off[F_LEADER]]
     lead_suit = SUIT_OF[r8[off[F_TRICK] + leader]]
     number = r8[off[F_TRICKS_PLAYED]]
-    pile = _ZERO
+    last = number + 1 == rp[R_HAND_SIZE]
+    pile = pile2 = _ZERO
     for s in range(P):
         card = r8[off[F_TRICK] + s]
-        pile |= BIT[card]
-        r64[off[F_PLAYED] + s] |= BIT[card]
+        if two:
+            pile, pile2 = add_piles(pile, pile2, BIT[card], _ZERO)
+            add_card(r64, off[F_PLAYED] + s, off[F_PLAYED2] + s, BIT[card])
+        else:
+            pile |= BIT[card]
+            r64[off[F_PLAYED] + s] |= BIT[card]
         if SUIT_OF[card] != lead_suit:
             r8[off[F_VOIDS] + s] |= 1 << lead_suit
         if rp[R_HISTORY]:
             r8[off[F_TRICKS] + number * P + s] = card
         r8[off[F_LAST_TRICK] + s] = card
         r8[off[F_TRICK] + s] = -1
-    r64[off[F_TAKEN] + winner] |= pile
+    taker = winner
+    if two:
+        if taker < 0 and last:
+            taker = leader
+        pile, pile2 = add_piles(pile, pile2, r64[off[F_POT]], r64[off[F_POT] + 1])
+        if taker >= 0:
+            pile, pile2 = add_piles(pile, pile2, r64[off[F_KITTY]], r64[off[F_KITTY] + 1])
+            r64[off[F_KITTY]] = r64[off[F_KITTY] + 1] = _ZERO
+            t, t2 = r64[off[F_TAKEN] + taker], r64[off[F_TAKEN2] + taker]
+            r64[off[F_TAKEN] + taker], r64[off[F_TAKEN2] + taker] = add_piles(t, t2, pile, pile2)
+            pile = pile2 = _ZERO
+        r64[off[F_POT]], r64[off[F_POT] + 1] = pile, pile2
+    else:
+        r64[off[F_TAKEN] + winner] |= pile
     if rp[R_HISTORY]:
         r8[off[F_TRICK_LEADERS] + number] = leader
-    r8[off[F_LAST_TRICK_WINNER]] = winner
+    r8[off[F_LAST_TRICK_WINNER]] = taker
+    lead = taker if taker >= 0 else leader
     r8[off[F_TRICK_SIZE]] = 0
-    r8[off[F_LEADER]] = winner
-    r8[off[F_TO_PLAY]] = winner
+    r8[off[F_LEADER]] = lead
+    r8[off[F_WINNER]] = lead
+    r8[off[F_TO_PLAY]] = lead
     r8[off[F_TRICKS_PLAYED]] = number + 1
-    if number + 1 == rp[R_HAND_SIZE]:
+    if last:
         end_hand(r64, r32, r8, off, rp, deck, shuffled)
+
+
+@njit(cache=True)
+def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
+    """Two decks: the seat of the highest card of the led suit in the trick that no other copy of
+    it cancels, or -1 if every such card is cancelled."""
+    lead_suit = SUIT_OF[r8[off[F_TRICK] + r8[off[F_LEADER]]]]
+    once = twice = _ZERO
+    for s in range(rp[R_PLAYERS]):
+        card = r8[off[F_TRICK] + s]
+        if card >= 0:
+            once, twice = add_piles(once, twice, BIT[card], _ZERO)
+    winner, best = -1, -1
+    for s in range(rp[R_PLAYERS]):
+        card = r8[off[F_TRICK] + s]
+        if card > best and SUIT_OF[card] == lead_suit and not (twice & BIT[card]):
+            winner, best = s, card
+    return winner
 
 
 @njit(cache=True)
@@ -415,32 +565,48 @@ def step_game(
     shuffled: np.ndarray,
 ) -> None:
     """Apply one legal card for the seat to act (``shuffled``: scratch for dealing the next hand)."""
-    P = rp[R_PLAYERS]
+    P, two = rp[R_PLAYERS], rp[R_DECKS] == 2
     r8[off[F_HAND_OVER]] = 0
     phase = r8[off[F_PHASE]]
     if phase == GAME_OVER:
         return
     seat = r8[off[F_TO_PLAY]]
     bit = BIT[card]
-    r64[off[F_HANDS] + seat] ^= bit
+    if two:
+        remove_card(r64, off[F_HANDS] + seat, off[F_HANDS2] + seat, bit)
+    else:
+        r64[off[F_HANDS] + seat] ^= bit
     if phase == PASS:
-        passed = r64[off[F_PASSED] + seat] | bit
-        r64[off[F_PASSED] + seat] = passed
-        if popcount(passed) == rp[R_PASS_COUNT]:
+        if two:
+            add_card(r64, off[F_PASSED] + seat, off[F_PASSED2] + seat, bit)
+            picked = popcount(r64[off[F_PASSED] + seat]) + popcount(r64[off[F_PASSED2] + seat])
+        else:
+            r64[off[F_PASSED] + seat] |= bit
+            picked = popcount(r64[off[F_PASSED] + seat])
+        if picked == rp[R_PASS_COUNT]:
             r8[off[F_TO_PLAY]] = seat + 1
             if seat + 1 == P:
                 # Every seat has picked: the passes move together. Seat s receives from s - offset.
                 offset = pass_offset(rp, r32[off[F_HAND_NUMBER]])
                 for s in range(P):
-                    r64[off[F_HANDS] + s] |= r64[off[F_PASSED] + (s - offset) % P]
-                start_play(r64, r8, off, rp)
+                    giver = (s - offset) % P
+                    if two:
+                        h, h2 = r64[off[F_HANDS] + s], r64[off[F_HANDS2] + s]
+                        p, p2 = r64[off[F_PASSED] + giver], r64[off[F_PASSED2] + giver]
+                        r64[off[F_HANDS] + s], r64[off[F_HANDS2] + s] = add_piles(h, h2, p, p2)
+                    else:
+                        r64[off[F_HANDS] + s] |= r64[off[F_PASSED] + giver]
+                start_play(r64, r32, r8, off, rp)
     else:
         r8[off[F_TRICK] + seat] = card
-        # The winner so far is the leader before any card, so the first card compares with itself.
-        lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
-        best = r8[off[F_TRICK] + r8[off[F_WINNER]]]
-        if SUIT_OF[card] == SUIT_OF[lead] and card > best:
-            r8[off[F_WINNER]] = seat
+        if two:  # a card may cancel the one winning so far: look at the whole trick again
+            r8[off[F_WINNER]] = trick_winner(r8, off, rp)
+        else:
+            # The winner so far is the leader before any card, so the first card compares with itself.
+            lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
+            best = r8[off[F_TRICK] + r8[off[F_WINNER]]]
+            if SUIT_OF[card] == SUIT_OF[lead] and card > best:
+                r8[off[F_WINNER]] = seat
         if SUIT_OF[card] == cards.HEARTS or (card == QS and rp[R_QUEEN_BREAKS]):
             r8[off[F_HEARTS_BROKEN]] = 1
         r8[off[F_TRICK_SIZE]] += 1
@@ -479,7 +645,7 @@ def step_games(
 ) -> None:
     """Step the games ``start..stop - 1`` (all legal) in place."""
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    shuffled = np.empty(NUM_CARDS, np.int8)
+    shuffled = np.empty(len(deck), np.int8)
     for g in range(start, stop):
         r64, r32, r8 = d64[g], d32[g], d8[g]
         step_game(r64, r32, r8, off, rp, deck, actions[g], shuffled)

@@ -2,7 +2,7 @@
 
 The vector is ``uint8``: card sections are 0/1 bits in card-id order (``index = suit * 13 +
 rank - 2``), counts are small integers. Seats are relative to the observer (0 = itself, 1 = its
-left, ...). Its layout depends only on the number of players, the JD rule and ``history``;
+left, ...). Its layout depends only on the number of players, the JD rule, the decks and ``history``;
 ``ObservationLayout.split`` returns the named sections of any vector. The compact layout
 (``history=False``), with P players:
 
@@ -33,6 +33,21 @@ information in about a quarter of the bytes (every card row as the 8 bytes of a 
 cheaper to build and to move to a GPU, and ``unpack(packed, layout)`` turns it back into
 ``encode``'s vectors.
 
+With two decks (``HeartsRules(decks=2)``, Cancellation Hearts) card rows hold the cards present
+at least once, and these sections add the second copies, the pot and the kitty:
+
+| section | size | holds |
+|---|---|---|
+| ``hand2`` | 52 | cards the observer holds twice (after ``hand``) |
+| ``played2`` | P x 52 | cards each seat has played twice this hand (after ``played``) |
+| ``passed2``, ``received2`` | 52 each | cards passed, received twice (after ``passed``, ``received``) |
+| ``unseen2`` | 52 | cards of which neither copy has been seen (after ``unseen``) |
+| ``pot``, ``pot2`` | 52 each | the tricks without a winner on the table, once and twice (after ``higher_unseen``) |
+| ``kitty_size`` | 1 | cards face down in the kitty, 0 once taken |
+
+and ``higher_unseen`` counts unseen copies (0..24), ``points`` run to 52 and ``jd_taken`` counts
+the JDs each seat took (0..2). The one-deck layout is unchanged.
+
 ``history=True`` appends ``history`` (H x P x 52: the card each seat played to each completed
 trick, H = hand size) and ``history_leaders`` (H x P: one-hot leader of each trick); the games
 must then record their history (``core.new_games(..., history=True)``).
@@ -61,7 +76,23 @@ STANDARD_TARGET = 100
 _CAP = 255
 _ROW_BYTES = 8  # a packed card row: one little-endian 64-bit word, bit c = card c
 
-CARD_SECTIONS = ("hand", "played", "trick", "passed", "received", "legal", "unseen", "history")
+CARD_SECTIONS = (
+    "hand",
+    "hand2",
+    "played",
+    "played2",
+    "trick",
+    "passed",
+    "passed2",
+    "received",
+    "received2",
+    "legal",
+    "unseen",
+    "unseen2",
+    "pot",
+    "pot2",
+    "history",
+)
 """Sections made of 0/1 card rows (52 entries each); the packed form stores them as bits."""
 
 
@@ -76,19 +107,26 @@ class ObservationLayout:
 
     def __post_init__(self) -> None:
         P, H = self.rules.num_players, self.rules.hand_size
-        shapes: dict[str, tuple[int, ...]] = {
-            "hand": (NUM_CARDS,),
-            "played": (P, NUM_CARDS),
-            "trick": (P, NUM_CARDS),
-            "passed": (NUM_CARDS,),
-            "received": (NUM_CARDS,),
-            "legal": (NUM_CARDS,),
-            "unseen": (NUM_CARDS,),
-            "higher_unseen": (NUM_CARDS,),
-            "trick_leader": (P,),
-            "voids": (P, NUM_SUITS),
-            "points": (P,),
-        }
+        two = self.rules.decks == 2
+        shapes: dict[str, tuple[int, ...]] = {"hand": (NUM_CARDS,)}
+        if two:
+            shapes["hand2"] = (NUM_CARDS,)
+        shapes["played"] = (P, NUM_CARDS)
+        if two:
+            shapes["played2"] = (P, NUM_CARDS)
+        shapes |= {"trick": (P, NUM_CARDS), "passed": (NUM_CARDS,)}
+        if two:
+            shapes["passed2"] = (NUM_CARDS,)
+        shapes["received"] = (NUM_CARDS,)
+        if two:
+            shapes["received2"] = (NUM_CARDS,)
+        shapes |= {"legal": (NUM_CARDS,), "unseen": (NUM_CARDS,)}
+        if two:
+            shapes["unseen2"] = (NUM_CARDS,)
+        shapes["higher_unseen"] = (NUM_CARDS,)
+        if two:
+            shapes |= {"pot": (NUM_CARDS,), "pot2": (NUM_CARDS,), "kitty_size": (1,)}
+        shapes |= {"trick_leader": (P,), "voids": (P, NUM_SUITS), "points": (P,)}
         if self.rules.jack_of_diamonds:
             shapes["jd_taken"] = (P,)
         shapes |= {
@@ -143,13 +181,16 @@ class ObservationLayout:
     def scale(self) -> np.ndarray:
         """(size,) float32 multipliers that bring the counts near 0..1 for a network's input (bits
         keep 1): points by 26, scores and ``to_target`` by the target score (100 for one-hand
-        games), ``tricks_played`` by the hand size, ``higher_unseen`` by 12."""
+        games), ``tricks_played`` by the hand size, ``higher_unseen`` by 12; with two decks
+        points by 52, ``higher_unseen`` by 24 and ``kitty_size`` by the kitty's size."""
         scale = np.ones(self.size, np.float32)
         view = self.split(scale)
-        view["points"][:] = 1 / 26
+        view["points"][:] = 1 / self.rules.moon_points
         view["scores"][:] = view["to_target"][:] = 1 / (self.rules.target_score or STANDARD_TARGET)
         view["tricks_played"][:] = 1 / self.rules.hand_size
-        view["higher_unseen"][:] = 1 / 12
+        view["higher_unseen"][:] = 1 / (12 * self.rules.decks)
+        if "kitty_size" in view:
+            view["kitty_size"][:] = 1 / max(1, self.rules.kitty_size)
         return scale
 
     def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
@@ -240,6 +281,8 @@ def _check_info(info: InfoSet, layout: ObservationLayout) -> None:
         raise ValueError(
             f"info sets of {info.rules.num_players} players for a {layout.rules.num_players}-player layout"
         )
+    if info.rules.decks != layout.rules.decks:
+        raise ValueError(f"info sets of {info.rules.decks} deck(s) for a layout of {layout.rules.decks}")
     if layout.history and info.tricks.shape[1] == 0:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
 
@@ -260,6 +303,14 @@ SECTIONS = (
     "legal",
     "unseen",
     "higher_unseen",
+    "hand2",
+    "played2",
+    "passed2",
+    "received2",
+    "unseen2",
+    "pot",
+    "pot2",
+    "kitty_size",
     "trick_leader",
     "voids",
     "points",
@@ -282,6 +333,14 @@ SECTIONS = (
     S_LEGAL,
     S_UNSEEN,
     S_HIGHER_UNSEEN,
+    S_HAND2,
+    S_PLAYED2,
+    S_PASSED2,
+    S_RECEIVED2,
+    S_UNSEEN2,
+    S_POT,
+    S_POT2,
+    S_KITTY_SIZE,
     S_TRICK_LEADER,
     S_VOIDS,
     S_POINTS,
@@ -363,6 +422,19 @@ def encode_row(
     _cards(out, st[S_UNSEEN], unseen, packed)
     for c in range(NUM_CARDS):
         out[st[S_HIGHER_UNSEEN] + c] = k.popcount(unseen & ABOVE[c])
+    if st[S_HAND2] >= 0:  # the sections of two decks
+        unseen2 = i64[ioff[inf.I_UNSEEN2]]
+        for c in range(NUM_CARDS):
+            out[st[S_HIGHER_UNSEEN] + c] += k.popcount(unseen2 & ABOVE[c])
+        _cards(out, st[S_HAND2], i64[ioff[inf.I_HAND2]], packed)
+        for r in range(P):
+            _cards(out, st[S_PLAYED2] + r * row, i64[ioff[inf.I_PLAYED2] + r], packed)
+        _cards(out, st[S_PASSED2], i64[ioff[inf.I_PASSED2]], packed)
+        _cards(out, st[S_RECEIVED2], i64[ioff[inf.I_RECEIVED2]], packed)
+        _cards(out, st[S_UNSEEN2], unseen2, packed)
+        _cards(out, st[S_POT], i64[ioff[inf.I_POT]], packed)
+        _cards(out, st[S_POT2], i64[ioff[inf.I_POT2]], packed)
+        out[st[S_KITTY_SIZE]] = i8[ioff[inf.I_KITTY_SIZE]]
     _one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
     lowest, highest = i32[ioff[inf.I_SCORES]], i32[ioff[inf.I_SCORES]]
     for r in range(P):
@@ -373,9 +445,10 @@ def encode_row(
         for s in range(NUM_SUITS):
             out[st[S_VOIDS] + r * NUM_SUITS + s] = (void >> s) & 1
         taken = i64[ioff[inf.I_TAKEN] + r]
-        out[st[S_POINTS] + r] = k.raw_points(taken)
+        taken2 = i64[ioff[inf.I_TAKEN2] + r]  # zero with one deck
+        out[st[S_POINTS] + r] = k.raw_points(taken) + k.raw_points(taken2)
         if st[S_JD_TAKEN] >= 0:
-            out[st[S_JD_TAKEN] + r] = (taken & k.BIT[k.JD]) != np.uint64(0)
+            out[st[S_JD_TAKEN] + r] = ((taken & k.BIT[k.JD]) != np.uint64(0)) + ((taken2 & k.BIT[k.JD]) != np.uint64(0))
         out[st[S_SCORES] + r] = min(i32[ioff[inf.I_SCORES] + r] - lowest, _CAP)
     # A one-hand game reads as the first hand of a game to the standard target.
     target = rp[k.R_TARGET] if rp[k.R_TARGET] else STANDARD_TARGET
@@ -416,7 +489,7 @@ def observe_states(
     out: np.ndarray,
 ) -> None:
     s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
-    scratch = np.empty((1, iwidth), np.uint8)  # one info row, rewritten for every game
+    scratch = np.zeros((1, iwidth), np.uint8)  # one info row, rewritten for every game
     i64, i32, i8 = scratch.view(np.uint64)[0], scratch.view(np.int32)[0], scratch.view(np.int8)[0]
     for g in range(sdata.shape[0]):
         infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff)

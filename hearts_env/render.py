@@ -1,4 +1,5 @@
-"""Text views of a game: hands, the current trick and the scores, with unicode suits."""
+"""Text views of a game: hands, the current trick and the scores, with unicode suits (with two
+decks, a card held twice shows twice, and the kitty's size and the pot show too)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def render_game(state: State, game: int = 0) -> str:
     points = state.hand_points[game]
     for seat in range(rules.num_players):
         marker = "->" if seat == state.to_play[game] else "  "
-        hand = format_cards(bits_to_cards(state.hands[game, seat]))
+        hand = format_cards(pile_cards(state.hands[game, seat], state.hands2[game, seat] if rules.decks == 2 else 0))
         lines.append(
             f"{marker} seat {seat}: total {state.scores[game, seat]:4d}  this hand {points[seat]:3d}  | {hand}"
         )
@@ -35,4 +36,12 @@ def render_game(state: State, game: int = 0) -> str:
         order = [(int(state.leader[game]) + i) % rules.num_players for i in range(int(state.trick_size[game]))]
         played = "  ".join(f"{s}:{cards.card_symbol(int(state.trick[game, s]))}" for s in order)
         lines.append(f"   trick: {played}")
+    if rules.decks == 2:
+        kitty = len(pile_cards(*state.kitty[game]))
+        lines.append(f"   kitty: {kitty} cards face down   pot: {format_cards(pile_cards(*state.pot[game]))}")
     return "\n".join(lines)
+
+
+def pile_cards(once: int, twice: int = 0) -> list[int]:
+    """Card ids of a pile held as the cards present at least once and those present twice."""
+    return sorted(bits_to_cards(once) + bits_to_cards(twice))

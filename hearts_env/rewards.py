@@ -42,7 +42,7 @@ _POINTS, _HAND, _ZERO_SUM, _WIN = range(len(REWARD_MODES))
 def _step_rewards(
     bdata: np.ndarray, adata: np.ndarray, off: np.ndarray, rp: np.ndarray, mode: int, out: np.ndarray
 ) -> None:
-    P, jd = rp[k.R_PLAYERS], rp[k.R_JD] != 0
+    P = rp[k.R_PLAYERS]
     bd64, bd8 = bdata.view(np.uint64), bdata.view(np.int8)
     ad64, ad32, ad8 = adata.view(np.uint64), adata.view(np.int32), adata.view(np.int8)
     for g in range(adata.shape[0]):
@@ -54,8 +54,8 @@ def _step_rewards(
         points = a32[off[k.F_LAST_HAND_POINTS] : off[k.F_LAST_HAND_POINTS] + P]
         if mode == _POINTS:  # each trick's points as taken, the moon's correction at the hand's end
             for s in range(P):
-                paid = k.pile_points(b64[off[k.F_TAKEN] + s], jd)
-                owed = points[s] if hand_over else k.pile_points(a64[off[k.F_TAKEN] + s], jd)
+                paid = k.seat_points(b64, off, rp, s)
+                owed = points[s] if hand_over else k.seat_points(a64, off, rp, s)
                 out[g, s] = paid - owed
         elif mode == _HAND and hand_over:
             for s in range(P):

@@ -4,7 +4,8 @@ dataclass, and the command-line flags made from it.
 Every command that plays games (``hearts-demo``, ``hearts-play``, ``hearts-arena``,
 ``hearts-train``, ``hearts-benchmark``) takes the same rules flags, one per knob, declared here
 once from the dataclass's own fields (``add_rules_arguments``, ``rules_from_args``): ``--num-players
-5 --moon shooter_choice --jack-of-diamonds --pass-cycle left,none --target-score 50``.
+5 --moon shooter_choice --jack-of-diamonds --pass-cycle left,none --target-score 50``, or
+``--decks 2 --num-players 8`` for Cancellation Hearts.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class HeartsRules:
     """
 
     num_players: int = 4
-    """Players at the table, 3..7; cards are removed so the deck divides evenly."""
+    """Players at the table: 3..7 with one deck (cards are removed so it divides evenly), 6..11 with two."""
     pass_count: int = 3
     """Cards each player passes before a hand; 0 turns passing off."""
     pass_cycle: tuple[str, ...] | None = None
@@ -54,13 +55,14 @@ class HeartsRules:
     """Shooting the moon: "add_to_others", "subtract_from_self" or "shooter_choice"."""
     target_score: int | None = 100
     """The game ends after the hand in which a total reaches this; 0 or None: one hand is the game."""
+    decks: int = 1
+    """1, or 2 for Cancellation Hearts: two decks, 6 to 11 players, a kitty, identical cards cancel."""
     pass_offsets: tuple[int, ...] = field(init=False, repr=False, compare=False)
     """Receiver offset (receiver = seat + offset mod P) for each entry of the cycle; 0 = no pass."""
 
     def __post_init__(self) -> None:
-        cards.check_num_players(self.num_players)
-        hand = cards.hand_size(self.num_players)
-        _check_int("pass_count", self.pass_count, 0, hand)
+        cards.check_num_players(self.num_players, cards.check_decks(self.decks))
+        _check_int("pass_count", self.pass_count, 0, self.hand_size)
         for knob in ("no_points_on_first_trick", "queen_breaks_hearts", "jack_of_diamonds"):
             if not isinstance(getattr(self, knob), (bool, np.bool_)):
                 raise ValueError(f"{knob} must be True or False, got {getattr(self, knob)!r}")
@@ -78,7 +80,7 @@ class HeartsRules:
             if direction not in PASS_DIRECTIONS:
                 raise ValueError(f"pass_cycle entries must be in {PASS_DIRECTIONS}, got {direction!r}")
             if direction == "across" and self.num_players != 4:
-                raise ValueError("pass_cycle: 'across' exists only with 4 players")
+                raise ValueError(f"pass_cycle: 'across' exists only with 4 players, not {self.num_players}")
         object.__setattr__(self, "pass_cycle", cycle)
         offsets = {"left": 1, "right": self.num_players - 1, "across": 2, "none": 0}
         object.__setattr__(self, "pass_offsets", tuple(offsets[d] for d in cycle))
@@ -86,7 +88,17 @@ class HeartsRules:
     @property
     def hand_size(self) -> int:
         """Cards dealt to each player."""
-        return cards.hand_size(self.num_players)
+        return cards.hand_size(self.num_players, self.decks)
+
+    @property
+    def kitty_size(self) -> int:
+        """Cards left face down after the deal (two decks only; 0 with one deck or 8 players)."""
+        return cards.kitty_size(self.num_players, self.decks)
+
+    @property
+    def moon_points(self) -> int:
+        """The points of every point card of a hand: 26, or 52 with two decks."""
+        return 26 * self.decks
 
     def pass_direction(self, hand_number: int) -> str:
         """Direction of the pass before hand ``hand_number`` (1-based)."""

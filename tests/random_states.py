@@ -1,9 +1,11 @@
 """Helpers shared by the information-set and observation tests."""
 
+from collections import Counter
+
 import numpy as np
 
-from hearts_env import HeartsRules
-from hearts_env.core import State, new_games, sample_actions, step
+from hearts_env import HeartsRules, cards
+from hearts_env.core import BIT, PLAY, State, new_games, sample_actions, step
 
 OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 
@@ -21,6 +23,60 @@ def random_states(rules: HeartsRules, batch: int, seed: int, history: bool, step
     kept = [state]
     for _ in range(steps):
         state = step(state, sample_actions(state, rng))
+        if rng.random() < keep:
+            kept.append(state)
+    return kept
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks: deals and play that make cards cancel
+
+
+def twin_deals(players: int, batch_size: int, rng: np.random.Generator) -> np.ndarray:
+    """(B, 104) deals where seats 2i and 2i+1 hold the same cards (the rest, and the kitty, random)."""
+    rules = HeartsRules(num_players=players, decks=2)
+    hs, pairs = rules.hand_size, players // 2
+    deals = np.empty((batch_size, 104), np.int8)
+    for b in range(batch_size):
+        ids = rng.permutation(52)
+        copies = [int(c) for c in ids[pairs * hs :]] * 2
+        rest = rng.permutation(copies)
+        for i in range(pairs):
+            for c in ids[i * hs : (i + 1) * hs]:
+                deals[b, c], deals[b, 52 + c] = 2 * i, 2 * i + 1
+        places = [players - 1] * (hs if players % 2 else 0) + [cards.KITTY] * rules.kitty_size
+        seen: Counter[int] = Counter()
+        for c, place in zip(rest, places, strict=True):
+            deals[b, c + 52 * seen[c]] = place
+            seen[c] += 1
+    return deals
+
+
+def cancelling_actions(state: State, rng: np.random.Generator, lean: float) -> np.ndarray:
+    """Random legal cards, but with probability ``lean`` a legal card whose other copy is already
+    in the trick (so that it cancels), else one that the seat's twin (``twin_deals``: seat s ^ 1)
+    also holds, so that the twins stay alike."""
+    actions = sample_actions(state, rng)
+    in_trick = np.bitwise_or.reduce(np.where(state.trick >= 0, BIT[np.clip(state.trick, 0, 51)], np.uint64(0)), axis=1)
+    twin = np.minimum(np.maximum(state.to_play, 0) ^ 1, state.num_players - 1)
+    shared = state.legal & state.hands[np.arange(state.batch_size), twin]
+    cancel = state.legal & in_trick
+    lean_on = (state.phase == PLAY) & (rng.random(state.batch_size) < lean)
+    for g in np.flatnonzero(lean_on & ((cancel != 0) | (shared != 0))):
+        bits = int(cancel[g] or shared[g])
+        options = [c for c in range(52) if bits >> c & 1]
+        actions[g] = options[int(rng.integers(len(options)))]
+    return actions
+
+
+def cancelling_states(rules: HeartsRules, batch: int, seed: int, steps: int, keep: float) -> list[State]:
+    """``random_states`` of two-deck games dealt ``twin_deals`` and played by ``cancelling_actions``,
+    so that the states hold pots and tricks without a winner."""
+    rng = np.random.default_rng(seed)
+    state = new_games(rules, deals=twin_deals(rules.num_players, batch, rng), seed=seed)
+    kept = [state]
+    for _ in range(steps):
+        state = step(state, cancelling_actions(state, rng, 0.8))
         if rng.random() < keep:
             kept.append(state)
     return kept

@@ -80,8 +80,8 @@ def test_rules_from_dict_refuses_non_mappings_and_unknown_knobs():
     assert HeartsRules.from_dict(json.loads(json.dumps(HeartsRules().to_dict()))) == HeartsRules()
     with pytest.raises(ValueError, match="rules must be a mapping"):
         HeartsRules.from_dict([4])
-    with pytest.raises(ValueError, match="unknown rules knob decks"):
-        HeartsRules.from_dict({"decks": 2})
+    with pytest.raises(ValueError, match="unknown rules knob jokers"):
+        HeartsRules.from_dict({"jokers": 2})
 
 
 def rules_parser() -> argparse.ArgumentParser:
@@ -311,7 +311,7 @@ def test_missing_arrays_are_refused(policy):
         ({"layout_version": [2]}, "layout version [2]"),
         ({"format": {"a": 1}}, "format {'a': 1}"),
         ({"rules": [4]}, "invalid rules: rules must be a mapping"),
-        ({"rules": {"num_players": 4, "decks": 2}}, "invalid rules: unknown rules knob decks"),
+        ({"rules": {"num_players": 4, "jokers": 2}}, "invalid rules: unknown rules knob jokers"),
         ({"rules": {"num_players": "4"}}, "invalid rules: num_players"),
         ({"rules": {"pass_cycle": 5}}, "invalid rules: pass_cycle"),
         ({"num_players": [4]}, "num_players=[4]"),

@@ -8,13 +8,16 @@
 * Relative seats: every per-seat field is the absolute state rotated to the observer.
 * A plain-Python record of the actions (picks, tricks, who failed to follow) is the reference for
   ``received``, ``passed``, ``voids``, ``tricks`` and ``trick_leaders``.
+* Two decks (Cancellation Hearts): single copies of cards move among the other seats' hands,
+  their in-flight passes and the face-down kitty without changing the observer's info set; the
+  fields of the second copies, the pot and the kitty's size read back from the state.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from random_states import pass_offset, random_states
+from random_states import cancelling_states, pass_offset, random_states
 
 from hearts_env import HeartsRules, cards
 from hearts_env.core import (
@@ -24,11 +27,12 @@ from hearts_env.core import (
     State,
     bits_to_cards,
     new_games,
+    recompute_legal,
     sample_actions,
     step,
 )
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.observation import ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, encode, encode_packed
 
 INFO_FIELDS = list(InfoSet.FIELDS)
 QS = cards.parse_card("QS")
@@ -46,7 +50,7 @@ def bits(card_ids) -> int:
 
 
 def rules_id(rules: HeartsRules) -> str:
-    default = HeartsRules(num_players=rules.num_players)
+    default = HeartsRules(num_players=rules.num_players, decks=rules.decks)
     knobs = [
         f"{f}={getattr(rules, f)}"
         for f in (
@@ -60,7 +64,7 @@ def rules_id(rules: HeartsRules) -> str:
         )
         if getattr(rules, f) != getattr(default, f)
     ]
-    return ",".join([f"P{rules.num_players}", *knobs])
+    return ",".join([f"P{rules.num_players}", *([f"decks={rules.decks}"] if rules.decks > 1 else []), *knobs])
 
 
 def steps_for_hands(rules: HeartsRules, hands: int) -> int:
@@ -527,3 +531,150 @@ def test_seats_out_of_range_are_refused(seat) -> None:
     state = new_games(HeartsRules(), batch_size=4, seed=0)
     with pytest.raises(ValueError, match=r"seat must be in 0\.\.3"):
         infoset(state, seat)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks: copies, the pot and the kitty
+
+
+def copies(once: np.ndarray, twice: np.ndarray) -> np.ndarray:
+    """(..., 52) int: how many copies of each card a pair of bitboards (...) holds."""
+    unpack = lambda b: ((np.asarray(b, np.uint64)[..., None] >> np.arange(52, dtype=np.uint64)) & 1).astype(int)  # noqa: E731
+    return unpack(once) + unpack(twice)
+
+
+def as_pair(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bitboards (...) of the cards ``count`` (..., 52) holds at least once, and twice."""
+    weights = np.uint64(1) << np.arange(52, dtype=np.uint64)
+    return (
+        np.where(count >= 1, weights, np.uint64(0)).sum(-1).astype(np.uint64),
+        np.where(count == 2, weights, np.uint64(0)).sum(-1).astype(np.uint64),
+    )
+
+
+def scramble_copies(state: State, observer: np.ndarray, rng: np.random.Generator, attempts: int = 24):
+    """A copy of a two-deck ``state`` with single copies swapped among the places ``observer`` cannot
+    see into: the other seats' hands, during the pass their in-flight picks, and the face-down kitty.
+    No copy of a card the observer passed moves, and no seat gets a card of a suit it is known void
+    in. Returns the new state, which games changed, and how many swaps touched the kitty."""
+    P = state.num_players
+    info = infoset(state, observer)
+    hands, passed = copies(state.hands, state.hands2), copies(state.passed, state.passed2)
+    kitty = copies(state.kitty[:, 0], state.kitty[:, 1])
+    kitty_swaps = 0
+    for g in range(state.batch_size):
+        if state.phase[g] == GAME_OVER:
+            continue
+        o = int(observer[g])
+        others = [a for a in range(P) if a != o]
+        places = [hands[g, a] for a in others]  # views: the swaps write through
+        voids = [int(info.voids[g, (a - o) % P]) for a in others]
+        if state.phase[g] == PASS:
+            places += [passed[g, a] for a in others]
+            voids += [0] * len(others)
+        places.append(kitty[g])
+        voids.append(0)
+        pinned = passed[g, o] > 0
+        for _ in range(attempts):
+            i, j = (int(k) for k in rng.choice(len(places), 2, replace=False))
+            xs = np.flatnonzero((places[i] > 0) & ~pinned)
+            ys = np.flatnonzero((places[j] > 0) & ~pinned)
+            if not len(xs) or not len(ys):
+                continue
+            x, y = int(rng.choice(xs)), int(rng.choice(ys))
+            if x == y or voids[j] >> suit(x) & 1 or voids[i] >> suit(y) & 1:
+                continue
+            places[i][x] -= 1
+            places[i][y] += 1
+            places[j][y] -= 1
+            places[j][x] += 1
+            kitty_swaps += len(places) - 1 in (i, j)
+    (h, h2), (p, p2), (k, k2) = as_pair(hands), as_pair(passed), as_pair(kitty)
+    new = recompute_legal(state.replace(hands=h, hands2=h2, passed=p, passed2=p2, kitty=np.stack([k, k2], axis=1)))
+    changed = (h != state.hands).any(1) | (h2 != state.hands2).any(1) | (p != state.passed).any(1)
+    changed |= (k != state.kitty[:, 0]) | (k2 != state.kitty[:, 1])
+    return new, changed, kitty_swaps
+
+
+TWO_DECK_CASES = [HeartsRules(num_players=p, decks=2) for p in range(6, 12)] + [
+    HeartsRules(num_players=7, decks=2, pass_count=1, jack_of_diamonds=True, target_score=None),
+    HeartsRules(num_players=9, decks=2, pass_count=0, no_points_on_first_trick=False),
+]
+
+
+@pytest.mark.parametrize("rules", TWO_DECK_CASES, ids=rules_id)
+def test_two_deck_cards_do_not_leak(rules: HeartsRules) -> None:
+    rng = np.random.default_rng(rules.num_players)
+    history = rules.num_players % 2 == 0
+    states = random_states(rules, 6, seed=int(rng.integers(1 << 30)), history=history, keep=0.08, steps=400)
+    states += cancelling_states(rules, 6, seed=rules.num_players, steps=300, keep=0.05)
+    assert len(states) > 20
+    changed_total = considered = kitty_total = 0
+    phases = set()
+    for state in states:
+        observer = rng.integers(0, rules.num_players, state.batch_size).astype(np.int8)
+        swapped, changed, kitty_swaps = scramble_copies(state, observer, rng)
+        step(swapped, sample_actions(swapped, rng))  # the swapped state is one the engine can play on
+        changed_total += changed.sum()
+        kitty_total += kitty_swaps
+        considered += (~state.done).sum()
+        phases.update(state.phase[changed].tolist())
+        swapped = swapped.replace(key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
+        before, after = infoset(state, observer), infoset(swapped, observer)
+        assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
+        for layout in layouts_for(state):
+            np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
+            np.testing.assert_array_equal(encode_packed(before, layout), encode_packed(after, layout))
+    assert changed_total > 0.6 * considered, "too few states were changed for the test to mean anything"
+    assert kitty_total > 0 or rules.kitty_size == 0
+    assert PLAY in phases and (PASS in phases or not rules.pass_count)
+
+
+@pytest.mark.parametrize("rules", TWO_DECK_CASES[:6], ids=rules_id)
+def test_two_deck_fields_read_back(rules: HeartsRules) -> None:
+    """Every field of a two-deck info set, from the state rotated to the observer; ``unseen`` and
+    ``unseen2`` count the copies the observer has not seen: 2 less its own, its picks during the
+    pass, the taken piles (the kitty among them once taken), the pot and the current trick."""
+    P = rules.num_players
+    states = random_states(rules, 6, seed=P, history=False, keep=0.05, steps=2 * (P * 3 + 104))
+    states += cancelling_states(rules, 6, seed=P, steps=300, keep=0.15)
+    seen_pot = seen_cancel = 0
+    for state in states:
+        B = state.batch_size
+        trick = np.zeros((B, P, 52), int)
+        for g, a in zip(*np.nonzero(state.trick >= 0), strict=True):
+            trick[g, a, state.trick[g, a]] = 1
+        table = copies(state.taken, state.taken2).sum(1) + copies(state.pot[:, 0], state.pot[:, 1]) + trick.sum(1)
+        offset = np.array([pass_offset(rules, h) for h in state.hand_number])
+        landed = (state.phase != PASS) & (offset != 0)
+        seen_pot += int(state.pot.any())
+        seen_cancel += int(((state.winner == -1) & (state.trick_size > 0)).any())
+        for s in range(P):
+            info = infoset(state, s)
+            np.testing.assert_array_equal(info.hand2, state.hands2[:, s])
+            np.testing.assert_array_equal(info.passed2, state.passed2[:, s])
+            giver = (s - offset) % P
+            np.testing.assert_array_equal(info.received, np.where(landed, state.passed[np.arange(B), giver], 0))
+            np.testing.assert_array_equal(info.received2, np.where(landed, state.passed2[np.arange(B), giver], 0))
+            played = copies(state.played, state.played2) + trick
+            np.testing.assert_array_equal(copies(info.played, info.played2), rotate(played, s))
+            np.testing.assert_array_equal(info.taken2, rotate(state.taken2, s))
+            np.testing.assert_array_equal(info.points, rotate(state.hand_points, s))
+            np.testing.assert_array_equal(info.pot, state.pot[:, 0])
+            np.testing.assert_array_equal(info.pot2, state.pot[:, 1])
+            np.testing.assert_array_equal(info.kitty_size, np.bitwise_count(state.kitty).sum(1))
+            own = copies(state.hands[:, s], state.hands2[:, s])
+            own += np.where((state.phase == PASS)[:, None], copies(state.passed[:, s], state.passed2[:, s]), 0)
+            np.testing.assert_array_equal(copies(info.unseen, info.unseen2), 2 - own - table)
+            playing = state.phase == PLAY
+            winner = np.where(state.winner >= 0, (state.winner.astype(int) - s) % P, -1)
+            np.testing.assert_array_equal(info.trick_winner[playing], winner[playing])
+    assert seen_pot and seen_cancel, "no pot or no trick without a winner among the states"
+
+
+def test_one_deck_info_sets_hold_no_second_copies() -> None:
+    states = random_states(HeartsRules(num_players=5), 4, seed=1, history=False, keep=0.3, steps=100)
+    for state in states:
+        info = infoset(state, 2)
+        for name in ("hand2", "passed2", "received2", "unseen2", "played2", "taken2", "pot", "pot2", "kitty_size"):
+            assert not getattr(info, name).any(), name

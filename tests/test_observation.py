@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from random_states import pass_offset, random_states
+from random_states import cancelling_states, pass_offset, random_states
 
 from hearts_env import HeartsRules, cards
 from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset
-from hearts_env.observation import ObservationLayout, encode, encode_packed, unpack
+from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode, encode_packed, observe, unpack
 
 QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
 HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)
@@ -456,3 +456,140 @@ def test_history_layout_needs_recorded_history() -> None:
     recorded = new_games(rules, batch_size=2, seed=0, history=True)
     compact = encode(infoset(recorded), ObservationLayout(rules))
     np.testing.assert_array_equal(compact, encode(infoset(state), ObservationLayout(rules)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks (Cancellation Hearts)
+
+
+def two_deck_sections(num_players: int, jd: bool, history: bool) -> dict[str, tuple[int, ...]]:
+    """The documented sections of two decks, in order: each second-copy row after its one-deck row,
+    the pot and the kitty's size after ``higher_unseen``."""
+    P, H = num_players, HeartsRules(num_players=num_players, decks=2).hand_size
+    shapes = {
+        "hand": (52,),
+        "hand2": (52,),
+        "played": (P, 52),
+        "played2": (P, 52),
+        "trick": (P, 52),
+        "passed": (52,),
+        "passed2": (52,),
+        "received": (52,),
+        "received2": (52,),
+        "legal": (52,),
+        "unseen": (52,),
+        "unseen2": (52,),
+        "higher_unseen": (52,),
+        "pot": (52,),
+        "pot2": (52,),
+        "kitty_size": (1,),
+        "trick_leader": (P,),
+        "voids": (P, 4),
+        "points": (P,),
+    }
+    if jd:
+        shapes["jd_taken"] = (P,)
+    shapes |= {
+        "scores": (P,),
+        "to_target": (1,),
+        "hearts_broken": (1,),
+        "phase": (2,),
+        "pass_direction": (P,),
+        "tricks_played": (1,),
+    }
+    if history:
+        shapes |= {"history": (H, P, 52), "history_leaders": (H, P)}
+    return shapes
+
+
+def bits_count(once: np.ndarray, twice: np.ndarray) -> np.ndarray:
+    return bits_to_mask(once).astype(np.int64) + bits_to_mask(twice)
+
+
+@pytest.mark.parametrize("history", [False, True])
+@pytest.mark.parametrize("num_players", range(6, 12))
+def test_two_deck_layout(num_players: int, history: bool) -> None:
+    P = num_players
+    rules = HeartsRules(num_players=P, decks=2, jack_of_diamonds=P % 2 == 0)
+    layout = ObservationLayout(rules, history=history)
+    expected = two_deck_sections(P, rules.jack_of_diamonds, history)
+    assert list(layout.sections) == list(expected)
+    assert {name: shape for name, (_, shape) in layout.sections.items()} == expected
+    # One-deck size plus 6 card rows (hand2, passed2, received2, unseen2, pot, pot2), P (played2)
+    # and the kitty's size.
+    size = 12 * 52 + 3 * P * 52 + 8 * P + 6 + (P if rules.jack_of_diamonds else 0)
+    if history:
+        size += rules.hand_size * P * 53
+    assert layout.size == size
+    assert layout.card_rows == 3 * P + 11 + (rules.hand_size * P if history else 0)
+    scale = layout.split(layout.scale())
+    np.testing.assert_allclose(scale["points"], 1 / 52)
+    np.testing.assert_allclose(scale["higher_unseen"], 1 / 24)
+    np.testing.assert_allclose(scale["kitty_size"], 1 / max(1, rules.kitty_size))
+    assert LAYOUT_VERSION == 2  # the one-deck layout did not change
+
+
+def two_deck_expected(state: State, seat: int) -> dict[str, np.ndarray]:
+    """The documented two-deck sections for observer ``seat``, straight from the state."""
+    P, B = state.num_players, state.batch_size
+    order = (seat + np.arange(P)) % P
+    trick = card_rows(state.trick[:, order]).astype(np.int64)  # (B, P, 52)
+    played = bits_count(state.played[:, order], state.played2[:, order]) + trick
+    taken = bits_count(state.taken[:, order], state.taken2[:, order])
+    pot = bits_count(state.pot[:, 0], state.pot[:, 1])
+    own = bits_count(state.hands[:, seat], state.hands2[:, seat])
+    own += np.where((state.phase == PASS)[:, None], bits_count(state.passed[:, seat], state.passed2[:, seat]), 0)
+    unseen = 2 - own - taken.sum(1) - pot - trick.sum(1)
+    higher = np.zeros((B, 52), np.int64)
+    for card in range(52):
+        higher[:, card] = unseen[:, card + 1 : (card // 13 + 1) * 13].sum(axis=1)
+    offset = np.array([pass_offset(state.rules, h) for h in state.hand_number])
+    landed = ((state.phase != PASS) & (offset != 0))[:, None]
+    giver = (seat - offset) % P
+    out = {
+        "hand": bits_to_mask(state.hands[:, seat]),
+        "hand2": bits_to_mask(state.hands2[:, seat]),
+        "played": played >= 1,
+        "played2": played == 2,
+        "passed2": bits_to_mask(state.passed2[:, seat]),
+        "received": landed & bits_to_mask(state.passed[np.arange(B), giver]),
+        "received2": landed & bits_to_mask(state.passed2[np.arange(B), giver]),
+        "unseen": unseen >= 1,
+        "unseen2": unseen == 2,
+        "higher_unseen": higher,
+        "pot": pot >= 1,
+        "pot2": pot == 2,
+        "kitty_size": np.bitwise_count(state.kitty).sum(1, keepdims=True),
+        "points": taken[:, :, HEARTS].sum(axis=2) + 13 * taken[:, :, QS],
+    }
+    if state.rules.jack_of_diamonds:
+        out["jd_taken"] = taken[:, :, JD]
+    return out
+
+
+@pytest.mark.parametrize("num_players", range(6, 12))
+def test_two_deck_sections_read_back(num_players: int) -> None:
+    rules = HeartsRules(num_players=num_players, decks=2, jack_of_diamonds=num_players % 2 == 1, target_score=80)
+    layout = ObservationLayout(rules)
+    states = random_states(rules, 4, seed=num_players, history=False, steps=300, keep=0.05)
+    states += cancelling_states(rules, 6, seed=num_players, steps=400, keep=0.15)
+    most = dict.fromkeys(("points", "higher_unseen", "pot", "kitty_size", "jd_taken"), 0)
+    for state in states:
+        for seat in range(num_players):
+            obs = encode(infoset(state, seat), layout)
+            np.testing.assert_array_equal(observe(state, seat, layout), obs)
+            np.testing.assert_array_equal(unpack(encode_packed(infoset(state, seat), layout), layout), obs)
+            got = layout.split(obs)
+            for name, want in two_deck_expected(state, seat).items():
+                np.testing.assert_array_equal(got[name], np.asarray(want, np.int64), err_msg=f"seat {seat}: {name}")
+                most[name] = max(most.get(name, 0), int(np.asarray(want).max()))
+    assert most["points"] > 26 and most["higher_unseen"] > 12 and most["pot"] == 1
+    assert most["kitty_size"] == rules.kitty_size
+    if rules.jack_of_diamonds:
+        assert most["jd_taken"] >= 1
+
+
+def test_observation_of_two_decks_needs_an_info_set_of_two_decks() -> None:
+    one = new_games(HeartsRules(num_players=6), batch_size=1, seed=0)
+    with pytest.raises(ValueError, match=r"info sets of 1 deck\(s\) for a layout of 2"):
+        encode(infoset(one), ObservationLayout(HeartsRules(num_players=6, decks=2)))

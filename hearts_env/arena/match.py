@@ -362,7 +362,10 @@ def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np
     """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
     games ``ended`` (``after`` already holds the next deal)."""
     taken = after.last_hand_taken[ended]
-    return (taken & core.BIT[core.QS]) != 0, (taken & core.POINT_BITS) == core.POINT_BITS
+    moon = (taken & core.POINT_BITS) == core.POINT_BITS
+    if after.rules.decks == 2:  # every point card twice
+        moon &= (after.last_hand_taken2[ended] & core.POINT_BITS) == core.POINT_BITS
+    return (taken & core.BIT[core.QS]) != 0, moon
 
 
 def _match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:
