@@ -476,6 +476,8 @@ def main(
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     rules = rules_from_args(args, parser)
+    if rules.decks != 1:  # the terminal table shows one copy of each card
+        parser.error("--decks 2: the terminal game plays one deck only (Cancellation Hearts runs in the arena)")
     try:
         table = make_table(rules, args.seat, args.opponents, args.seed, input_fn, output)
     except ValueError as error:

@@ -30,7 +30,10 @@ def play_and_print(rules: HeartsRules, seed: int) -> None:
         if before.phase[0] == PLAY:
             trick.append(f"{before.to_play[0]}:{cards.card_symbol(card)}")
             if after.trick_size[0] == 0:  # the trick closed
-                print(f"  trick: {' '.join(trick)} -> seat {after.last_trick_winner[0]}")
+                taker = after.last_trick_winner[0]
+                print(
+                    f"  trick: {' '.join(trick)} -> " + (f"seat {taker}" if taker >= 0 else "the pot (all cancelled)")
+                )
                 trick.clear()
         if after.hand_over[0]:
             print(f"  hand points {after.last_hand_points[0].tolist()}, totals {after.scores[0].tolist()}")

@@ -216,7 +216,7 @@ def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> 
 # --- Legal cards: the cascade ------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> np.uint64:
     """Legal cards of the seat to act in one game."""
     phase = r8[off[F_PHASE]]

@@ -724,3 +724,11 @@ def test_benchmark_of_a_variant_without_the_shipped_agent_starts(ppo, monkeypatc
     monkeypatch.setattr(ppo, "main", started)
     with pytest.raises(Started):
         benchmark.cli(["--num-players", "5", "--shipped", "false", "--opponents", "random"])
+
+
+def test_play_refuses_two_decks(capsys) -> None:
+    from agents import play
+
+    with pytest.raises(SystemExit):
+        play.main(["--decks", "2", "--num-players", "8"], input_fn=lambda prompt: "")
+    assert "plays one deck only" in capsys.readouterr().err
