@@ -208,7 +208,24 @@ def state_layout(num_players: int, history_length: int, decks: int = 1) -> Layou
         "kitty": (u64, (K,)),
         "pot": (u64, (K,)),
     }
-    return cached_layout(tuple((name, *shapes[name]) for name in STATE_FIELDS))
+    return cached_layout(tuple((name, *shapes[name]) for name in STATE_FIELDS), _HOT_FIELDS)
+
+
+# What checking, sampling and most steps read and write: first in the row, in one cache line
+# (four players: 40 bytes of bitboards and 12 of small ints), so a big batch streams less memory.
+_HOT_FIELDS = (
+    "legal",
+    "hands",
+    "phase",
+    "to_play",
+    "trick_size",
+    "leader",
+    "winner",
+    "tricks_played",
+    "hearts_broken",
+    "hand_over",
+    "trick",
+)
 
 
 @functools.cache

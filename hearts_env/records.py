@@ -26,14 +26,20 @@ class Layout:
     """Where each field lives in a row. ``offsets[i]`` is field i's offset in units of its own
     item size, so a kernel reads element j of field i as ``row.view(dtype)[offsets[i] + j]``."""
 
-    def __init__(self, specs: Sequence[FieldSpec]) -> None:
-        order = sorted(range(len(specs)), key=lambda i: -np.dtype(specs[i][1]).itemsize)  # stable: widest first
+    def __init__(self, specs: Sequence[FieldSpec], first: Sequence[str] = ()) -> None:
+        """``first``: fields to place at the start of the row, in this order (the ones a step
+        reads, so that they share a cache line); the rest follow, widest first."""
+        index = {spec[0]: i for i, spec in enumerate(specs)}
+        rest = sorted(
+            (i for i in range(len(specs)) if specs[i][0] not in first), key=lambda i: -np.dtype(specs[i][1]).itemsize
+        )
         self.fields: dict[str, tuple[int, np.dtype, tuple[int, ...]]] = {}
         offsets = np.zeros(len(specs), np.int64)
         start = 0
-        for i in order:
+        for i in [index[name] for name in first] + rest:
             name, dtype, shape = specs[i]
             dtype = np.dtype(dtype)
+            start = -(-start // dtype.itemsize) * dtype.itemsize  # aligned to the item size
             self.fields[name] = (start, dtype, tuple(shape))
             offsets[i] = start // dtype.itemsize
             start += dtype.itemsize * int(np.prod(shape, dtype=np.int64))
@@ -132,5 +138,5 @@ def _inner_strides(itemsize: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 @functools.cache
-def cached_layout(specs: tuple[FieldSpec, ...]) -> Layout:
-    return Layout(specs)
+def cached_layout(specs: tuple[FieldSpec, ...], first: tuple[str, ...] = ()) -> Layout:
+    return Layout(specs, first)
