@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from agents import AGENTS
+from hearts_env.gym_env import EPISODES
+from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
 
 C = TypeVar("C")
@@ -60,6 +64,26 @@ def check_at_least(name: str, value: int, low: int) -> None:
 def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name}: unknown {value!r}; choose from {', '.join(allowed)}")
+
+
+def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Sequence[str]) -> None:
+    """The PPO settings both trainers share (``train.ppo``, ``train.rllib_ppo``): the update's
+    hyperparameters, the reward and episode, the network, the opponents' and evaluation names."""
+    if not 0 < config.learning_rate < math.inf:
+        raise ValueError(f"learning_rate must be > 0, got {config.learning_rate}")
+    for name in ("gamma", "gae_lambda"):
+        if not 0 <= getattr(config, name) <= 1:
+            raise ValueError(f"{name} must be in 0..1, got {getattr(config, name)}")
+    if not 0 <= config.ent_coef < math.inf:
+        raise ValueError(f"ent_coef must be >= 0, got {config.ent_coef}")
+    check_choice("reward", config.reward, REWARD_MODES)
+    check_choice("episode", config.episode, EPISODES)
+    check_choice("activation", config.activation, tuple(activations))
+    for name in config.opponents:
+        check_choice("opponents", name, tuple(opponents))
+    check_choice("eval_opponent", config.eval_opponent, tuple(AGENTS))
+    if not all(w.strip().isdigit() and int(w) > 0 for w in config.net_arch.split(",")):
+        raise ValueError(f"net_arch must be positive layer widths separated by commas, got {config.net_arch!r}")
 
 
 def check_name(name: str, value: str) -> None:

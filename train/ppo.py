@@ -41,7 +41,6 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -62,14 +61,21 @@ from agents import AGENTS, make_agent
 from agents.specs import check_agents
 from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
 from hearts_env.arena import play_match
-from hearts_env.gym_env import EPISODES, HeartsVectorEnv
+from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.policy import Policy
-from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
-from train.config import check_at_least, check_choice, check_name, coerce_fields, config_dict, parse_config
+from train.config import (
+    check_at_least,
+    check_choice,
+    check_name,
+    check_ppo_settings,
+    coerce_fields,
+    config_dict,
+    parse_config,
+)
 from train.imitation import collect, pretrain
 
 ENV_ID = "hearts_v0"
@@ -153,28 +159,14 @@ class PPOConfig:
             check_at_least(name, getattr(self, name), 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
-        if not 0 < self.learning_rate < math.inf:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
-        for name in ("gamma", "gae_lambda"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)}")
-        if not 0 <= self.ent_coef < math.inf:
-            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef}")
-        check_choice("reward", self.reward, REWARD_MODES)
-        check_choice("episode", self.episode, EPISODES)
-        check_choice("activation", self.activation, tuple(ACTIVATIONS))
-        for name in self.opponents:
-            check_choice("opponents", name, (*AGENTS, SELF))
+        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF))
         others = self.rules.num_players - 1
         if len(self.opponents) not in (1, others):
             raise ValueError(
                 f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
             )
-        check_choice("eval_opponent", self.eval_opponent, tuple(AGENTS))
         if self.bc_teacher:
             check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
-        if not all(w.strip().isdigit() and int(w) > 0 for w in self.net_arch.split(",")):
-            raise ValueError(f"net_arch must be positive layer widths separated by commas, got {self.net_arch!r}")
         try:
             torch.device(self.device)
         except RuntimeError:

@@ -59,11 +59,10 @@ from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
 from hearts_env import rllib
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import init_ray
-from hearts_env.gym_env import EPISODES, HeartsVectorEnv
+from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
-from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules
-from train.config import check_at_least, check_choice, check_name, coerce_fields, config_dict, parse_config
+from train.config import check_at_least, check_name, check_ppo_settings, coerce_fields, config_dict, parse_config
 
 ENV_ID = "hearts_v0"
 SELF = "self"
@@ -143,18 +142,7 @@ class RLlibPPOConfig:
                 f"batch_size must be <= the rollout, num_envs * n_steps * max(1, num_env_runners) = {self.rollout}, "
                 f"got {self.batch_size}"
             )
-        if not 0 < self.learning_rate < math.inf:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
-        for name in ("gamma", "gae_lambda"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)}")
-        if not 0 <= self.ent_coef < math.inf:
-            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef}")
-        check_choice("reward", self.reward, REWARD_MODES)
-        check_choice("episode", self.episode, EPISODES)
-        check_choice("activation", self.activation, ACTIVATIONS)
-        for name in self.opponents:
-            check_choice("opponents", name, (*AGENTS, SELF))
+        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF))
         others = self.rules.num_players - 1
         if self.self_play:
             if self.episode != "game":
@@ -165,9 +153,6 @@ class RLlibPPOConfig:
             raise ValueError(
                 f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
             )
-        check_choice("eval_opponent", self.eval_opponent, tuple(AGENTS))
-        if not all(w.strip().isdigit() and int(w) > 0 for w in self.net_arch.split(",")):
-            raise ValueError(f"net_arch must be positive layer widths separated by commas, got {self.net_arch!r}")
 
     @property
     def self_play(self) -> bool:
