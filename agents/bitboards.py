@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER
+from hearts_env.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER, I_TRICK_WINNER
 from hearts_env.kernels import PASS, popcount
 
 U64 = np.uint64
@@ -79,9 +79,5 @@ def read_trick(i8: np.ndarray, ioff: np.ndarray, P: int) -> tuple[np.uint64, int
     if size == 0 or i8[ioff[I_PHASE]] == PASS:
         return played, size, -1, -1, 0
     led_suit = i8[ioff[I_TRICK] + i8[ioff[I_TRICK_LEADER]]] // NUM_RANKS
-    winning, winner = -1, 0
-    for r in range(P):
-        card = i8[ioff[I_TRICK] + r]
-        if card >= 0 and card // NUM_RANKS == led_suit and card > winning:
-            winning, winner = card, r
-    return played, size, led_suit, winning, winner
+    winner = i8[ioff[I_TRICK_WINNER]]  # the core's, seen from the observer
+    return played, size, led_suit, i8[ioff[I_TRICK] + winner], winner

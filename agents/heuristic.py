@@ -62,16 +62,25 @@ from hearts_env.infoset import (
     I_PASS_OFFSET,
     I_PASSED,
     I_PHASE,
-    I_PLAYED,
     I_POINTS,
     I_SCORES,
     I_TAKEN,
     I_TRICK,
     I_TRICKS_PLAYED,
+    I_UNSEEN,
     I_VOIDS,
     InfoSet,
 )
-from hearts_env.kernels import R_DECK, R_HAND_SIZE, R_JD, R_NO_POINTS_FIRST, R_PASS_COUNT, R_PLAYERS, R_TARGET
+from hearts_env.kernels import (
+    R_DECK,
+    R_HAND_SIZE,
+    R_JD,
+    R_NO_POINTS_FIRST,
+    R_PASS_COUNT,
+    R_PLAYERS,
+    R_TARGET,
+    raw_points,
+)
 
 U64 = np.uint64
 F32 = np.float32
@@ -385,17 +394,14 @@ def _play_card(
 ) -> int:
     P = rp[R_PLAYERS]
     hand = i64[ioff[I_HAND]]
-    played = U64(0)
-    for r in range(P):
-        played |= i64[ioff[I_PLAYED] + r]
-    out = U64(rp[R_DECK]) & ~hand & ~played  # cards in other hands
+    out = i64[ioff[I_UNSEEN]]  # cards in other hands
     # The moon: no other seat holds a point, and the hand can take them all. A moon threat: one
     # opponent holds every point so far, with ``moon_alarm`` hearts or more.
     total, mine, shooter, most, shooter_hearts = 0, 0, 0, -1, 0
     for r in range(P):
         taken = i64[ioff[I_TAKEN] + r]
         hearts = count(taken & HEART_BITS)
-        raw = hearts + (13 if taken & _QS_BIT else 0)
+        raw = raw_points(taken)
         total += raw
         if r == 0:
             mine = raw
@@ -482,7 +488,7 @@ def _follow(i8, ioff, rp, kn, legal, out, moon, threat, shooter, trick, size, le
     no_qs = follow & ~_QS_BIT
     high, low = high_card(no_qs), low_card(no_qs)
     last = size == P - 1
-    points = count(trick & HEART_BITS) + (13 if trick & _QS_BIT else 0)
+    points = raw_points(trick)
     # Shooting the moon: win tricks with points (cheaply when last to a quiet trick).
     if moon:
         top = high_card(follow)
@@ -554,7 +560,7 @@ def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, tri
     # The QS, unless as last to play it would end the game with another player winning.
     hold_queen = False
     if legal & _QS_BIT and rp[R_TARGET] > 0 and size == P - 1:
-        points = count(trick & HEART_BITS) + (13 if trick & _QS_BIT else 0)
+        points = raw_points(trick)
         highest, lowest, own = -(2**31), 2**31, 0
         for r in range(P):
             total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (13 + points if r == winner else 0)

@@ -49,7 +49,7 @@ observer's score is then recomputed with ``core.hand_score`` under the real rule
 passes are unknown (``passed`` holds only what the observer passed and received).
 
 States are built (``determinize``) from the information set rotated back to absolute seats; the
-legal cards come from ``core.recompute_legal``, so they are exactly the core's.
+legal cards come from the core's own legal-card kernel, so they are exactly the core's.
 
 World sampling and determinizing are compiled too (``pimc_kernels``), with counter-based
 random streams keyed from the agent's seeded generator: a seeded agent is reproducible.
@@ -415,18 +415,12 @@ def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int
     return PIMCPolicy(seed=seed, worlds=worlds, **options)
 
 
-def describe(values: np.ndarray) -> dict[str, float]:
-    """A game's legal cards and their mean rollout score, by name (for printing)."""
-    return {cards.card_name(int(c)): round(float(values[c]), 3) for c in np.flatnonzero(~np.isnan(values))}
-
-
 __all__ = [
     "VOID_BITS",
     "PIMCPolicy",
     "constraints",
     "deal_constructive",
     "deal_resampled",
-    "describe",
     "determinize",
     "pass_high_cards",
     "pimc_heuristic",
