@@ -61,8 +61,6 @@ _U64 = np.uint64
 # Bits of the cards of the same suit below (above) each card; index 52 (= card -1) is empty.
 BELOW = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ((1 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
 ABOVE = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ~((2 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
-SUIT_FLAG = (1 << np.arange(cards.NUM_SUITS)).astype(np.uint8)  # bit of each suit in ``voids``
-ARRAY_FIELDS = STATE_FIELDS
 
 
 class State(Records):

@@ -204,7 +204,7 @@ def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> 
     data = state.data.copy()
     for games, part in parts:
         data[games] = part.data
-    return core.State(state.rules, data, state.layout)
+    return state._new(data)
 
 
 def _name(policy: Policy | None) -> str:
