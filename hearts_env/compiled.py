@@ -38,3 +38,8 @@ def use_cache_for(*packages: Path) -> None:
 
 
 use_cache_for()  # hearts_env's own kernels
+
+row_kernel = numba.njit(cache=True, _nrt=False)
+"""The decorator of kernels that make no arrays. They run without numba's reference counting: the
+views of a game's row they take (``data.view(...)[g]``, slices of it) otherwise cost two atomic
+operations each, measured at 40% of a step's time."""

@@ -371,7 +371,9 @@ def new_games(
             layout.view(data, "hands")[:], layout.view(data, "hands2")[:] = once[:, :P], twice[:, :P]
             layout.view(data, "kitty")[:] = np.stack([once[:, P], twice[:, P]], axis=1)
     state = State(rules, data, layout)
-    kernels.new_games(data, layout.offsets, state.params, state.deck, deals is not None)
+    kernels.new_games(
+        data, layout.offsets, state.params, state.deck, deals is not None, np.empty(len(state.deck), np.int8)
+    )
     return state
 
 

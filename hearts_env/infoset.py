@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 
 from hearts_env import kernels as k
+from hearts_env.compiled import row_kernel
 from hearts_env.core import State
 from hearts_env.records import Layout, Records, cached_layout
 
@@ -209,7 +209,7 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
     return InfoSet(state.rules, data, layout)
 
 
-@njit(cache=True)
+@row_kernel
 def build_infosets(
     sdata: np.ndarray, soff: np.ndarray, rp: np.ndarray, seats: np.ndarray, idata: np.ndarray, ioff: np.ndarray
 ) -> None:
@@ -219,7 +219,7 @@ def build_infosets(
         infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64[g], i32[g], i8[g], ioff)
 
 
-@njit(cache=True)
+@row_kernel
 def infoset_row(
     s64: np.ndarray,
     s32: np.ndarray,
@@ -285,7 +285,7 @@ def infoset_row(
         second_copies(s64, s8, soff, rp, seat, i64, i8, ioff)
 
 
-@njit(cache=True)
+@row_kernel
 def second_copies(
     s64: np.ndarray,
     s8: np.ndarray,

@@ -20,6 +20,7 @@ from numba import njit, prange
 
 from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.compiled import row_kernel
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
@@ -136,7 +137,7 @@ STATE_FIELDS = (
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
 
-@njit(cache=True)
+@row_kernel
 def popcount(x: np.uint64) -> int:
     x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> U64(2)) & _M2)
@@ -144,7 +145,7 @@ def popcount(x: np.uint64) -> int:
     return int((x * _H01) >> U64(56))
 
 
-@njit(cache=True)
+@row_kernel
 def nth_set_bit(bits: np.uint64, k: int) -> int:
     """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
     for _ in range(k):
@@ -152,19 +153,19 @@ def nth_set_bit(bits: np.uint64, k: int) -> int:
     return popcount((bits & (~bits + _ONE)) - _ONE)  # trailing zeros of what is left
 
 
-@njit(cache=True)
+@row_kernel
 def raw_points(pile: np.uint64) -> int:
     """Hearts and QS points of a pile of cards, before the JD rule and the moon."""
     return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & _QS_BIT else 0)
 
 
-@njit(cache=True)
+@row_kernel
 def pile_points(pile: np.uint64, jack_of_diamonds: bool) -> int:
     """Points of a pile of cards before the moon: hearts, the QS and, with the JD rule, the JD."""
     return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & _JD_BIT else 0)
 
 
-@njit(cache=True)
+@row_kernel
 def pass_offset(rp: np.ndarray, hand_number: int) -> int:
     """Receiver offset of hand ``hand_number``'s pass (receiver = giver + offset mod P); 0 = none."""
     return rp[R_CYCLE + (hand_number - 1) % rp[R_CYCLE_LENGTH]]
@@ -173,7 +174,7 @@ def pass_offset(rp: np.ndarray, hand_number: int) -> int:
 # --- Piles of two decks: (at least once, twice) bitboard pairs ------------------------------------
 
 
-@njit(cache=True)
+@row_kernel
 def add_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
     """Put one copy of the card ``bit`` in the pile at ``r64[once], r64[twice]``."""
     if r64[once] & bit:
@@ -182,7 +183,7 @@ def add_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
         r64[once] |= bit
 
 
-@njit(cache=True)
+@row_kernel
 def remove_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
     """Take one copy of the card ``bit`` (held) out of the pile at ``r64[once], r64[twice]``."""
     if r64[twice] & bit:
@@ -191,19 +192,19 @@ def remove_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
         r64[once] ^= bit
 
 
-@njit(cache=True)
+@row_kernel
 def add_piles(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
     """The pile (a, a2) plus the pile (b, b2), of two decks: no card more than twice in all."""
     return a | b, a2 | b2 | (a & b)
 
 
-@njit(cache=True)
+@row_kernel
 def remove_pile(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
     """The pile (a, a2) less the pile (b, b2) it contains."""
     return (a & ~b) | (a2 & ~b2), a2 & ~b
 
 
-@njit(cache=True)
+@row_kernel
 def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> int:
     """Points ``seat`` has taken so far this hand (both copies with two decks), before the moon."""
     jd = rp[R_JD] != 0
@@ -216,7 +217,7 @@ def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> 
 # --- Legal cards: the cascade ------------------------------------------------------------------
 
 
-@njit(cache=True)
+@row_kernel
 def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> np.uint64:
     """Legal cards of the seat to act in one game."""
     phase = r8[off[F_PHASE]]
@@ -248,7 +249,7 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
     return hand
 
 
-@njit(cache=True)
+@row_kernel
 def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
     d64, d8 = data.view(U64), data.view(np.int8)
     for g in range(data.shape[0]):
@@ -258,7 +259,7 @@ def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
 # --- Dealing and starting hands ------------------------------------------------------------------
 
 
-@njit(cache=True)
+@row_kernel
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed word from a counter."""
     x = x + U64(0x9E3779B97F4A7C15)
@@ -267,7 +268,7 @@ def mix64(x: np.uint64) -> np.uint64:
     return x ^ (x >> U64(31))
 
 
-@njit(cache=True)
+@row_kernel
 def deal(
     r64: np.ndarray,
     off: np.ndarray,
@@ -283,7 +284,8 @@ def deal(
     P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
     counter = mix64(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
     n = len(deck)
-    shuffled[:n] = deck
+    for i in range(n):
+        shuffled[i] = deck[i]
     word = _ZERO
     for i in range(n - 1, 0, -1):
         if i % 2 == 1:  # each hashed word gives two 32-bit draws
@@ -308,7 +310,7 @@ def deal(
         r64[off[F_HANDS] + s] = hand
 
 
-@njit(cache=True)
+@row_kernel
 def start_play(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
     """The holder of the lowest club leads the first trick; with two decks, the seat left of the
     dealer: seat (h - 1) mod P in hand h."""
@@ -325,7 +327,7 @@ def start_play(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
     r8[off[F_WINNER]] = first
 
 
-@njit(cache=True)
+@row_kernel
 def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
     """Reset the per-hand fields of a freshly dealt game and open the pass (or the play)."""
     P, H = rp[R_PLAYERS], rp[R_HISTORY]
@@ -352,12 +354,14 @@ def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
         start_play(r64, r32, r8, off, rp)
 
 
-@njit(cache=True)
-def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, dealt: bool) -> None:
-    """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given)."""
+@row_kernel
+def new_games(
+    data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, dealt: bool, shuffled: np.ndarray
+) -> None:
+    """Open hand 1 of every game; deal it from the game's key unless ``dealt`` (hands given).
+    ``shuffled``: scratch of the deck's length."""
     P = rp[R_PLAYERS]
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    shuffled = np.empty(len(deck), np.int8)
     for g in range(data.shape[0]):
         r64, r32, r8 = d64[g], d32[g], d8[g]
         r32[off[F_HAND_NUMBER]] = 1
@@ -375,13 +379,13 @@ def new_games(data: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarra
 # --- Scoring -------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@row_kernel
 def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     """``hand_score2`` of a one-deck game (no second copies to give)."""
     hand_score2(taken, taken, totals, rp, out)
 
 
-@njit(cache=True)
+@row_kernel
 def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     """``out`` (P,): the score of a completed hand from the cards each seat took (``taken2``: the
     cards it took twice, read only with two decks) and the game totals before it: hearts 1, QS 13,
@@ -417,7 +421,7 @@ def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
             out[s] += JD_POINTS * jacks_taken(taken, taken2, s, two)
 
 
-@njit(cache=True)
+@row_kernel
 def jacks_taken(taken: np.ndarray, taken2: np.ndarray, seat: int, two: bool) -> int:
     """How many JDs ``seat`` took (0..2 with two decks)."""
     jacks = 1 if taken[seat] & _JD_BIT else 0
@@ -426,7 +430,7 @@ def jacks_taken(taken: np.ndarray, taken2: np.ndarray, seat: int, two: bool) -> 
     return jacks
 
 
-@njit(cache=True)
+@row_kernel
 def score_hands(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     for g in range(taken.shape[0]):
         hand_score2(taken[g], taken2[g], totals[g], rp, out[g])
@@ -435,7 +439,7 @@ def score_hands(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
 # --- Stepping ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@row_kernel
 def end_hand(
     r64: np.ndarray,
     r32: np.ndarray,
@@ -473,7 +477,7 @@ def end_hand(
         start_hand(r64, r32, r8, off, rp)
 
 
-@njit(cache=True)
+@row_kernel
 def end_trick(
     r64: np.ndarray,
     r32: np.ndarray,
@@ -535,7 +539,7 @@ def end_trick(
         end_hand(r64, r32, r8, off, rp, deck, shuffled)
 
 
-@njit(cache=True)
+@row_kernel
 def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
     """Two decks: the seat of the highest card of the led suit in the trick that no other copy of
     it cancels, or -1 if every such card is cancelled."""
@@ -553,7 +557,7 @@ def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
     return winner
 
 
-@njit(cache=True)
+@row_kernel
 def step_game(
     r64: np.ndarray,
     r32: np.ndarray,
@@ -615,7 +619,7 @@ def step_game(
             end_trick(r64, r32, r8, off, rp, deck, shuffled)
 
 
-@njit(cache=True)
+@row_kernel
 def first_illegal(data: np.ndarray, actions: np.ndarray, off: np.ndarray) -> int:
     """The first game whose action is not a legal card (games over accept anything), or -1."""
     d64, d8 = data.view(U64), data.view(np.int8)
@@ -635,17 +639,24 @@ def step(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray,
     bad = first_illegal(data, actions, off)
     if bad >= 0:
         return bad
-    step_games(data, actions, off, rp, deck, 0, data.shape[0])
+    step_games(data, actions, off, rp, deck, 0, data.shape[0], np.empty(len(deck), np.int8))
     return -1
 
 
-@njit(cache=True)
+@row_kernel
 def step_games(
-    data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np.ndarray, deck: np.ndarray, start: int, stop: int
+    data: np.ndarray,
+    actions: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    start: int,
+    stop: int,
+    shuffled: np.ndarray,
 ) -> None:
-    """Step the games ``start..stop - 1`` (all legal) in place."""
+    """Step the games ``start..stop - 1`` (all legal) in place (``shuffled``: scratch of the
+    deck's length, for dealing the next hand)."""
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    shuffled = np.empty(len(deck), np.int8)
     for g in range(start, stop):
         r64, r32, r8 = d64[g], d32[g], d8[g]
         step_game(r64, r32, r8, off, rp, deck, actions[g], shuffled)
@@ -664,11 +675,11 @@ def step_parallel(data: np.ndarray, actions: np.ndarray, off: np.ndarray, rp: np
     B = data.shape[0]
     for chunk in prange((B + PARALLEL_CHUNK - 1) // PARALLEL_CHUNK):
         start = chunk * PARALLEL_CHUNK
-        step_games(data, actions, off, rp, deck, start, min(start + PARALLEL_CHUNK, B))
+        step_games(data, actions, off, rp, deck, start, min(start + PARALLEL_CHUNK, B), np.empty(len(deck), np.int8))
     return -1
 
 
-@njit(cache=True)
+@row_kernel
 def sample_legal(data: np.ndarray, off: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
     """``out[g]``: the legal card of rank ``floor(uniform[g] * count)`` among game g's legal cards
     (0 once the game is over)."""
@@ -678,7 +689,7 @@ def sample_legal(data: np.ndarray, off: np.ndarray, uniform: np.ndarray, out: np
         out[g] = nth_set_bit(legal, int(uniform[g] * popcount(legal))) if legal else 0
 
 
-@njit(cache=True)
+@row_kernel
 def sample_bits(bits: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
     """``out[g]``: a set bit of ``bits[g]`` chosen by ``uniform[g]`` (0 for an empty word)."""
     for g in range(bits.shape[0]):

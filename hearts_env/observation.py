@@ -64,6 +64,7 @@ from numba import njit
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.compiled import row_kernel
 from hearts_env.core import ABOVE, State, rule_params
 from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
@@ -377,18 +378,30 @@ def _params(layout: ObservationLayout) -> np.ndarray:
     return rule_params(layout.rules, layout.history)
 
 
-@njit(cache=True)
+# SPREAD[b]: the eight bits of byte b as eight 0/1 bytes (little-endian), to write a card row
+# eight entries at a time.
+SPREAD = np.array([sum(((b >> i) & 1) << (8 * i) for i in range(8)) for b in range(256)], np.uint64)
+
+
+@row_kernel
+def _bytes(out: np.ndarray, start: int, word: np.uint64, count: int) -> None:
+    """The low ``count`` bytes of ``word`` (little-endian) at ``out[start:]``."""
+    for i in range(count):
+        out[start + i] = (word >> np.uint64(8 * i)) & np.uint64(0xFF)
+
+
+@row_kernel
 def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     """One card row: 52 bits, or one little-endian word when packed."""
     if packed:
-        for i in range(_ROW_BYTES):
-            out[start + i] = (bits >> np.uint64(8 * i)) & np.uint64(0xFF)
+        _bytes(out, start, bits, _ROW_BYTES)
     else:
-        for c in range(NUM_CARDS):
-            out[start + c] = (bits >> np.uint64(c)) & np.uint64(1)
+        for i in range(NUM_CARDS // 8):
+            _bytes(out, start + 8 * i, SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)], 8)
+        _bytes(out, start + NUM_CARDS - NUM_CARDS % 8, SPREAD[bits >> np.uint64(NUM_CARDS - NUM_CARDS % 8)], NUM_CARDS % 8)
 
 
-@njit(cache=True)
+@row_kernel
 def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
     for i in range(size):
         out[start + i] = 0
@@ -396,7 +409,7 @@ def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
         out[start + index] = 1
 
 
-@njit(cache=True)
+@row_kernel
 def encode_row(
     i64: np.ndarray,
     i32: np.ndarray,
@@ -420,12 +433,13 @@ def encode_row(
     _cards(out, st[S_LEGAL], i64[ioff[inf.I_LEGAL]], packed)
     unseen = i64[ioff[inf.I_UNSEEN]]
     _cards(out, st[S_UNSEEN], unseen, packed)
+    higher = st[S_HIGHER_UNSEEN]  # (a local: a store to ``out`` would make numba read ``st`` again)
     for c in range(NUM_CARDS):
-        out[st[S_HIGHER_UNSEEN] + c] = k.popcount(unseen & ABOVE[c])
+        out[higher + c] = k.popcount(unseen & ABOVE[c])
     if st[S_HAND2] >= 0:  # the sections of two decks
         unseen2 = i64[ioff[inf.I_UNSEEN2]]
         for c in range(NUM_CARDS):
-            out[st[S_HIGHER_UNSEEN] + c] += k.popcount(unseen2 & ABOVE[c])
+            out[higher + c] += k.popcount(unseen2 & ABOVE[c])
         _cards(out, st[S_HAND2], i64[ioff[inf.I_HAND2]], packed)
         for r in range(P):
             _cards(out, st[S_PLAYED2] + r * row, i64[ioff[inf.I_PLAYED2] + r], packed)
@@ -467,7 +481,7 @@ def encode_row(
             _one_hot(out, st[S_HISTORY_LEADERS] + h * P, P, i8[ioff[inf.I_TRICK_LEADERS] + h])
 
 
-@njit(cache=True)
+@row_kernel
 def encode_infosets(
     idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, st: np.ndarray, packed: bool, out: np.ndarray
 ) -> None:
@@ -488,8 +502,23 @@ def observe_states(
     packed: bool,
     out: np.ndarray,
 ) -> None:
-    s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
     scratch = np.zeros((1, iwidth), np.uint8)  # one info row, rewritten for every game
+    observe_rows(sdata, soff, rp, seats, ioff, scratch, st, packed, out)
+
+
+@row_kernel
+def observe_rows(
+    sdata: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seats: np.ndarray,
+    ioff: np.ndarray,
+    scratch: np.ndarray,
+    st: np.ndarray,
+    packed: bool,
+    out: np.ndarray,
+) -> None:
+    s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
     i64, i32, i8 = scratch.view(np.uint64)[0], scratch.view(np.int32)[0], scratch.view(np.int8)[0]
     for g in range(sdata.shape[0]):
         infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff)

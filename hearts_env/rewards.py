@@ -13,9 +13,9 @@ each agent the sum of what built up since its own last move.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from hearts_env import kernels as k
+from hearts_env.compiled import row_kernel
 from hearts_env.core import State
 
 REWARD_MODES = ("points", "hand", "zero_sum", "win")
@@ -38,7 +38,7 @@ _MODE = {mode: i for i, mode in enumerate(REWARD_MODES)}
 _POINTS, _HAND, _ZERO_SUM, _WIN = range(len(REWARD_MODES))
 
 
-@njit(cache=True)
+@row_kernel
 def _step_rewards(
     bdata: np.ndarray, adata: np.ndarray, off: np.ndarray, rp: np.ndarray, mode: int, out: np.ndarray
 ) -> None:
