@@ -98,6 +98,7 @@ def play(
     if on_step is not None and not callable(on_step):
         raise ValueError(f"on_step must be callable or None, got {on_step!r}")
 
+    unseated = bool((seat_group < 0).any())  # a seat without a policy: games may pause there
     parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
     live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
     current = state if len(live) == state.batch_size else state[live]
@@ -115,7 +116,7 @@ def play(
         if on_step is not None and on_step(Step(live, current, info, mask, actions, after)):
             parts.append((live, after))
             break
-        stops = after.done | _paused(after, seat_group, live)
+        stops = (after.done | _paused(after, seat_group, live)) if unseated else after.done
         if until == "hand":
             stops |= after.hand_over
         if not stops.any():

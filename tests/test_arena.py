@@ -379,17 +379,22 @@ def test_estimate_of_values():
     assert one.to_dict()["low"] is None and math.isnan(Estimate.from_dict(one.to_dict()).high)
 
 
-def test_intervals_shrink_with_deals_and_cover_the_symmetric_difference():
-    """Four random agents are alike: every difference to the field is 0 in truth."""
+def test_intervals_shrink_with_deals():
+    """Sixteen times the deals, a quarter of the interval. (Whether the intervals hold the truth is
+    the next test's question, asked over many seeds: one seed's eight intervals all holding 0 at
+    once is a coin flip.)"""
     players = [(n, RandomPolicy()) for n in "abcd"]
     small = play_match(None, players, deals=100, seed=9, episode="hand")
     large = play_match(None, players, deals=1600, seed=9, episode="hand")
     for name in "abcd":
         ratio = small.estimate(name).half_width / large.estimate(name).half_width
         assert 2.5 < ratio < 6  # about sqrt(16) = 4
-        diff = large.difference(name)
-        assert diff.low < 0 < diff.high and diff.n == 1600
-        assert large.difference(name, metric="win_rate").low < 0 < large.difference(name, metric="win_rate").high
+        assert large.difference(name).n == 1600
+        assert (
+            0
+            < large.difference(name, metric="win_rate").half_width
+            < small.difference(name, metric="win_rate").half_width
+        )
     assert abs(large.estimate("a").mean - 6.6) < 0.2  # about 26/4 plus the moons' extra points
 
 
