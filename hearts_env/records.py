@@ -88,8 +88,10 @@ class Records:
 
     def _new(self, data: np.ndarray) -> Records:
         new = object.__new__(type(self))
-        new.__dict__.update((name, self.__dict__[name]) for name in self.META)
-        new.data = data
+        fresh, mine = new.__dict__, self.__dict__  # plain dict writes: every step makes one
+        for name in self.META:
+            fresh[name] = mine[name]
+        fresh["data"] = data
         return new
 
     def __getitem__(self, index: int | slice | np.ndarray) -> Records:
