@@ -133,10 +133,10 @@ class PIMCPPOPolicy:
         for name, value, low in (("worlds", worlds, 1), ("top_k", top_k, 1), ("max_batch", max_batch, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"pimc-ppo: {name} must be an int >= {low}, got {value!r}")
-        if not 0.0 <= float(min_prob) < 1.0:
-            raise ValueError(f"pimc-ppo: min_prob must be in [0, 1), got {min_prob!r}")
-        if float(margin) < 0.0:
-            raise ValueError(f"pimc-ppo: margin must be >= 0 points, got {margin!r}")
+        for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
+            number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+            if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
+                raise ValueError(f"pimc-ppo: {name} must be a number {ok}, got {value!r}")
         self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
