@@ -121,8 +121,8 @@ class PIMCPPOPolicy:
     def __init__(
         self,
         seed: int | np.random.SeedSequence | None = None,
-        worlds: int = 16,
-        top_k: int = 3,
+        worlds: int = 64,
+        top_k: int = 4,
         min_prob: float = 0.02,
         margin: float = 0.0,
         path: str | Path | None = None,

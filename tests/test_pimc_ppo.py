@@ -8,9 +8,13 @@
   taken from the network's probabilities.
 * The rules check: tables the network was not trained for are refused (``check_agents`` and the
   command line), bad options are refused with a line naming the option.
+* Expert iteration: the torch copy of the network is the network; one tiny round exports a
+  policy that loads, plays legal cards and agrees more with the search than before.
 """
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -18,10 +22,11 @@ import pytest
 from agents import arena_cli, make_agent
 from agents.pimc_ppo import PIMCPPOPolicy, network_rollout
 from agents.specs import agent_from_spec, check_agents
-from agents.trained import shipped_policy
+from agents.trained import TrainedPolicy, shipped_policy
 from hearts_env import HeartsRules
 from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset
+from hearts_env.observation import encode
 from hearts_env.records import concatenate
 
 HAND = HeartsRules(target_score=None)
@@ -141,3 +146,37 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
     assert exit_.value.code not in (0, None)
     errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert len(errors) == 1 and fragment in errors[0], errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Expert iteration (train/expert_iteration.py)
+
+
+def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
+    torch = pytest.importorskip("torch")
+    from train.expert_iteration import ExItConfig, Network, main
+
+    start = random_positions(32, seed=40)
+    obs = encode(infoset(start), ppo.layout)
+    with torch.no_grad():
+        np.testing.assert_allclose(Network(ppo)(torch.as_tensor(obs)).numpy(), ppo.logits(obs), rtol=1e-4, atol=1e-4)
+    folder = main(
+        ExItConfig(decisions=200, worlds=2, top_k=2, epochs=2, learning_rate=1e-3, eval_deals=2, runs_dir=str(tmp_path))
+    )
+    metrics = json.loads((folder / "exit.json").read_text())
+    assert metrics["agreement_after"] > metrics["agreement_before"]
+    apprentice = TrainedPolicy(folder)
+    assert apprentice.meta["trained_on"]["algorithm"].startswith("expert iteration")
+    info, mask = infoset(start), legal_mask(start)
+    assert np.all(mask[np.arange(32), apprentice(info, mask)])
+
+
+def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
+    from train.expert_iteration import cli
+
+    for argv, fragment in ((["--num-players", "5"], "num_players=5"), (["--decisions", "0"], "decisions")):
+        with pytest.raises(SystemExit) as exit_:
+            cli(argv)
+        assert exit_.value.code not in (0, None)
+        errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+        assert len(errors) == 1 and fragment in errors[0], errors
