@@ -160,8 +160,10 @@ class PIMCPPOPolicy:
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
         probs = _masked_probabilities(logits, mask)
-        candidates = self.candidates(probs)
         actions = np.where(mask, logits, -np.inf).argmax(axis=1)  # the network's card, as ``ppo`` plays it
+        candidates = self.candidates(probs)
+        rows = np.arange(len(actions))
+        candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability
         search = np.flatnonzero((info.phase == PLAY) & (candidates.sum(axis=1) > 1))
         if len(search):
             values = self.evaluate(info[search], candidates[search])
