@@ -15,6 +15,7 @@ from typing import Any
 from agents import compiled  # noqa: F401  (first: where numba caches the agents' kernels)
 from agents.heuristic import HeuristicPolicy
 from agents.pimc import PIMCPolicy, pimc_heuristic
+from agents.pimc_ppo import PIMCPPOPolicy
 from agents.simple import SimplePolicy
 from agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
@@ -25,6 +26,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "heuristic": HeuristicPolicy,
     "pimc": pimc_heuristic,  # heuristic passes and rollouts: the strong search baseline
     "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
+    "pimc-ppo": PIMCPPOPolicy,  # the shipped ppo network's move ordering, rollouts and passes
     "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
     # Ablations of its passing: the same play after random or heuristic passes.

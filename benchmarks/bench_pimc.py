@@ -3,10 +3,12 @@
 The positions are play-phase decisions of random 4-player games (default rules), spread over
 whole hands, where the seat to act has more than one legal card, so every decision searches.
 Each agent is measured at its default budget: ``pimc-random`` (``PIMCPolicy()``: 64 worlds,
-random rollouts) and ``pimc``
-(``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes).
+random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes) and
+``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts). ``pimc-ppo``
+leaves positions where the network keeps a single candidate unsearched, as in play; its batches
+step the rollouts of all their games together, so it gains most from batching.
 
-    python benchmarks/bench_pimc.py                                # both agents, batches of 1 and 64
+    python benchmarks/bench_pimc.py                                # every agent, batches of 1 and 64
     python benchmarks/bench_pimc.py --agents pimc --batch-sizes 1 --seconds 10
 
 Rates are given per second of wall-clock time and per second of the process's CPU time (steadier
@@ -22,12 +24,13 @@ import time
 import numpy as np
 
 from agents.pimc import PIMCPolicy, pimc_heuristic
+from agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env import HeartsRules
 from hearts_env.core import PLAY, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.records import concatenate
 
-AGENTS = {"pimc-random": PIMCPolicy, "pimc": pimc_heuristic}
+AGENTS = {"pimc-random": PIMCPolicy, "pimc": pimc_heuristic, "pimc-ppo": PIMCPPOPolicy}
 
 
 def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:

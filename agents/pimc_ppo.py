@@ -1,0 +1,213 @@
+"""PIMC guided by a trained network (the ``pimc-ppo`` agent): the network orders the moves,
+plays the rollouts for every seat, and makes the passes.
+
+For each play-phase decision the seat to act
+
+1. asks the network for its card probabilities and keeps as candidates its ``top_k`` legal cards
+   that have at least ``min_prob`` probability (the top card always): the budget goes to the
+   cards the network finds plausible, and a card it all but rules out is never played on the
+   strength of a few noisy rollouts. A single candidate is played without search;
+2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
+   a core state for each (``agents.pimc.sample_worlds`` / ``determinize``);
+3. plays each candidate in each world and rolls the hand out with the network's greedy card for
+   every seat: games x worlds x candidates are ONE batch of core states stepped together
+   (``hearts_env.core.step_in_place``), observed for their seats to act in one compiled pass
+   (``hearts_env.observation.observe``) and answered by one forward pass of the network
+   (``MLPPolicy.logits``: whole-array numpy matmuls) per step; forced cards skip the network, and a
+   rollout stops as soon as every card that scores has been taken;
+4. plays the candidate with the lowest mean hand score (the real rules' moon and totals applied),
+   keeping the network's card unless another beats it by more than ``margin`` points; ties go to
+   the network's more probable card.
+
+Rollouts are greedy, not sampled: the network's greedy play is the stronger (it is how ``ppo``
+plays), and the worlds already vary the rollouts, so sampling would add noise without adding
+information; greedy rollouts also leave the worlds as the only random choice (a seeded agent is
+reproducible). In the rollout worlds the other seats' passes are unknown (their observations show
+no passed or received cards), as in ``agents.pimc``.
+
+During the pass phase the network passes (its passes beat the heuristic's by about 0.5 points a
+hand). The agent plays only tables the network was trained for: its player count, the JD rule
+and one deck; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from agents.pimc import determinize, sample_worlds
+from agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
+from hearts_env.cards import NUM_CARDS
+from hearts_env.core import (
+    BIT,
+    GAME_OVER,
+    JD,
+    PLAY,
+    POINT_BITS,
+    State,
+    choose_from_bits,
+    hand_score,
+    legal_mask,
+    step,
+    step_in_place,
+)
+from hearts_env.infoset import InfoSet
+from hearts_env.observation import encode, observe
+from hearts_env.rules import HeartsRules
+
+_U64 = np.uint64
+
+
+def _masked_probabilities(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(B, 52) softmax of ``logits`` over the legal cards of ``mask``; 0 for the others (and in
+    a row without legal cards)."""
+    z = np.where(mask, logits, np.float32(-1e30))
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True) * mask
+
+
+def _scoring_bits(rules: HeartsRules) -> np.uint64:
+    """The cards that carry points: once all are taken, the rest of the hand changes no score."""
+    return _U64(POINT_BITS | (BIT[JD] if rules.jack_of_diamonds else _U64(0)))
+
+
+def network_rollout(state: State, network: MLPPolicy, rules: HeartsRules, max_batch: int = 8192) -> np.ndarray:
+    """(N, P) uint64: the cards each seat takes in the hand of each game of ``state`` (one-hand
+    rules, play phase) when every seat plays ``network``'s greedy card from here on. The batch is
+    stepped in place as a whole; games leave it once every scoring card (``rules``) is taken or
+    the hand ends. Forced cards are played without the network; ``max_batch`` bounds the rows
+    of one forward pass."""
+    n, P = state.batch_size, state.num_players
+    scoring = _scoring_bits(rules)
+    taken = np.zeros((n, P), _U64)
+    ids = np.arange(n)
+    buffer = np.empty((min(n, max_batch), network.layout.size), np.uint8)
+    while len(ids):
+        pile = np.bitwise_or.reduce(state.taken, axis=1)
+        done = (state.phase == GAME_OVER) | (pile & scoring == scoring)
+        if done.any():
+            taken[ids[done]] = state.taken[done]
+            keep = ~done
+            ids, state = ids[keep], state[keep]
+            if not len(ids):
+                break
+        legal = state.legal
+        actions = choose_from_bits(legal, np.zeros(len(ids)))  # the lowest legal card: the forced ones
+        think = np.flatnonzero(np.bitwise_count(legal) > 1)
+        for start in range(0, len(think), max_batch):
+            rows = think[start : start + max_batch]
+            sub = state[rows]
+            obs = observe(sub, sub.to_play.astype(np.int64), network.layout, out=buffer[: len(rows)])
+            logits = network.logits(obs)
+            actions[rows] = np.where(legal_mask(sub), logits, -np.inf).argmax(axis=1)
+        step_in_place(state, actions)
+    return taken
+
+
+class PIMCPPOPolicy:
+    """Determinized search with a trained network's move ordering, rollouts and passes (see the
+    module docstring).
+
+    ``worlds``: sampled deals per decision; ``top_k``: most candidate cards searched;
+    ``min_prob``: a card below this network probability is not searched (the network's top card
+    always is); ``margin``: points per hand another card must gain over the network's top card
+    to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
+    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``agents.pimc.sample_worlds``);
+    ``max_batch``: most rollout games stepped at once (games are chunked).
+    """
+
+    def __init__(
+        self,
+        seed: int | np.random.SeedSequence | None = None,
+        worlds: int = 64,
+        top_k: int = 4,
+        min_prob: float = 0.02,
+        margin: float = 0.0,
+        path: str | Path | None = None,
+        rejection_rounds: int = 64,
+        proposals: int = 16,
+        max_batch: int = 32768,
+    ) -> None:
+        for name, value, low in (("worlds", worlds, 1), ("top_k", top_k, 1), ("max_batch", max_batch, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"pimc-ppo: {name} must be an int >= {low}, got {value!r}")
+        for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
+            number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+            if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
+                raise ValueError(f"pimc-ppo: {name} must be a number {ok}, got {value!r}")
+        self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
+        self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
+        self.min_prob, self.margin = float(min_prob), float(margin)
+        self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
+        self.seed(seed)
+
+    def seed(self, seed: int | np.random.SeedSequence | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}, network={self.network!r})"
+
+    def check_rules(self, rules: HeartsRules) -> None:
+        """``ValueError`` unless the network was trained for tables like ``rules``."""
+        if rules.decks != 1:
+            raise ValueError(f"{self!r} was trained with one deck, the table has decks={rules.decks}")
+        self.network.check_rules(rules)
+
+    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        self.check_rules(info.rules)
+        mask = np.asarray(mask, bool)
+        logits = self.network.logits(encode(info, self.network.layout))
+        probs = _masked_probabilities(logits, mask)
+        actions = np.where(mask, logits, -np.inf).argmax(axis=1)  # the network's card, as ``ppo`` plays it
+        candidates = self.candidates(probs)
+        rows = np.arange(len(actions))
+        candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability
+        search = np.flatnonzero((info.phase == PLAY) & (candidates.sum(axis=1) > 1))
+        if len(search):
+            values = self.evaluate(info[search], candidates[search])
+            top = actions[search]
+            gain = values[np.arange(len(search)), top, None] - values  # points saved over the network's card
+            gain = np.where(np.isnan(gain), -np.inf, gain)
+            best = np.lexsort((-probs[search], -gain), axis=-1)[:, 0]  # ties go to the more probable card
+            beats_top = gain[np.arange(len(search)), best] > self.margin
+            actions[search] = np.where(beats_top, best, top)
+        return actions.astype(np.int64)
+
+    def candidates(self, probs: np.ndarray) -> np.ndarray:
+        """(B, 52) bool: the cards searched, the ``top_k`` most probable legal cards with at least
+        ``min_prob`` probability, the top one always."""
+        order = np.argsort(-probs, axis=1, kind="stable")[:, : self.top_k]
+        kept = np.take_along_axis(probs, order, axis=1) >= self.min_prob
+        kept[:, 0] = True
+        out = np.zeros(probs.shape, bool)
+        np.put_along_axis(out, order, kept & (np.take_along_axis(probs, order, axis=1) > 0), axis=1)
+        return out
+
+    def evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
+        """(B, 52) float: the mean hand score (lower is better) of each candidate card over the
+        sampled worlds; NaN elsewhere. Every game must be in the play phase, its observer to act."""
+        B = len(candidates)
+        values = np.full((B, NUM_CARDS), np.nan)
+        per_game = candidates.sum(axis=1) * self.worlds
+        start = 0
+        while start < B:  # chunks of games whose rollouts fit in max_batch
+            stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.max_batch, side="right")))
+            chunk = np.arange(start, min(stop, B))
+            values[chunk] = self._evaluate(info[chunk], candidates[chunk])
+            start = chunk[-1] + 1
+        return values
+
+    def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
+        W, rules = self.worlds, info.rules
+        one_hand = dataclasses.replace(rules, target_score=None)  # each rollout ends with its hand
+        worlds = determinize(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
+        game, card = np.nonzero(candidates)  # (M,) candidates
+        start = worlds[(game[:, None] * W + np.arange(W)).ravel()]  # (M * W,) candidate-major
+        taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
+        points = hand_score(rules, taken, start.scores).astype(np.float64)
+        own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
+        values = np.full(candidates.shape, np.nan)
+        values[game, card] = own.reshape(len(game), W).mean(axis=1)
+        return values

@@ -1,0 +1,182 @@
+"""Tests of ``agents.pimc_ppo``: the search guided by the shipped network.
+
+* Rollouts: ``network_rollout`` plays the network's own greedy card for every seat (the same hand
+  scores as stepping the ``ppo`` agent from its information sets), and a batch rolls out as each
+  game alone.
+* The agent: legal cards over whole hands (passing included) and many random positions, the
+  network's passes, ``top_k=1`` plays exactly as ``ppo``, reproducible with a seed, candidates
+  taken from the network's probabilities.
+* The rules check: tables the network was not trained for are refused (``check_agents`` and the
+  command line), bad options are refused with a line naming the option.
+* Expert iteration: the torch copy of the network is the network; one tiny round exports a
+  policy that loads, plays legal cards and agrees more with the search than before.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import arena_cli, make_agent
+from agents.pimc_ppo import PIMCPPOPolicy, network_rollout
+from agents.specs import agent_from_spec, check_agents
+from agents.trained import TrainedPolicy, shipped_policy
+from hearts_env import HeartsRules
+from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
+from hearts_env.infoset import infoset
+from hearts_env.observation import encode
+from hearts_env.records import concatenate
+
+HAND = HeartsRules(target_score=None)
+
+
+@pytest.fixture(scope="module")
+def ppo():
+    return shipped_policy()
+
+
+def random_positions(count: int, seed: int, phase: int = PLAY) -> tuple:
+    """States of ``count`` random games (default rules, one hand) at random points of ``phase``
+    where the seat to act has more than one legal card."""
+    rng = np.random.default_rng(seed)
+    state = new_games(HAND, batch_size=count, seed=seed)
+    picked, when = [], rng.integers(0, 40 if phase == PLAY else 12, count)
+    for n in range(60):
+        mask = legal_mask(state)
+        rows = np.flatnonzero((when <= n) & (state.phase == phase) & (mask.sum(axis=1) > 1))
+        if len(rows):
+            picked.append(state[rows])
+            when[rows] = 10**6
+        state = step(state, sample_actions(state, rng))
+    return concatenate(picked)
+
+
+def test_network_rollout_is_the_network_playing_every_seat(ppo):
+    """Rolled out from real positions (every seat's information known), the hand scores equal those
+    of the ``ppo`` agent stepped from each seat's information set to the hand's end."""
+    start = random_positions(48, seed=1)
+    rolled = network_rollout(start[np.arange(48)], ppo, HAND)  # a copy: the rollout steps it in place
+    state = start
+    while not np.all(state.phase == GAME_OVER):
+        state = step(state, np.where(state.phase == GAME_OVER, 0, ppo(infoset(state), legal_mask(state))))
+    expected = hand_score(HAND, state.taken, start.scores)
+    np.testing.assert_array_equal(hand_score(HAND, rolled, start.scores), expected)
+
+
+def test_network_rollout_of_a_batch_equals_each_game_alone(ppo):
+    start = random_positions(16, seed=3)
+    together = network_rollout(start[np.arange(16)], ppo, HAND, max_batch=5)
+    alone = np.concatenate([network_rollout(start[i], ppo, HAND) for i in range(16)])
+    np.testing.assert_array_equal(together, alone)
+
+
+def test_legal_cards_over_whole_hands_and_random_positions():
+    agent = make_agent("pimc-ppo", seed=0, worlds=2, top_k=2)
+    state = new_games(HAND, batch_size=8, seed=4)
+    while not np.all(state.phase == GAME_OVER):  # pimc-ppo at every seat, passing included
+        mask = legal_mask(state)
+        cards = agent(infoset(state), mask)
+        live = state.phase != GAME_OVER
+        assert np.all(mask[live, cards[live]])
+        state = step(state, np.where(live, cards, 0))
+    for seed in range(3):
+        start = random_positions(64, seed=10 + seed)
+        mask = legal_mask(start)
+        assert np.all(mask[np.arange(len(mask)), agent(infoset(start), mask)])
+
+
+def test_passes_are_the_networks_and_top_k_1_plays_as_ppo(ppo):
+    for phase in (PASS, PLAY):
+        start = random_positions(64, seed=20, phase=phase)
+        info, mask = infoset(start), legal_mask(start)
+        expected = ppo(info, mask)
+        np.testing.assert_array_equal(make_agent("pimc-ppo", seed=0, top_k=1)(info, mask), expected)
+        if phase == PASS:
+            np.testing.assert_array_equal(make_agent("pimc-ppo", seed=0)(info, mask), expected)
+
+
+def test_reproducible_with_a_seed_and_searching_changes_cards(ppo):
+    start = random_positions(64, seed=30)
+    info, mask = infoset(start), legal_mask(start)
+    first = make_agent("pimc-ppo", seed=5, worlds=8)(info, mask)
+    np.testing.assert_array_equal(make_agent("pimc-ppo", seed=5, worlds=8)(info, mask), first)
+    reseeded = make_agent("pimc-ppo", seed=9, worlds=8)
+    reseeded.seed(5)
+    np.testing.assert_array_equal(reseeded(info, mask), first)
+    assert np.any(first != ppo(info, mask))  # the search overrules the network somewhere
+
+
+def test_candidates_are_the_networks_most_probable_legal_cards():
+    agent = PIMCPPOPolicy(top_k=2, min_prob=0.1)
+    probs = np.zeros((3, 52))
+    probs[0, [3, 7, 9]] = [0.5, 0.3, 0.2]  # the two most probable
+    probs[1, [3, 7]] = [0.95, 0.05]  # 7 is below min_prob
+    probs[2, [8]] = 1.0  # a single legal card
+    chosen = agent.candidates(probs)
+    assert [list(np.flatnonzero(row)) for row in chosen] == [[3, 7], [3], [8]]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [HeartsRules(num_players=5), HeartsRules(jack_of_diamonds=True), HeartsRules(num_players=6, decks=2)],
+    ids=["5 players", "JD rule", "two decks"],
+)
+def test_tables_the_network_was_not_trained_for_are_refused(rules):
+    with pytest.raises(ValueError, match="agent 'pimc-ppo' cannot play these rules"):
+        check_agents(rules, [("pimc-ppo", agent_from_spec("pimc-ppo", 0))])
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["pimc-ppo"] + ["random"] * 4 + ["--num-players", "5"], "num_players=5"),
+        (["pimc-ppo"] + ["random"] * 3 + ["--jack-of-diamonds"], "jack_of_diamonds=True"),
+        (["pimc-ppo:worlds=0"] + ["random"] * 3, "worlds"),
+        (["pimc-ppo:min_prob=2"] + ["random"] * 3, "min_prob"),
+        (["pimc-ppo:margin=x"] + ["random"] * 3, "margin"),
+        (["pimc-ppo:top_k=2.5"] + ["random"] * 3, "top_k"),
+    ],
+)
+def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch):
+    monkeypatch.setattr(arena_cli, "play_match", lambda *a, **k: pytest.fail("the match started"))
+    with pytest.raises(SystemExit) as exit_:
+        arena_cli.main(argv)
+    assert exit_.value.code not in (0, None)
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and fragment in errors[0], errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Expert iteration (train/expert_iteration.py)
+
+
+def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
+    torch = pytest.importorskip("torch")
+    from train.expert_iteration import ExItConfig, Network, main
+
+    start = random_positions(32, seed=40)
+    obs = encode(infoset(start), ppo.layout)
+    with torch.no_grad():
+        np.testing.assert_allclose(Network(ppo)(torch.as_tensor(obs)).numpy(), ppo.logits(obs), rtol=1e-4, atol=1e-4)
+    folder = main(
+        ExItConfig(decisions=200, worlds=2, top_k=2, epochs=2, learning_rate=1e-3, eval_deals=2, runs_dir=str(tmp_path))
+    )
+    metrics = json.loads((folder / "exit.json").read_text())
+    assert metrics["agreement_after"] > metrics["agreement_before"]
+    apprentice = TrainedPolicy(folder)
+    assert apprentice.meta["trained_on"]["algorithm"].startswith("expert iteration")
+    info, mask = infoset(start), legal_mask(start)
+    assert np.all(mask[np.arange(32), apprentice(info, mask)])
+
+
+def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
+    from train.expert_iteration import cli
+
+    for argv, fragment in ((["--num-players", "5"], "num_players=5"), (["--decisions", "0"], "decisions")):
+        with pytest.raises(SystemExit) as exit_:
+            cli(argv)
+        assert exit_.value.code not in (0, None)
+        errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+        assert len(errors) == 1 and fragment in errors[0], errors

@@ -1,0 +1,178 @@
+"""Expert iteration, one round: the search's decisions cloned back into its network.
+
+``pimc-ppo`` (``agents.pimc_ppo``) searches with a trained network; this script lets it play every
+seat of single hands (``train.imitation.collect``), fits the network to the cards the search chose
+(cross-entropy of the masked logits, on the decisions with more than one legal card, starting from
+the network's own weights), exports the result as a weights-only policy folder that
+``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against three copies of the
+network it started from (duplicate single hands). Run it again on its output for the next round.
+
+    python -m train.expert_iteration --decisions 30000 --seed 0
+    hearts-arena trained:path=runs/hearts_v0__exit__0__1700000000 ppo ppo ppo --episode hand --deals 2000
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.pimc_ppo import PIMCPPOPolicy
+from agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
+from hearts_env.arena import play_match
+from hearts_env.rules import HeartsRules
+from train.config import check_at_least, coerce_fields, parse_config
+from train.imitation import Demonstrations, collect
+
+ENV_ID = "hearts_v0"
+
+
+@dataclass
+class ExItConfig:
+    policy: str = ""
+    """run folder of the network to improve (empty: the shipped ppo)"""
+    rules: HeartsRules = field(default_factory=HeartsRules)
+    """the table (one the network was trained for; single hands are played)"""
+    decisions: int = 50_000
+    """pimc-ppo decisions to collect (every seat of single hands)"""
+    worlds: int = 64
+    """pimc-ppo's sampled worlds per decision"""
+    top_k: int = 4
+    """pimc-ppo's most candidate cards searched"""
+    epochs: int = 4
+    """passes over the collected decisions"""
+    learning_rate: float = 1e-4
+    """Adam's step size (small: the search mostly agrees with the network)"""
+    batch_size: int = 1024
+    """decisions per gradient step"""
+    eval_deals: int = 2000
+    """duplicate single-hand deals of the new network against three of the old one (0: none)"""
+    seed: int = 0
+    """seeds the collection, the training order and the evaluation"""
+    runs_dir: str = "runs"
+    """folder that receives the run folder hearts_v0__exit__SEED__TIME"""
+
+    def __post_init__(self) -> None:
+        coerce_fields(self)
+        for name, low in (("decisions", 1), ("worlds", 1), ("top_k", 1), ("epochs", 1), ("batch_size", 1)):
+            check_at_least(name, getattr(self, name), low)
+        check_at_least("eval_deals", self.eval_deals, 0)
+        check_at_least("seed", self.seed, 0)
+        if not 0 < self.learning_rate < 1:
+            raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        network = TrainedPolicy(self.policy or SHIPPED_DIR / "ppo")  # a bad folder: one ValueError naming it
+        network.check_rules(self.rules)
+        if Path(self.runs_dir).exists() and not Path(self.runs_dir).is_dir():
+            raise ValueError(f"runs_dir: {self.runs_dir} is not a folder")
+
+
+class Network(torch.nn.Module):
+    """A trained policy's MLP in torch, starting from its arrays: scale, hidden layers, logits."""
+
+    def __init__(self, policy: TrainedPolicy) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.as_tensor(policy.scale))
+        self.linears = torch.nn.ModuleList()
+        for w, b in policy.layers:
+            layer = torch.nn.Linear(w.shape[1], w.shape[0])
+            layer.weight.data.copy_(torch.as_tensor(w))
+            layer.bias.data.copy_(torch.as_tensor(b))
+            self.linears.append(layer)
+        self.activation = {"relu": torch.relu, "tanh": torch.tanh}[policy.meta["activation"]]
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        x = observations.float() * self.scale
+        for layer in self.linears[:-1]:
+            x = self.activation(layer(x))
+        return self.linears[-1](x)
+
+    def arrays(self, names: list[str]) -> dict[str, np.ndarray]:
+        """The weights as ``policy.npz`` holds them (float32, one weight and bias per named layer)."""
+        out = {"input.scale": self.scale.numpy()}
+        for name, layer in zip(names, self.linears, strict=True):
+            out[f"{name}.weight"] = layer.weight.detach().numpy().astype(np.float32)
+            out[f"{name}.bias"] = layer.bias.detach().numpy().astype(np.float32)
+        return out
+
+
+def fit(net: Network, demos: Demonstrations, config: ExItConfig) -> dict[str, float]:
+    """Cross-entropy of the masked logits against the search's cards, on the decisions with a
+    choice; returns the agreement with the search before and after (share of those decisions)."""
+    rows = np.flatnonzero(demos.masks.sum(axis=1) > 1)
+    obs = torch.as_tensor(demos.observations[rows])
+    mask = torch.as_tensor(demos.masks[rows])
+    target = torch.as_tensor(demos.actions[rows])
+
+    def agreement() -> float:
+        with torch.no_grad():
+            return float((net(obs).masked_fill(~mask, -1e8).argmax(dim=1) == target).float().mean())
+
+    before = agreement()
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    generator = torch.Generator().manual_seed(config.seed)
+    for _ in range(config.epochs):
+        for batch in torch.randperm(len(rows), generator=generator).split(config.batch_size):
+            logits = net(obs[batch]).masked_fill(~mask[batch], -1e8)
+            loss = torch.nn.functional.cross_entropy(logits, target[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return {"decisions_with_a_choice": len(rows), "agreement_before": before, "agreement_after": agreement()}
+
+
+def main(config: ExItConfig) -> Path:
+    """One round: collect, fit, export, evaluate; returns the new run folder."""
+    torch.manual_seed(config.seed)
+    source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
+    hand_rules = dataclasses.replace(config.rules, target_score=None)
+    teacher = PIMCPPOPolicy(seed=config.seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
+    start = time.perf_counter()
+    demos = collect(hand_rules, teacher, config.decisions, config.seed)
+    collected = time.perf_counter()
+    net = Network(source)
+    metrics = fit(net, demos, config) | {
+        "collect_seconds": collected - start,
+        "fit_seconds": time.perf_counter() - collected,
+    }
+    folder = Path(config.runs_dir) / f"{ENV_ID}__exit__{config.seed}__{int(time.time())}"
+    folder.mkdir(parents=True)
+    np.savez(folder / WEIGHTS_FILE, **net.arrays(source.meta["layers"]))
+    meta = dict(source.meta)
+    meta["trained_on"] = {
+        "algorithm": "expert iteration (pimc-ppo decisions cloned)",
+        "from": str(source.path),
+        "decisions": len(demos),
+        "config": dataclasses.asdict(config),
+    }
+    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+    apprentice = TrainedPolicy(folder)  # read back as any user would
+    if config.eval_deals:
+        result = play_match(
+            hand_rules,
+            [("new", apprentice)] + [("old", source)] * 3,
+            deals=config.eval_deals,
+            seed=config.seed + 1,
+            episode="hand",
+        )
+        estimate = result.difference("new", "old")
+        metrics |= {"new_minus_old": estimate.mean, "new_minus_old_95": [estimate.low, estimate.high]}
+    (folder / "exit.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    print(json.dumps(metrics, indent=2))
+    print(f"wrote {folder}")
+    return folder
+
+
+def cli(argv: Sequence[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    main(parse_config(ExItConfig, argv, "python -m train.expert_iteration", __doc__.splitlines()[0]))
+
+
+if __name__ == "__main__":
+    cli()
