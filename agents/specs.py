@@ -24,7 +24,7 @@ from hearts_env.infoset import infoset
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 
-ONE_DECK_AGENTS = (HeuristicPolicy, PIMCPolicy)
+ONE_DECK_AGENTS = (PIMCPolicy,)
 """Agents that count the cards of one deck (they would fail in a game of two decks)."""
 
 
