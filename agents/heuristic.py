@@ -42,6 +42,14 @@ Play, in order of priority (the first rule that applies to a game decides it):
     lowest card of the suit with the best exit: a card others can beat (a sure winner costs
     most), in a suit nobody is void in, short suits first, never spades while holding the QS,
     hearts welcome (except into a moon threat).
+
+Two decks (Cancellation Hearts, ``decks=2``): a separate pass and play (the two-deck section
+below, sharing the knobs and tables) count every suit by copies and add what cancellation
+changes: a card is a sure winner only when its twin is seen or held; the trick's winner after
+each card is worked out with cancellation (the twin of the winning card cancels it, a safe way to
+shed a high card), and a duck is preferred that stays beaten should the winner's twin come later;
+a trick costs the pot's points and, while the kitty lies there, its expected points too; the QS
+goes on an AS or KS only when no twin can cancel it. No moon is tried or watched for.
 """
 
 from __future__ import annotations

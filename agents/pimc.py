@@ -37,6 +37,13 @@ proposal is biased, so ``proposals`` deals are drawn and one is kept with weight
 uniform as ``proposals`` grows).
 Every world is consistent either way.
 
+With two decks (Cancellation Hearts) a world deals the copies the observer has not seen (a card
+whose copies are both unseen is dealt twice) to the other seats and the face-down kitty, as many
+as each holds; the observer's passed copies stay with their receiver less as many copies as it
+has played since (those may have been its own). Hall's condition and the importance weights
+treat the two copies as distinct cards, so the target is the uniform deal of the physical cards.
+The determinized states carry the second copies, the kitty and the pot.
+
 The pass is not searched: during the pass phase PIMC delegates to ``pass_policy``; the default
 (``pass_high_cards``) passes the QS, AS and KS first, then the highest ranks (hearts first among
 equal ranks). ``pimc_heuristic`` builds the stronger set-up: the heuristic agent's passes and
