@@ -260,8 +260,9 @@ def test_agents_get_their_own_infoset_and_a_single_game_mask():
 
 def test_two_decks_game_shows_the_pot_and_the_kitty():
     argv = ["--decks", "2", "--num-players", "6", "--target-score", "0", "--seed", "2", "--opponents", "heuristic"]
-    status, text, _ = run(argv)
+    status, text, _ = run(argv, ["help"])
     assert status == 0 and "Game over after 1 hand" in text
+    assert "two equal cards in one trick cancel" in text and "the others score 52 each instead" in text
     assert "kitty: 2 cards face down" in text  # 104 cards among 6 players leave 2
     assert re.search(r"takes it.* with the kitty \(\S+ \S+\)", text) or "you take it" in text
     scores = final_scores(text)
