@@ -686,7 +686,8 @@ def _winner_after(i8: np.ndarray, ioff: np.ndarray, P: int, led_suit: int, mine:
 @njit(cache=True, inline="always")
 def _pass_card2(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal) -> int:
     """One pick of a two-deck pass: the one-deck scores, suits counted by copies, the spade guard
-    and the short suits scaled to the hand size; no moon hands, no kept top hearts."""
+    and the short suits scaled to the hand size, hearts passed like side cards (measured better
+    from 8 players up); no moon hands, no kept top hearts."""
     P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
     dealt, dealt2 = add_piles(i64[ioff[I_HAND]], i64[ioff[I_HAND2]], i64[ioff[I_PASSED]], i64[ioff[I_PASSED2]])
     short_length = max(1, int(math.floor(4 * size / 13 + 0.5)))
@@ -699,8 +700,8 @@ def _pass_card2(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarra
         if not bits:
             continue
         length = _copies(dealt & SUIT_BITS[s], dealt2 & SUIT_BITS[s])
-        if s == HEARTS:
-            by_suit = F32(-kn[K_PASS_HEART])
+        if s == HEARTS:  # 26 hearts out: high ones are as dangerous as high side cards
+            by_suit = F32(0.0)
         else:
             by_suit = F32(F32(max(0, short_length - length)) * F32(kn[K_PASS_SHORT]))
             if length >= 4 and dealt & SUIT_BITS[s] & _LOW_5:
@@ -851,8 +852,8 @@ def _follow2(i8, ioff, rp, kn, legal, out, out2, stake, size, led_suit, winning)
         return low  # a QS may still fall on it: stay low
     if last:
         return high
-    if stake > 0:
-        return low  # hope to be overtaken (or cancelled)
+    if stake > 0 or P - 1 - size >= 2:
+        return low  # hope to be overtaken (or cancelled): likely with points or several seats to come
     return high
 
 
