@@ -49,7 +49,9 @@ changes: a card is a sure winner only when its twin is seen or held; the trick's
 each card is worked out with cancellation (the twin of the winning card cancels it, a safe way to
 shed a high card), and a duck is preferred that stays beaten should the winner's twin come later;
 a trick costs the pot's points and, while the kitty lies there, its expected points too; the QS
-goes on an AS or KS only when no twin can cancel it. No moon is tried or watched for.
+goes on an AS or KS only when no twin can cancel it; a trick that cannot be ducked, with two or
+more seats to come, is played low; hearts are passed like side cards. No moon is tried or
+watched for.
 """
 
 from __future__ import annotations
