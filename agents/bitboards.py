@@ -69,7 +69,8 @@ def best_by_key(bits: np.uint64, key: np.ndarray) -> int:
 def read_trick(i8: np.ndarray, ioff: np.ndarray, P: int) -> tuple[np.uint64, int, int, int, int]:
     """The current trick of an info row: (bitboard of its cards, cards played to it, led suit,
     winning card, relative seat winning). Before the lead (and while passing) the led suit is
-    -1, the winning card -1 and the winner 0."""
+    -1, the winning card -1 and the winner 0; with two decks, while every card of the led suit is cancelled, the
+    winning card and the winner are -1."""
     played, size = U64(0), 0
     for r in range(P):
         card = i8[ioff[I_TRICK] + r]
@@ -80,4 +81,6 @@ def read_trick(i8: np.ndarray, ioff: np.ndarray, P: int) -> tuple[np.uint64, int
         return played, size, -1, -1, 0
     led_suit = i8[ioff[I_TRICK] + i8[ioff[I_TRICK_LEADER]]] // NUM_RANKS
     winner = i8[ioff[I_TRICK_WINNER]]  # the core's, seen from the observer
+    if winner < 0:  # two decks: every card of the led suit is cancelled
+        return played, size, led_suit, -1, winner
     return played, size, led_suit, i8[ioff[I_TRICK] + winner], winner

@@ -42,6 +42,16 @@ Play, in order of priority (the first rule that applies to a game decides it):
     lowest card of the suit with the best exit: a card others can beat (a sure winner costs
     most), in a suit nobody is void in, short suits first, never spades while holding the QS,
     hearts welcome (except into a moon threat).
+
+Two decks (Cancellation Hearts, ``decks=2``): a separate pass and play (the two-deck section
+below, sharing the knobs and tables) count every suit by copies and add what cancellation
+changes: a card is a sure winner only when its twin is seen or held; the trick's winner after
+each card is worked out with cancellation (the twin of the winning card cancels it, a safe way to
+shed a high card), and a duck is preferred that stays beaten should the winner's twin come later;
+a trick costs the pot's points and, while the kitty lies there, its expected points too; the QS
+goes on an AS or KS only when no twin can cancel it; a trick that cannot be ducked, with two or
+more seats to come, is played low; hearts are passed like side cards. No moon is tried or
+watched for.
 """
 
 from __future__ import annotations
@@ -55,30 +65,51 @@ from numba import njit
 
 from agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, SPADES
-from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS, POINT_BITS, QS, SUIT_BITS, rule_params
+from hearts_env.core import (
+    ABOVE,
+    BELOW,
+    BIT,
+    HEART_BITS,
+    JD,
+    JD_POINTS,
+    MOON_POINTS,
+    PASS,
+    POINT_BITS,
+    QS,
+    SUIT_BITS,
+    rule_params,
+)
 from hearts_env.infoset import (
     I_HAND,
+    I_HAND2,
+    I_KITTY_SIZE,
     I_LEGAL,
     I_PASS_OFFSET,
     I_PASSED,
+    I_PASSED2,
     I_PHASE,
     I_POINTS,
+    I_POT,
+    I_POT2,
     I_SCORES,
     I_TAKEN,
     I_TRICK,
     I_TRICKS_PLAYED,
     I_UNSEEN,
+    I_UNSEEN2,
     I_VOIDS,
     InfoSet,
 )
 from hearts_env.kernels import (
     R_DECK,
+    R_DECKS,
     R_HAND_SIZE,
     R_JD,
     R_NO_POINTS_FIRST,
     R_PASS_COUNT,
     R_PLAYERS,
     R_TARGET,
+    add_piles,
     raw_points,
 )
 
@@ -256,6 +287,10 @@ def heuristic_card(
     legal = i64[ioff[I_LEGAL]]
     if legal == 0:
         return 0
+    if rp[R_DECKS] == 2:
+        if i8[ioff[I_PHASE]] == PASS:
+            return _pass_card2(i64, i8, ioff, rp, kn, legal)
+        return _play_card2(i64, i32, i8, ioff, rp, kn, legal)
     if i8[ioff[I_PHASE]] == PASS:
         return _pass_card(i64, i8, ioff, rp, kn, legal)
     return _play_card(i64, i32, i8, ioff, rp, kn, legal)
@@ -603,3 +638,273 @@ def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, tri
         if value > best_danger:
             best, best_danger = c, value
     return best if best >= 0 else QS  # nothing but the QS, kept at -inf, is left
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks (Cancellation Hearts)
+#
+# The same ideas, with every count made over copies (a suit holds 26 cards, a hand up to two of
+# each) and with what cancellation changes: a card whose twin is still out may be cancelled, so
+# it is a sure winner only when its twin is seen (or held); the trick's winner after a card is
+# worked out exactly from the cards on the table (the twin of the winning card cancels it); a
+# trick at stake costs its points, the pot's, and the kitty's expected points while the kitty
+# lies there. The moon (every one of 52 points, the kitty's included) is neither tried nor
+# watched for.
+
+
+@njit(cache=True, inline="always")
+def _copies(bits: np.uint64, bits2: np.uint64) -> int:
+    """Cards of a two-deck pile, counting both copies."""
+    return count(bits) + count(bits2)
+
+
+@njit(cache=True, inline="always")
+def _pile_points2(bits: np.uint64, bits2: np.uint64, jd_rule: bool) -> int:
+    """Points of a two-deck pile: hearts, QSs and, with the JD rule, -10 per JD."""
+    points = raw_points(bits) + raw_points(bits2)
+    if jd_rule:
+        points += JD_POINTS * ((1 if bits & _JD_BIT else 0) + (1 if bits2 & _JD_BIT else 0))
+    return points
+
+
+@njit(cache=True, inline="always")
+def _winner_after(i8: np.ndarray, ioff: np.ndarray, P: int, led_suit: int, mine: int, extra: int) -> int:
+    """The relative seat that wins the current trick once the observer plays ``mine`` and, if
+    ``extra`` >= 0, a later seat (reported as P) plays ``extra``: the highest card of the led suit
+    that no other copy in the trick cancels; -1 if every one is cancelled."""
+    once, twice = U64(0), U64(0)
+    for r in range(P + 1):
+        card = mine if r == 0 else (extra if r == P else i8[ioff[I_TRICK] + r])
+        if card >= 0:
+            once, twice = add_piles(once, twice, BIT[card], U64(0))
+    winner, best = -1, -1
+    for r in range(P + 1):
+        card = mine if r == 0 else (extra if r == P else i8[ioff[I_TRICK] + r])
+        if card > best and card // NUM_RANKS == led_suit and not twice & BIT[card]:
+            winner, best = r, card
+    return winner
+
+
+@njit(cache=True, inline="always")
+def _pass_card2(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal) -> int:
+    """One pick of a two-deck pass: the one-deck scores, suits counted by copies, the spade guard
+    and the short suits scaled to the hand size, hearts passed like side cards (measured better
+    from 8 players up); no moon hands, no kept top hearts."""
+    P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
+    dealt, dealt2 = add_piles(i64[ioff[I_HAND]], i64[ioff[I_HAND2]], i64[ioff[I_PASSED]], i64[ioff[I_PASSED2]])
+    short_length = max(1, int(math.floor(4 * size / 13 + 0.5)))
+    few_spades = _copies(dealt & _SPADES, dealt2 & _SPADES) * 13 < kn[K_SPADE_GUARD] * size
+    right = i8[ioff[I_PASS_OFFSET]] == P - 1 and (dealt & _LOW_SPADES) != 0
+    jd_rule = rp[R_JD] != 0
+    best, best_score = -1, F32(-np.inf)
+    for s in range(4):
+        bits = legal & SUIT_BITS[s]
+        if not bits:
+            continue
+        length = _copies(dealt & SUIT_BITS[s], dealt2 & SUIT_BITS[s])
+        if s == HEARTS:  # 26 hearts out: high ones are as dangerous as high side cards
+            by_suit = F32(0.0)
+        else:
+            by_suit = F32(F32(max(0, short_length - length)) * F32(kn[K_PASS_SHORT]))
+            if length >= 4 and dealt & SUIT_BITS[s] & _LOW_5:
+                by_suit = F32(by_suit - F32(kn[K_PASS_LONG_LOW]))
+        while bits:
+            c = low_card(bits)
+            bits &= bits - U64(1)
+            score = F32(_PASS_BASE[c] + by_suit)
+            if QS <= c <= QS + 2:  # the spade honours
+                if few_spades and (c == QS or not right):
+                    score = _HONOUR_PASS[c - QS]
+                else:
+                    score = F32(_RANK[c] - F32(kn[K_PASS_HONOUR_KEPT]))
+            if jd_rule:  # keep the JDs and the diamonds that can capture them
+                if c == JD:
+                    score = _NEVER
+                elif JD < c <= JD + 3:
+                    score = F32(score - F32(8.0))
+            if score > best_score:
+                best, best_score = c, score
+    return best
+
+
+@njit(cache=True, inline="always")
+def _play_card2(
+    i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal
+) -> int:
+    P = rp[R_PLAYERS]
+    jd_rule = rp[R_JD] != 0
+    hand, hand2 = i64[ioff[I_HAND]], i64[ioff[I_HAND2]]
+    out, out2 = i64[ioff[I_UNSEEN]], i64[ioff[I_UNSEEN2]]  # copies in other hands or the kitty
+    # At stake in a trick besides its own cards: the pot, and the kitty's expected points.
+    stake = float(_pile_points2(i64[ioff[I_POT]], i64[ioff[I_POT2]], jd_rule))
+    kitty = i8[ioff[I_KITTY_SIZE]]
+    if kitty > 0:
+        stake += kitty * _pile_points2(out, out2, jd_rule) / max(_copies(out, out2), 1)
+    _, size, led_suit, winning, winner = read_trick(i8, ioff, P)
+    if led_suit < 0:
+        return _lead2(i8, ioff, rp, kn, legal, hand, hand2, out, out2, stake)
+    if legal & SUIT_BITS[led_suit]:
+        return _follow2(i8, ioff, rp, kn, legal, out, out2, stake, size, led_suit, winning)
+    return _discard2(i32, i8, ioff, rp, kn, legal, hand, hand2, out, out2, size, winner)
+
+
+@njit(cache=True, inline="always")
+def _lead2(i8, ioff, rp, kn, legal, hand, hand2, out, out2, stake) -> int:
+    P = rp[R_PLAYERS]
+    # Smoke out a QS: spades while holding none above the jack.
+    qs_out = (out & _QS_BIT) != 0
+    spades = legal & _SPADES
+    if qs_out and (hand & _SPADE_HONOURS) == 0 and spades:
+        return high_card(spades)
+    # Otherwise the lowest card of the suit with the best exit, as with one deck, counted by copies.
+    points_out = raw_points(out) + raw_points(out2) + stake > 0
+    holds_honour = (hand & _SPADE_HONOURS & ~_QS_BIT) != 0
+    best, best_cost = -1, np.inf
+    for s in range(4):
+        low = low_card(legal & SUIT_BITS[s])
+        if low < 0:
+            continue
+        n_above = F32(_copies(out & ABOVE[low], out2 & ABOVE[low]))
+        n_below = F32(_copies(out & BELOW[low], out2 & BELOW[low]))
+        if n_above == 0 and not out & BIT[low]:  # a sure winner (its twin seen) costs most
+            cost = kn[K_LEAD_SURE_WIN] * (2.0 if points_out else 1.0)
+        else:
+            share = F32(n_below / max(F32(n_above + n_below), F32(1.0)))
+            cost = float(F32(F32(kn[K_LEAD_SHARE]) * share))
+        voids = 0
+        for r in range(1, P):
+            voids += (i8[ioff[I_VOIDS] + r] >> s) & 1
+        cost += voids * (kn[K_LEAD_VOID] if n_below > 0 else 1.0) * (1.0 if points_out else 0.0)
+        if s == SPADES:
+            cost += (1.0 if hand & _QS_BIT else 0.0) * kn[K_LEAD_SPADES_WITH_QUEEN] + (
+                1.0 if holds_honour and qs_out else 0.0
+            ) * kn[K_LEAD_SPADES_WITH_HONOUR]
+        elif s == HEARTS:
+            cost += kn[K_LEAD_HEART]
+        cost += kn[K_LEAD_LENGTH] * _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s])
+        if s == DIAMONDS and rp[R_JD] and hand & _JD_BIT:
+            cost += 5.0
+        if cost < best_cost or best < 0:
+            best, best_cost = low, cost
+    return best
+
+
+@njit(cache=True, inline="always")
+def _follow2(i8, ioff, rp, kn, legal, out, out2, stake, size, led_suit, winning) -> int:
+    P = rp[R_PLAYERS]
+    jd_rule = rp[R_JD] != 0
+    follow = legal & SUIT_BITS[led_suit]
+    last = size == P - 1
+    once, twice = U64(0), U64(0)
+    for r in range(1, P):
+        card = i8[ioff[I_TRICK] + r]
+        if card >= 0:
+            once, twice = add_piles(once, twice, BIT[card], U64(0))
+    stake += _pile_points2(once, twice, jd_rule)
+    # The QS goes on a higher spade that stays the winner (no twin of it can cancel it later).
+    if led_suit == SPADES and winning > QS and follow & _QS_BIT and (last or not out & BIT[winning]):
+        return QS
+    # Each card: does the observer take the trick after it (now; and if the twin of the card then
+    # winning comes from a seat still to play, cancelling it)?
+    no_qs = follow & ~_QS_BIT
+    duck, safe_duck, win_high, win_low = -1, -1, -1, -1
+    bits = no_qs
+    while bits:
+        c = low_card(bits)
+        bits &= bits - U64(1)
+        w = _winner_after(i8, ioff, P, led_suit, c, -1)
+        if w == 0:
+            win_high = c
+            if win_low < 0:
+                win_low = c
+            continue
+        duck = c
+        # Cancelled (w < 0) it stays cancelled; else the twin of the winning card may still come.
+        if last or w < 0 or not out & BIT[i8[ioff[I_TRICK] + w]]:
+            safe_duck = c
+        elif _winner_after(i8, ioff, P, led_suit, c, i8[ioff[I_TRICK] + w]) != 0:
+            safe_duck = c
+    # A trick worth taking (the JD rule): win it with the highest winner.
+    if stake <= -5 and win_high >= 0:
+        return win_high
+    # A safe trick (nothing at stake, last to play or an early round of a side suit nobody behind
+    # is void in) takes the highest card, to shed it.
+    if stake < 0.5 and win_high >= 0:
+        safe = last
+        if not safe and led_suit != SPADES and led_suit != HEARTS:
+            void_behind = False
+            for r in range(1, P):
+                if i8[ioff[I_TRICK] + r] < 0 and (i8[ioff[I_VOIDS] + r] >> led_suit) & 1:
+                    void_behind = True
+            safe = not void_behind and _copies(out & SUIT_BITS[led_suit], out2 & SUIT_BITS[led_suit]) >= kn[
+                K_SAFE_RATIO
+            ] * (P - 1 - size)
+        if safe:
+            return win_high
+    # Duck with the highest card that loses even if a twin cancels the winner, else the highest that loses now.
+    if safe_duck >= 0:
+        return safe_duck
+    if duck >= 0:
+        return duck
+    # Every card takes the trick now.
+    high, low = win_high, win_low
+    if high < 0:
+        return QS  # nothing but the QS
+    if not last and (out & _QS_BIT) and led_suit == SPADES:
+        return low  # a QS may still fall on it: stay low
+    if last:
+        return high
+    if stake > 0 or P - 1 - size >= 2:
+        return low  # hope to be overtaken (or cancelled): likely with points or several seats to come
+    return high
+
+
+@njit(cache=True, inline="always")
+def _discard2(i32, i8, ioff, rp, kn, legal, hand, hand2, out, out2, size, winner) -> int:
+    P = rp[R_PLAYERS]
+    # A QS, unless as last to play it would end the game with another player winning.
+    hold_queen = False
+    if legal & _QS_BIT and rp[R_TARGET] > 0 and size == P - 1 and winner >= 0:
+        highest, lowest, own = -(2**31), 2**31, 0
+        for r in range(P):
+            total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (13 if r == winner else 0)
+            highest, lowest = max(highest, total), min(lowest, total)
+            if r == 0:
+                own = total
+        hold_queen = highest >= rp[R_TARGET] and own > lowest
+    if legal & _QS_BIT and not hold_queen:
+        return QS
+    # The most dangerous card (the first among equals), as with one deck, counted by copies: a
+    # master must have its twin seen or held too.
+    qs_out = (out & _QS_BIT) != 0
+    jd_out = rp[R_JD] != 0 and (out & _JD_BIT) != 0
+    best, best_danger = -1, -np.inf
+    bits = legal
+    while bits:
+        c = low_card(bits)
+        bits &= bits - U64(1)
+        s = SUIT_OF[c]
+        above = _copies(out & ABOVE[c], out2 & ABOVE[c])
+        below = _copies(out & BELOW[c], out2 & BELOW[c])
+        danger = _RANK[c]
+        if s == HEARTS:
+            danger = F32(danger + F32(kn[K_DUMP_HEART]))
+        if above == 0 and below > 0 and not out & BIT[c]:  # a master would win a later trick
+            danger = F32(danger + F32(kn[K_DUMP_MASTER]))
+        if below == 0 and above > 0:  # an exit is kept to lose the lead later
+            danger = F32(danger - F32(kn[K_DUMP_EXIT_HEART] if s == HEARTS else kn[K_DUMP_EXIT]))
+        if qs_out and (c == QS + 1 or c == QS + 2):
+            danger = F32(danger + F32(kn[K_DUMP_SPADE_HONOUR]))
+        if _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s]) == 1:  # discarding a singleton makes a void
+            danger = F32(danger + F32(kn[K_DUMP_SINGLETON]))
+        value = float(danger)
+        if c == QS:
+            value = -np.inf
+        if rp[R_JD]:
+            if c == JD:
+                value = -60.0
+            elif jd_out and s == DIAMONDS and RANK_OF[c] > 11:
+                value -= 8.0
+        if value > best_danger:
+            best, best_danger = c, value
+    return best if best >= 0 else QS

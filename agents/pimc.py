@@ -37,6 +37,13 @@ proposal is biased, so ``proposals`` deals are drawn and one is kept with weight
 uniform as ``proposals`` grows).
 Every world is consistent either way.
 
+With two decks (Cancellation Hearts) a world deals the copies the observer has not seen (a card
+whose copies are both unseen is dealt twice) to the other seats and the face-down kitty, as many
+as each holds; the observer's passed copies stay with their receiver less as many copies as it
+has played since (those may have been its own). Hall's condition and the importance weights
+treat the two copies as distinct cards, so the target is the uniform deal of the physical cards.
+The determinized states carry the second copies, the kitty and the pot.
+
 The pass is not searched: during the pass phase PIMC delegates to ``pass_policy``; the default
 (``pass_high_cards``) passes the QS, AS and KS first, then the highest ranks (hearts first among
 equal ranks). ``pimc_heuristic`` builds the stronger set-up: the heuristic agent's passes and
@@ -111,8 +118,8 @@ def _key(rng: np.random.Generator) -> np.uint64:
 
 
 @functools.cache
-def _deck8(num_players: int) -> np.ndarray:
-    return cards.deck(num_players).astype(np.int8)
+def _deck8(num_players: int, decks: int) -> np.ndarray:
+    return cards.deck(num_players, decks).astype(np.int8)
 
 
 @functools.cache
@@ -132,6 +139,8 @@ def constraints(info: InfoSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the cards it passed, at the receiver, unless played since); ``need`` (B, P) int: how many
     more (unseen) cards each seat holds; ``unseen`` (B,) uint64: the cards to share out.
     """
+    if info.rules.decks != 1:
+        raise ValueError("constraints() describes one deck; with two decks use sample_worlds")
     B, P = info.batch_size, info.num_players
     known, need = np.zeros((B, P), _U64), np.zeros((B, P), np.int64)
     unseen, errors = np.zeros(B, _U64), np.zeros(B, np.int64)
@@ -145,16 +154,19 @@ def sample_worlds(
 ) -> np.ndarray:
     """(B, worlds, P) uint64: hands of every relative seat (0 = the observer) in sampled deals
     consistent with each game's information set (play phase only; see the module docstring).
+    With two decks (B, worlds, 2, P + 1): [..., 0, :] the cards each place holds at least once,
+    [..., 1, :] those it holds twice; the places are the relative seats, then the kitty.
 
     Each world is drawn by rejection (up to ``rejection_rounds`` shuffled deals, exactly uniform
     when accepted); a world still rejected is the importance resample of ``proposals`` constructive
     deals (``deal_constructive``), nearly uniform."""
-    out = np.zeros((info.batch_size, int(worlds), info.num_players), _U64)
+    P, two = info.num_players, info.rules.decks == 2
+    out = np.zeros((info.batch_size, int(worlds), 2 if two else 1, P + 1 if two else P), _U64)
     errors = np.zeros(info.batch_size, np.int64)
     ioff, rp = info.layout.offsets, rule_params(info.rules)
     kern.sample_worlds(info.data, ioff, rp, _key(rng), int(rejection_rounds), int(proposals), out, errors)
     _raise_for(errors)
-    return out
+    return out if two else out[:, :, 0]
 
 
 def deal_resampled(
@@ -200,8 +212,9 @@ def _deal_rows(
 
 
 def determinize(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = None) -> State:
-    """Core states (B * W games, game-major) of the worlds ``hands`` (B, W, P) by relative seat,
-    in the play phase, the observer to act: everything public comes from the information set.
+    """Core states (B * W games, game-major) of the worlds ``hands`` (B, W, P) by relative seat
+    (two decks: (B, W, 2, P + 1), as ``sample_worlds`` gives them, the kitty last), in the play
+    phase, the observer to act: everything public comes from the information set.
 
     ``rules`` (default: the info set's) become the states' rules. Fields the info set cannot
     give are set plainly: no trick history, no last trick, the other seats' passes unknown (only
@@ -210,12 +223,17 @@ def determinize(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = No
     if np.any(info.phase != PLAY):
         raise ValueError("only play-phase information sets can be determinized")
     rules = info.rules if rules is None else rules
-    B, W, P = hands.shape
-    layout = state_layout(P, 0)
+    B, W = hands.shape[:2]
+    layout = state_layout(rules.num_players, 0, rules.decks)
     data = layout.zeros(B * W)
-    hands = np.ascontiguousarray(hands, _U64)
-    kern.determinize(info.data, info.layout.offsets, hands, data, layout.offsets, rule_params(rules))
+    kern.determinize(info.data, info.layout.offsets, _places(hands), data, layout.offsets, rule_params(rules))
     return State(rules, data, layout)
+
+
+def _places(hands: np.ndarray) -> np.ndarray:
+    """Worlds as the kernels read them, (B, W, copies, places): one deck's (B, W, P) gain an axis."""
+    hands = np.ascontiguousarray(hands, _U64)
+    return hands[:, :, None, :] if hands.ndim == 3 else hands
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,17 +389,17 @@ class PIMCPolicy:
         if self._player is not None:
             values = np.zeros((B, NUM_CARDS))
             P = rules.num_players
-            layout, rollout_info = state_layout(P, 0), info_layout(P, 0)
+            layout, rollout_info = state_layout(P, 0, rules.decks), info_layout(P, 0)
             kern.rollout_values(
                 info.data,
                 info.layout.offsets,
-                hands,
+                _places(hands),
                 mask_to_bits(mask),
                 layout.offsets,
                 layout.width,
                 rule_params(one_hand),
                 rule_params(rules),
-                _deck8(P),
+                _deck8(P, rules.decks),
                 rollout_info.offsets,
                 rollout_info.width,
                 self._player,
@@ -398,7 +416,8 @@ class PIMCPolicy:
         index = (game[:, None] * W + np.arange(W)).repeat(R, axis=1).ravel()  # (M * W * R,)
         start = worlds[index]
         final = rollout(step(start, np.repeat(card, W * R)), self.rng, self.rollout_policy)
-        points = hand_score(rules, final.taken, start.scores).astype(np.float64)
+        points = hand_score(rules, final.taken, start.scores, final.taken2 if rules.decks == 2 else None)
+        points = points.astype(np.float64)
         own = points[np.arange(len(index)), start.to_play.astype(np.intp)]
         if margin:
             own = own - (points.sum(axis=1) - own) / (rules.num_players - 1)

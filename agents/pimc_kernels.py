@@ -22,21 +22,31 @@ from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
 from hearts_env.infoset import (
     I_HAND,
+    I_HAND2,
     I_HAND_NUMBER,
     I_HEARTS_BROKEN,
+    I_KITTY_SIZE,
     I_PASS_OFFSET,
     I_PASSED,
+    I_PASSED2,
     I_PHASE,
     I_PLAYED,
+    I_PLAYED2,
+    I_POT,
+    I_POT2,
     I_RECEIVED,
+    I_RECEIVED2,
     I_SCORES,
     I_SEAT,
     I_TAKEN,
+    I_TAKEN2,
     I_TO_PLAY,
     I_TRICK,
     I_TRICK_LEADER,
     I_TRICK_WINNER,
     I_TRICKS_PLAYED,
+    I_UNSEEN,
+    I_UNSEEN2,
     I_VOIDS,
     infoset_row,
 )
@@ -53,7 +63,8 @@ _step_game = njit(inline="always")(k.step_game.py_func)
 _legal_cards = njit(inline="always")(k.legal_cards.py_func)
 _infoset_row = njit(inline="always")(infoset_row.py_func)
 ERROR_NONE, ERROR_NOT_PLAY, ERROR_SIZES, ERROR_NO_DEAL = 0, 1, 2, 3  # why a game's worlds failed
-WORK = 64  # scratch words of a constructive deal
+MAX_PLACES = 12  # places a deal fills: up to 11 seats and, with two decks, the kitty
+WORK = 72  # scratch words of a constructive deal (up to ``MAX_PLACES`` places)
 
 
 @njit(cache=True, inline="always")
@@ -106,6 +117,49 @@ def constraints_row(
 
 
 @njit(cache=True)
+def constraints_row2(
+    i64: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    rp: np.ndarray,
+    known: np.ndarray,
+    known2: np.ndarray,
+    need: np.ndarray,
+) -> tuple[np.uint64, np.uint64, int]:
+    """Two decks: ``known``/``known2`` (P + 1,): the copies known in each relative seat's hand
+    (its own hand; the copies it passed at the receiver, less as many copies as the receiver has
+    played since: those may have been its own), none in the kitty (place P); ``need`` (P + 1,):
+    how many more (unseen) copies each place holds (the kitty: its size). Returns the copies to
+    share out (once, twice) and an ``ERROR_*`` code."""
+    P = rp[k.R_PLAYERS]
+    if i8[ioff[I_PHASE]] != k.PLAY:
+        return U64(0), U64(0), ERROR_NOT_PLAY
+    for r in range(P + 1):
+        known[r] = known2[r] = U64(0)
+    known[0], known2[0] = i64[ioff[I_HAND]], i64[ioff[I_HAND2]]
+    free, free2 = i64[ioff[I_UNSEEN]], i64[ioff[I_UNSEEN2]]
+    receiver = i8[ioff[I_PASS_OFFSET]] % P
+    if receiver != 0:
+        played, played2 = i64[ioff[I_PLAYED] + receiver], i64[ioff[I_PLAYED2] + receiver]
+        known[receiver], known2[receiver] = k.remove_pile(i64[ioff[I_PASSED]], i64[ioff[I_PASSED2]], played, played2)
+        if count(known[receiver] & ~free) + count(known2[receiver] & ~free2):
+            return U64(0), U64(0), ERROR_SIZES
+        free, free2 = k.remove_pile(free, free2, known[receiver], known2[receiver])
+    error, total = ERROR_NONE, 0
+    for r in range(P):
+        played = count(i64[ioff[I_PLAYED] + r]) + count(i64[ioff[I_PLAYED2] + r])
+        need[r] = rp[k.R_HAND_SIZE] - played - count(known[r]) - count(known2[r])
+        total += need[r]
+        if need[r] < 0:
+            error = ERROR_SIZES
+    need[P] = i8[ioff[I_KITTY_SIZE]]
+    total += need[P]
+    if total != count(free) + count(free2):
+        error = ERROR_SIZES
+    return free, free2, error
+
+
+@njit(cache=True)
 def constraints(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known, need, unseen, errors) -> None:
     i64, i8 = idata.view(U64), idata.view(np.int8)
     for g in range(idata.shape[0]):
@@ -116,22 +170,38 @@ def constraints(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known, need
 # Dealing the unseen cards
 
 
+@njit(cache=True, inline="always")
+def give(hands: np.ndarray, hands2: np.ndarray, seat: int, bit: np.uint64) -> None:
+    """One copy of a card to a seat's (once, twice) hand."""
+    if hands[seat] & bit:
+        hands2[seat] |= bit
+    else:
+        hands[seat] |= bit
+
+
 @njit(cache=True)
 def deal_random(
-    unseen: np.uint64, need: np.ndarray, voids: np.ndarray, hands: np.ndarray, deck: np.ndarray, rng: np.ndarray
+    unseen: np.uint64,
+    unseen2: np.uint64,
+    need: np.ndarray,
+    voids: np.ndarray,
+    hands: np.ndarray,
+    hands2: np.ndarray,
+    deck: np.ndarray,
+    rng: np.ndarray,
 ) -> bool:
-    """One uniformly random deal of ``unseen`` to the seats' free places (``need``), by a
-    Fisher-Yates shuffle of ``deck`` (scratch, 52,); False as soon as a card lands in a suit its
-    seat is void in (``voids``: suit bits by seat)."""
+    """One uniformly random deal of the copies ``unseen`` (and a second copy of ``unseen2``, two
+    decks) to the places' free room (``need``), by a Fisher-Yates shuffle of ``deck`` (scratch,
+    104,); False as soon as a card lands in a suit its place is void in (``voids``: suit bits)."""
     n = 0
-    bits = unseen
-    while bits:
-        deck[n] = low_card(bits)
-        bits &= bits - U64(1)
-        n += 1
+    for bits in (unseen, unseen2):
+        while bits:
+            deck[n] = low_card(bits)
+            bits &= bits - U64(1)
+            n += 1
     seat, room = 0, need[0]
     for r in range(len(need)):
-        hands[r] = U64(0)
+        hands[r] = hands2[r] = U64(0)
     for i in range(n):
         while room == 0:
             seat += 1
@@ -142,18 +212,26 @@ def deal_random(
         deck[i] = card
         if VOID_BITS[voids[seat]] & k.BIT[card]:
             return False
-        hands[seat] |= k.BIT[card]
+        give(hands, hands2, seat, k.BIT[card])
         room -= 1
     return True
 
 
 @njit(cache=True)
 def deal_constructive(
-    unseen: np.uint64, need: np.ndarray, voids: np.ndarray, hands: np.ndarray, rng: np.ndarray, work: np.ndarray
+    unseen: np.uint64,
+    unseen2: np.uint64,
+    need: np.ndarray,
+    voids: np.ndarray,
+    hands: np.ndarray,
+    hands2: np.ndarray,
+    rng: np.ndarray,
+    work: np.ndarray,
 ) -> tuple[float, bool]:
-    """Deal ``unseen`` card by card, none into a suit its seat is void in, never into a dead end;
-    returns the deal's log-probability under this sampler and False if no deal exists. ``work``
-    (``WORK``,) int64 is scratch.
+    """Deal ``unseen`` (and a second copy of ``unseen2``) copy by copy, none into a suit its seat
+    is void in, never into a dead end, into ``hands`` (a copy landing where one lies already goes to
+    ``hands2``); returns the deal's log-probability under this sampler (copies counted as distinct
+    cards) and False if no deal exists. ``work`` (``WORK``,) int64 is scratch.
 
     Suits that more seats (with room) are void in go first, then by card id. Each card goes to a
     seat not void in its suit with probability proportional to the seat's room, among the seats
@@ -162,16 +240,16 @@ def deal_constructive(
     every S holds (demand <= supply); afterwards S's demand drops if s is in S and its supply
     drops if the seat may take cards of S. So the seats that may take S are ruled out where S is
     tight (demand == supply) and s is not in S."""
-    P = len(need)
-    cap, weight = work[0:P], work[8 : 8 + P]  # room left; chance weight of each seat for a card
-    eligible = work[16 : 16 + P]  # 16-bit masks: the suit sets S each seat may take a card of
-    supply = work[24:40]  # room of the seats that may take a card of S
-    demand = work[40:56]  # cards left in the suits of S
-    shut_out = work[56:60]  # seats with room void in each suit
+    P, M = len(need), MAX_PLACES
+    cap, weight = work[0:P], work[M : M + P]  # room left; chance weight of each seat for a card
+    eligible = work[2 * M : 2 * M + P]  # 16-bit masks: the suit sets S each seat may take a card of
+    supply = work[3 * M : 3 * M + 16]  # room of the seats that may take a card of S
+    demand = work[3 * M + 16 : 3 * M + 32]  # cards left in the suits of S
+    shut_out = work[3 * M + 32 : 3 * M + 36]  # seats with room void in each suit
     work[:] = 0
     for r in range(P):
         cap[r] = need[r]
-        hands[r] = U64(0)
+        hands[r] = hands2[r] = U64(0)
         for s in range(NUM_SUITS):
             if cap[r] > 0 and voids[r] >> s & 1:
                 shut_out[s] += 1
@@ -180,7 +258,7 @@ def deal_constructive(
                 eligible[r] |= 1 << S
                 supply[S] += cap[r]
     for s in range(NUM_SUITS):
-        left = count(unseen & k.SUIT_BITS[s])
+        left = count(unseen & k.SUIT_BITS[s]) + count(unseen2 & k.SUIT_BITS[s])
         for S in range(16):
             if S >> s & 1:
                 demand[S] += left
@@ -189,60 +267,65 @@ def deal_constructive(
         for s in range(NUM_SUITS):
             if shut_out[s] != shut:
                 continue
-            bits = unseen & k.SUIT_BITS[s]
-            while bits:
-                card = low_card(bits)
-                bits &= bits - U64(1)
-                tight, dead = 0, False
-                for S in range(16):
-                    left = demand[S] - (S >> s & 1)
-                    if left > supply[S]:
-                        dead = True
-                    elif left == supply[S]:
-                        tight |= 1 << S
-                total = 0
-                for r in range(P):
-                    fits = not dead and cap[r] > 0 and not voids[r] >> s & 1 and not eligible[r] & tight
-                    weight[r] = cap[r] if fits else 0
-                    total += weight[r]
-                if total == 0:
-                    return log_q, False
-                target = uniform(rng) * total
-                seat, cum = 0, weight[0]
-                while cum <= target and seat < P - 1:
-                    seat += 1
-                    cum += weight[seat]
-                log_q += math.log(weight[seat] / total)
-                hands[seat] |= k.BIT[card]
-                cap[seat] -= 1
-                for S in range(16):
-                    supply[S] -= eligible[seat] >> S & 1
-                    demand[S] -= S >> s & 1
+            for copies in (unseen, unseen2):
+                bits = copies & k.SUIT_BITS[s]
+                while bits:
+                    card = low_card(bits)
+                    bits &= bits - U64(1)
+                    tight, dead = 0, False
+                    for S in range(16):
+                        left = demand[S] - (S >> s & 1)
+                        if left > supply[S]:
+                            dead = True
+                        elif left == supply[S]:
+                            tight |= 1 << S
+                    total = 0
+                    for r in range(P):
+                        fits = not dead and cap[r] > 0 and not voids[r] >> s & 1 and not eligible[r] & tight
+                        weight[r] = cap[r] if fits else 0
+                        total += weight[r]
+                    if total == 0:
+                        return log_q, False
+                    target = uniform(rng) * total
+                    seat, cum = 0, weight[0]
+                    while cum <= target and seat < P - 1:
+                        seat += 1
+                        cum += weight[seat]
+                    log_q += math.log(weight[seat] / total)
+                    give(hands, hands2, seat, k.BIT[card])
+                    cap[seat] -= 1
+                    for S in range(16):
+                        supply[S] -= eligible[seat] >> S & 1
+                        demand[S] -= S >> s & 1
     return log_q, True
 
 
 @njit(cache=True)
 def deal_resampled(
     unseen: np.uint64,
+    unseen2: np.uint64,
     need: np.ndarray,
     voids: np.ndarray,
     proposals: int,
     hands: np.ndarray,
+    hands2: np.ndarray,
     rng: np.ndarray,
     scratch: np.ndarray,
     work: np.ndarray,
 ) -> bool:
     """One of ``proposals`` constructive deals, drawn with weight 1 / q (Gumbel-max), into
-    ``hands``; ``scratch`` (P,) holds each proposal, ``work`` is ``deal_constructive``'s. False if no deal exists."""
+    ``hands``/``hands2``; ``scratch`` (2, places) holds each proposal, ``work`` is
+    ``deal_constructive``'s. False if no deal exists."""
     best = -np.inf
     for _ in range(max(1, proposals)):
-        log_q, ok = deal_constructive(unseen, need, voids, scratch, rng, work)
+        log_q, ok = deal_constructive(unseen, unseen2, need, voids, scratch[0], scratch[1], rng, work)
         if not ok:
             return False
         score = -log_q - math.log(-math.log(uniform(rng)))
         if score > best:
             best = score
-            hands[:] = scratch
+            hands[:] = scratch[0]
+            hands2[:] = scratch[1]
     return True
 
 
@@ -257,51 +340,66 @@ def sample_worlds(
     out: np.ndarray,
     errors: np.ndarray,
 ) -> None:
-    """``out`` (B, W, P): hands of every relative seat in W deals per game consistent with its
-    info row: up to ``rejection_rounds`` random deals (exactly uniform when accepted), else an
-    importance resample of ``proposals`` constructive deals. ``errors`` (B,): ``ERROR_*``."""
-    B, W, P = out.shape
+    """``out`` (B, W, C, Q): the places' hands in W deals per game consistent with its info row:
+    up to ``rejection_rounds`` random deals (exactly uniform when accepted), else an importance
+    resample of ``proposals`` constructive deals. One deck: C = 1, Q = P (the relative seats);
+    two decks: C = 2 (the cards held at least once, then twice), Q = P + 1 (the seats, then the
+    kitty). ``errors`` (B,): ``ERROR_*``."""
+    B, W, C, Q = out.shape
+    P = rp[k.R_PLAYERS]
+    two = rp[k.R_DECKS] == 2
     i64, i8 = idata.view(U64), idata.view(np.int8)
-    known, need, voids = np.empty(P, U64), np.empty(P, np.int64), np.empty(P, np.int64)
-    hands, scratch, work = np.empty(P, U64), np.empty(P, U64), np.empty(WORK, np.int64)
-    deck = np.empty(NUM_CARDS, np.int64)
+    known, known2 = np.zeros(Q, U64), np.zeros(Q, U64)
+    need, voids = np.zeros(Q, np.int64), np.zeros(Q, np.int64)
+    hands, hands2, scratch = np.empty(Q, U64), np.empty(Q, U64), np.empty((2, Q), U64)
+    work, deck = np.empty(WORK, np.int64), np.empty(2 * NUM_CARDS, np.int64)
     rng = np.empty(1, U64)
     for g in range(B):
-        unseen, errors[g] = constraints_row(i64[g], i8[g], ioff, rp, known, need)
+        unseen2 = U64(0)
+        if two:
+            unseen, unseen2, errors[g] = constraints_row2(i64[g], i8[g], ioff, rp, known, known2, need)
+        else:
+            unseen, errors[g] = constraints_row(i64[g], i8[g], ioff, rp, known, need)
         if errors[g] != ERROR_NONE:
             continue
-        voids[0] = 0  # the observer's hand is given
-        for r in range(1, P):
+        for r in range(1, P):  # the observer's hand is given; the kitty (place P) has no voids
             voids[r] = i8[g, ioff[I_VOIDS] + r]
         for w in range(W):
             seed_stream(rng, key, g * W + w)
             dealt = False
             for _ in range(rejection_rounds):
-                if deal_random(unseen, need, voids, hands, deck, rng):
+                if deal_random(unseen, unseen2, need, voids, hands, hands2, deck, rng):
                     dealt = True
                     break
-            if not dealt and not deal_resampled(unseen, need, voids, proposals, hands, rng, scratch, work):
+            if not dealt and not deal_resampled(
+                unseen, unseen2, need, voids, proposals, hands, hands2, rng, scratch, work
+            ):
                 errors[g] = ERROR_NO_DEAL
                 break
-            for r in range(P):
-                out[g, w, r] = hands[r] | known[r]
+            for r in range(Q):
+                once, twice = k.add_piles(hands[r], hands2[r], known[r], known2[r])
+                out[g, w, 0, r] = once
+                if two:
+                    out[g, w, 1, r] = twice
 
 
 @njit(cache=True)
 def deal_rows(
     need: np.ndarray, unseen: np.ndarray, voids: np.ndarray, key: np.uint64, proposals: int, hands, log_q, ok
 ) -> None:
-    """Row by row: one constructive deal (``proposals`` = 0, with its log-probability) or an
-    importance resample of ``proposals`` of them."""
+    """Row by row (one deck): one constructive deal (``proposals`` = 0, with its log-probability)
+    or an importance resample of ``proposals`` of them."""
     n, P = need.shape
-    scratch, work = np.empty(P, U64), np.empty(WORK, np.int64)
+    hands2, scratch, work = np.empty(P, U64), np.empty((2, P), U64), np.empty(WORK, np.int64)
     rng = np.empty(1, U64)
     for i in range(n):
         seed_stream(rng, key, i)
         if proposals == 0:
-            log_q[i], ok[i] = deal_constructive(unseen[i], need[i], voids[i], hands[i], rng, work)
+            log_q[i], ok[i] = deal_constructive(unseen[i], U64(0), need[i], voids[i], hands[i], hands2, rng, work)
         else:
-            ok[i] = deal_resampled(unseen[i], need[i], voids[i], proposals, hands[i], rng, scratch, work)
+            ok[i] = deal_resampled(
+                unseen[i], U64(0), need[i], voids[i], proposals, hands[i], hands2, rng, scratch, work
+            )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,9 +419,10 @@ def determinize_row(
     soff: np.ndarray,
     rp: np.ndarray,
 ) -> None:
-    """Write the state row (no trick history) of the info row's game with the relative hands
-    ``world``: the play phase, the observer to act, everything public from the info row; the
-    other seats' passes unknown (only what the observer passed and received), no last trick."""
+    """Write the state row (no trick history) of the info row's game with the places' hands
+    ``world`` (C, Q) (see ``sample_worlds``): the play phase, the observer to act, everything
+    public from the info row; the other seats' passes unknown (only what the observer passed and
+    received), no last trick."""
     P = rp[k.R_PLAYERS]
     s8[:] = 0
     seat = i8[ioff[I_SEAT]]
@@ -331,7 +430,8 @@ def determinize_row(
     s8[soff[k.F_PHASE]] = k.PLAY
     s8[soff[k.F_TO_PLAY]] = (seat + i8[ioff[I_TO_PLAY]]) % P
     s8[soff[k.F_LEADER]] = (seat + i8[ioff[I_TRICK_LEADER]]) % P
-    s8[soff[k.F_WINNER]] = (seat + i8[ioff[I_TRICK_WINNER]]) % P
+    winner = i8[ioff[I_TRICK_WINNER]]  # -1 (two decks) while the led suit is all cancelled
+    s8[soff[k.F_WINNER]] = -1 if winner < 0 else (seat + winner) % P
     s8[soff[k.F_TRICKS_PLAYED]] = i8[ioff[I_TRICKS_PLAYED]]
     s8[soff[k.F_HEARTS_BROKEN]] = i8[ioff[I_HEARTS_BROKEN]]
     s8[soff[k.F_LAST_TRICK_WINNER]] = -1
@@ -344,7 +444,7 @@ def determinize_row(
         if card >= 0:
             size += 1
             played &= ~k.BIT[card]  # the current trick is not a completed one
-        s64[soff[k.F_HANDS] + a] = world[r]
+        s64[soff[k.F_HANDS] + a] = world[0, r]
         s64[soff[k.F_PLAYED] + a] = played
         s8[soff[k.F_VOIDS] + a] = i8[ioff[I_VOIDS] + r]
         s64[soff[k.F_TAKEN] + a] = i64[ioff[I_TAKEN] + r]
@@ -355,13 +455,45 @@ def determinize_row(
     giver = (seat - i8[ioff[I_PASS_OFFSET]]) % P
     if giver != seat:
         s64[soff[k.F_PASSED] + giver] |= i64[ioff[I_RECEIVED]]
+    if rp[k.R_DECKS] == 2:
+        second_copies_row(i64, i8, ioff, world, s64, soff, rp, seat, giver)
     s64[soff[k.F_LEGAL]] = k.legal_cards(s64, s8, soff, rp)
+
+
+@njit(cache=True, inline="always")
+def second_copies_row(
+    i64: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    world: np.ndarray,
+    s64: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seat: int,
+    giver: int,
+) -> None:
+    """Two decks: the second copies, the kitty (the world's place P) and the pot of a state row."""
+    P = rp[k.R_PLAYERS]
+    for r in range(P):
+        a = (seat + r) % P
+        played, played2 = i64[ioff[I_PLAYED] + r], i64[ioff[I_PLAYED2] + r]
+        card = i8[ioff[I_TRICK] + r]
+        if card >= 0:  # the current trick is not a completed one
+            played, played2 = k.remove_pile(played, played2, k.BIT[card], U64(0))
+        s64[soff[k.F_PLAYED] + a], s64[soff[k.F_PLAYED2] + a] = played, played2
+        s64[soff[k.F_HANDS2] + a] = world[1, r]
+        s64[soff[k.F_TAKEN2] + a] = i64[ioff[I_TAKEN2] + r]
+    s64[soff[k.F_PASSED2] + seat] = i64[ioff[I_PASSED2]]
+    if giver != seat:
+        s64[soff[k.F_PASSED2] + giver] |= i64[ioff[I_RECEIVED2]]
+    s64[soff[k.F_KITTY]], s64[soff[k.F_KITTY] + 1] = world[0, P], world[1, P]
+    s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1] = i64[ioff[I_POT]], i64[ioff[I_POT2]]
 
 
 @njit(cache=True)
 def determinize(idata, ioff, worlds, sdata, soff, rp) -> None:
-    """State rows (B * W, game-major) of the worlds (B, W, P) of each info row."""
-    B, W, _ = worlds.shape
+    """State rows (B * W, game-major) of the worlds (B, W, C, Q) of each info row."""
+    B, W = worlds.shape[:2]
     i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
     s64, s32, s8 = sdata.view(U64), sdata.view(np.int32), sdata.view(np.int8)
     for g in range(B):
@@ -372,6 +504,19 @@ def determinize(idata, ioff, worlds, sdata, soff, rp) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # Rollouts
+
+
+@njit(cache=True, inline="always")
+def all_scored(s64: np.ndarray, soff: np.ndarray, rp: np.ndarray, scoring: np.uint64) -> bool:
+    """Every card that scores (each copy, with two decks) lies in a taken pile."""
+    P = rp[k.R_PLAYERS]
+    pile, pile2 = U64(0), U64(0)
+    for r in range(P):
+        if rp[k.R_DECKS] == 2:
+            pile, pile2 = k.add_piles(pile, pile2, s64[soff[k.F_TAKEN] + r], s64[soff[k.F_TAKEN2] + r])
+        else:
+            pile |= s64[soff[k.F_TAKEN] + r]
+    return (pile2 if rp[k.R_DECKS] == 2 else pile) & scoring == scoring
 
 
 @njit(cache=True)
@@ -394,16 +539,17 @@ def rollout_values(
     margin: bool,
     values: np.ndarray,
 ) -> None:
-    """``values[g, c]``: the observer's mean hand score over the worlds (B, W, P) of game g and
-    ``rollouts`` rollouts each, after it plays candidate card c (a bit of ``candidates[g]``) and
-    every seat then plays ``player`` (``RANDOM``, ``SIMPLE`` or ``HEURISTIC`` with knobs ``kn``)
-    to the hand's end under the rules ``rp`` (one hand: target score 0), or until every card
-    that scores has been taken. The hand is scored with the real rules ``rp_real`` and the game
-    totals; ``margin``: minus the others' mean. Forced cards (a single legal one) are played
-    without asking the player.
+    """``values[g, c]``: the observer's mean hand score over the worlds (B, W, C, Q) of game g
+    (see ``sample_worlds``) and ``rollouts`` rollouts each, after it plays candidate card c (a bit
+    of ``candidates[g]``) and every seat then plays ``player`` (``RANDOM``, ``SIMPLE`` or
+    ``HEURISTIC`` with knobs ``kn``) to the hand's end under the rules ``rp`` (one hand: target
+    score 0), or until every card that scores has been taken. The hand is scored with the real
+    rules ``rp_real`` and the game totals; ``margin``: minus the others' mean. Forced cards (a
+    single legal one) are played without asking the player.
     ``soff``/``width``: the rollout states' layout; ``roff``/``rwidth``: their info rows'.
     ``values`` must hold zeros at the candidates."""
-    B, W, P = worlds.shape
+    B, W = worlds.shape[:2]
+    P = rp[k.R_PLAYERS]
     i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
     base = np.zeros(width, np.uint8)
     b64, b32, b8 = base.view(U64), base.view(np.int32), base.view(np.int8)
@@ -413,8 +559,9 @@ def rollout_values(
     r64, r32, r8 = info.view(U64), info.view(np.int32), info.view(np.int8)
     points = np.empty(P, np.int32)
     rng = np.empty(1, U64)
-    shuffled = np.empty(NUM_CARDS, np.int8)  # the step's scratch for dealing (rollouts end with the hand)
+    shuffled = np.empty(len(deck), np.int8)  # the step's scratch for dealing (rollouts end with the hand)
     taken, scores = soff[k.F_TAKEN], soff[k.F_SCORES]
+    taken2 = soff[k.F_TAKEN2] if rp[k.R_DECKS] == 2 else taken  # read only with two decks
     # Once every card that scores has been taken, the rest of the hand changes no score.
     scoring = U64(rp[k.R_DECK]) & (k.POINT_BITS | (k.BIT[k.JD] if rp[k.R_JD] else U64(0)))
     for g in range(B):
@@ -433,12 +580,8 @@ def rollout_values(
                         _step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
                         if s8[soff[k.F_PHASE]] == k.GAME_OVER:
                             break
-                        if s8[soff[k.F_TRICK_SIZE]] == 0:  # a trick ended: are the scores settled?
-                            pile = U64(0)
-                            for r in range(P):
-                                pile |= s64[taken + r]
-                            if pile & scoring == scoring:
-                                break
+                        if s8[soff[k.F_TRICK_SIZE]] == 0 and all_scored(s64, soff, rp, scoring):
+                            break  # a trick ended and the scores are settled
                         legal = _legal_cards(s64, s8, soff, rp)
                         s64[soff[k.F_LEGAL]] = legal
                         if legal & (legal - U64(1)) == 0:  # forced: any player plays it
@@ -451,7 +594,9 @@ def rollout_values(
                                 play = heuristic_card(r64, r32, r8, roff, rp, kn)
                             else:
                                 play = simple_card(r64, r8, roff, rp)
-                    k.hand_score(s64[taken : taken + P], b32[scores : scores + P], rp_real, points)
+                    k.hand_score2(
+                        s64[taken : taken + P], s64[taken2 : taken2 + P], b32[scores : scores + P], rp_real, points
+                    )
                     own = float(points[observer])
                     if margin:
                         own -= (points.sum() - own) / (P - 1)

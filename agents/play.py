@@ -1,11 +1,13 @@
 """Play Hearts in the terminal: you take one seat, agents take the others.
 
 Usage: ``hearts-play --seat 0 --opponents heuristic simple random --seed 0`` (every rules knob is
-a flag: ``--num-players 5 --jack-of-diamonds``; an opponent may be ``trained:path=RUN_FOLDER``)
+a flag: ``--num-players 5 --jack-of-diamonds``, or ``--decks 2 --num-players 8`` for Cancellation
+Hearts; an opponent may be ``trained:path=RUN_FOLDER``)
 
 Type a card to play it (``QS``, ``qs``, ``10h``, ``TH`` or ``Q♠``); while passing, name one card
 or several on a line (``QS AS 2H``). Commands: ``help``, ``hand``, ``last``, ``scores``, ``quit``.
-Cards in [brackets] are the ones the rules let you play now. Input and output are injectable
+Cards in [brackets] are the ones the rules let you play now; with two decks a card held twice
+shows as ``Q♠x2``, and the table shows the pot and the kitty's size. Input and output are injectable
 (``main(argv, input_fn, output)``), so the whole game can be driven by a script.
 """
 
@@ -62,25 +64,35 @@ Commands:
   scores  show the points of this hand and the game totals
   help    show this help
   quit    leave the game (so does end of input, Ctrl-D)"""
-MOON_OUTCOMES = {
-    "add_to_others": "the others score 26 each instead",
-    "subtract_from_self": "you score -26 instead",
-    "shooter_choice": "the others score 26 each instead, or you -26 when that keeps you winning",
+MOON_OUTCOMES = {  # {n}: every point of a hand (26, or 52 with two decks)
+    "add_to_others": "the others score {n} each instead",
+    "subtract_from_self": "you score -{n} instead",
+    "shooter_choice": "the others score {n} each instead, or you -{n} when that keeps you winning",
 }
 
 
 def rules_summary(rules: HeartsRules) -> str:
     """The rules of this table in a few lines, for the help (docs/rules.md has them all)."""
-    opener = cards.card_symbol(cards.lowest_club(rules.num_players))
+    two = rules.decks == 2
     first = ", and no hearts or Q♠ may be dropped on it" if rules.no_points_on_first_trick else ""
     broken = "a heart or Q♠" if rules.queen_breaks_hearts else "a heart"
     jack = ", J♦ -10" if rules.jack_of_diamonds else ""
     target = rules.target_score
     end = f"when someone reaches {target}" if target is not None else "after this one hand"
+    if two:
+        opener = "The seat left of the dealer"
+        cancel = (
+            "Two decks: two equal cards in one trick cancel (neither wins it); a trick whose led-suit cards\n"
+            "all cancel waits in the pot for the next trick's taker. The first taker also gets the kitty.\n"
+        )
+    else:
+        opener, cancel = f"{cards.card_symbol(cards.lowest_club(rules.num_players))}", ""
+    every = "every heart and both Q♠" if two else "all hearts and Q♠"
+    moon = MOON_OUTCOMES[rules.moon].format(n=26 * rules.decks)
     return (
-        f"Rules: follow the led suit if you can. {opener} opens the first trick{first}.\n"
+        f"Rules: follow the led suit if you can. {opener} opens the first trick{first}.\n{cancel}"
         f"Hearts may be led once broken (by {broken}). Each heart is 1 point, Q♠ 13{jack}; the lowest total\n"
-        f"wins {end}.\nTake all hearts and Q♠ (shoot the moon) and {MOON_OUTCOMES[rules.moon]}."
+        f"wins {end}.\nTake {every} (shoot the moon) and {moon}."
     )
 
 
@@ -143,14 +155,17 @@ def relative_position(offset: int, num_players: int) -> str:
     return f"{offset} seats left" if 2 * offset < num_players else f"{num_players - offset} seats right"
 
 
-def format_hand(hand: Sequence[int], marked: set[int] | None = None) -> list[str]:
-    """One line per suit; cards in ``marked`` are shown in brackets, e.g. ``♠ spades   [Q♠]  K♠``."""
+def format_hand(hand: Sequence[int], marked: set[int] | None = None, twice: set[int] | None = None) -> list[str]:
+    """One line per suit; cards in ``marked`` are shown in brackets, e.g. ``♠ spades   [Q♠]  K♠``;
+    cards in ``twice`` (two decks: held twice) with ``x2``, e.g. ``[Q♠x2]``."""
+    twice = set() if twice is None else twice
+    width = 7 if twice else 5
     lines = []
     for suit in range(cards.NUM_SUITS):
         in_suit = [c for c in sorted(hand) if cards.suit_of(c) == suit]
+        names = {c: cards.card_symbol(c) + ("x2" if c in twice else "") for c in in_suit}
         cells = [
-            (f"[{cards.card_symbol(c)}]" if marked is not None and c in marked else f"{cards.card_symbol(c)} ").rjust(5)
-            for c in in_suit
+            (f"[{names[c]}]" if marked is not None and c in marked else f"{names[c]} ").rjust(width) for c in in_suit
         ]
         label = f"{cards.SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]:<8}"
         lines.append(f"  {label}  {' '.join(cells) if cells else '  -'}".rstrip())
@@ -202,20 +217,45 @@ def show_table(table: Table, state: State) -> None:
         table.say(f"--- Hand {int(state.hand_number[0])} · trick {trick_number} of {rules.hand_size} · hearts {broken}")
         for line in scoreboard(table, state, state.hand_points[0], "this hand"):
             table.say(line)
+        if rules.decks == 2:
+            table.say(table_middle(state))
         size, leader = int(state.trick_size[0]), int(state.leader[0])
         if size == 0:
             table.say(f"Trick {trick_number}: you lead.")
         else:
             table.say(f"Trick {trick_number}: {format_trick(table, state.trick[0], leader, size)}; your turn.")
-        held = bits_to_cards(state.hands[0, table.seat])
         table.say("Your hand ([ ] = cards you may play):")
-        for line in format_hand(held, set(bits_to_cards(state.legal[0]))):
+        held, twice = held_cards(table, state)
+        for line in format_hand(held, set(bits_to_cards(state.legal[0])), twice):
             table.say(line)
     else:
         table.say(f"--- Hand {int(state.hand_number[0])} · passing {pass_phrase(table, state)}")
         table.say("Your hand:")
-        for line in format_hand(bits_to_cards(state.hands[0, table.seat])):
+        held, twice = held_cards(table, state)
+        for line in format_hand(held, twice=twice):
             table.say(line)
+
+
+def held_cards(table: Table, state: State) -> tuple[list[int], set[int]]:
+    """The person's cards, and (two decks) those it holds twice."""
+    twice = set(bits_to_cards(state.hands2[0, table.seat])) if table.rules.decks == 2 else set()
+    return bits_to_cards(state.hands[0, table.seat]), twice
+
+
+def copies_text(once: np.uint64, twice: np.uint64) -> str:
+    """The cards of a two-deck pile, a card held twice named twice: ``3♥ 3♥ Q♠``."""
+    names = [cards.card_symbol(c) for c in sorted(bits_to_cards(once) + bits_to_cards(twice))]
+    return " ".join(names) or "nothing"
+
+
+def table_middle(state: State) -> str:
+    """Two decks: what lies on the table besides the trick, the pot and the face-down kitty."""
+    pot, pot2 = state.pot[0]
+    points = int(points_taken(state.rules, pot) + points_taken(state.rules, pot2))
+    worth = f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
+    kitty = int(np.bitwise_count(state.kitty[0]).sum())
+    taken = f"kitty: {kitty} card{'s' if kitty != 1 else ''} face down, for the first trick's taker" if kitty else ""
+    return f"Pot: {copies_text(pot, pot2)}{worth}" + (f" · {taken}" if taken else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,9 +305,12 @@ def play_problem(table: Table, state: State, card: int) -> str | None:
 def pick_problem(table: Table, state: State, picks: list[int], card: int) -> str | None:
     """Why the person may not add ``card`` to the cards it passes (None if it may)."""
     symbol = cards.card_symbol(card)
-    if card in picks:
-        return f"You have already picked {symbol}."
-    if not int(state.hands[0, table.seat]) >> card & 1:
+    held = int(state.hands[0, table.seat]) >> card & 1
+    if table.rules.decks == 2:
+        held += int(state.hands2[0, table.seat]) >> card & 1
+    if picks.count(card) >= held > 0:
+        return f"You have already picked {symbol}" + (" twice." if held == 2 else ".")
+    if not held:
         return f"You don't hold {symbol}."
     return None
 
@@ -338,11 +381,20 @@ def trick_line(table: Table, before: State, after: State) -> str:
     """``Trick 3: seat 2 led 7♦, ... → seat 3 takes it (2 points).`` for the trick ``after`` completed."""
     trick = after.last_trick[0]
     winner = int(after.last_trick_winner[0])
-    points = int(points_taken(table.rules, np.bitwise_or.reduce(BIT[trick[trick >= 0]])))
-    taker = "you take it" if winner == table.seat else f"{table.name(winner)} takes it"
+    points = int(points_taken(table.rules, BIT[trick[trick >= 0]]).sum())  # each copy counts
     worth = f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
     played = format_trick(table, trick, int(before.leader[0]), table.rules.num_players)
-    return f"Trick {int(before.tricks_played[0]) + 1}: {played} → {taker}{worth}."
+    number = int(before.tricks_played[0]) + 1
+    if winner < 0:  # two decks: every card of the led suit cancelled
+        return f"Trick {number}: {played} → every card of the led suit cancelled: the trick{worth} goes to the pot."
+    taker = "you take it" if winner == table.seat else f"{table.name(winner)} takes it"
+    extras = []  # two decks: the pot and the kitty go with the trick (the kitty's cards show once taken)
+    if table.rules.decks == 2 and before.pot[0, 0]:
+        extras.append(f"the pot ({copies_text(*before.pot[0])})")
+    if table.rules.decks == 2 and before.kitty[0, 0]:
+        extras.append(f"the kitty ({copies_text(*before.kitty[0])})")
+    with_ = f" with {' and '.join(extras)}" if extras else ""
+    return f"Trick {number}: {played} → {taker}{worth}{with_}."
 
 
 def report(table: Table, before: State, after: State) -> None:
@@ -352,8 +404,8 @@ def report(table: Table, before: State, after: State) -> None:
     if before.phase[0] == PASS and after.phase[0] == PLAY:
         offset = int(before.pass_offset[0])
         giver = (table.seat - offset) % P
-        given = cards_text(after.passed[0, table.seat])
-        got = cards_text(after.passed[0, giver])
+        given = pile_text(table, after, table.seat)
+        got = pile_text(table, after, giver)
         table.say(f"You passed {given} {pass_phrase(table, before)}; you received {got} from {table.name(giver)}.")
     if before.phase[0] == PLAY and after.trick_size[0] == 0:
         table.last_trick = trick_line(table, before, after)
@@ -366,13 +418,17 @@ def report(table: Table, before: State, after: State) -> None:
             announce_hand(table, after)
 
 
-def cards_text(bits: np.uint64) -> str:
-    return " ".join(cards.card_symbol(c) for c in bits_to_cards(bits)) or "nothing"
+def pile_text(table: Table, state: State, seat: int) -> str:
+    """The cards ``seat`` passed this hand (both copies of a card passed twice)."""
+    twice = state.passed2[0, seat] if table.rules.decks == 2 else np.uint64(0)
+    return copies_text(state.passed[0, seat], twice)
 
 
 def moon_shooter(after: State) -> int | None:
-    """The seat that took every heart and the QS in the hand that ``after`` completed, if any."""
-    shooters = np.flatnonzero((after.last_hand_taken[0] & POINT_BITS) == POINT_BITS)
+    """The seat that took every heart and QS (every copy, with two decks) in the hand that
+    ``after`` completed, if any."""
+    taken = after.last_hand_taken2[0] if after.rules.decks == 2 else after.last_hand_taken[0]
+    shooters = np.flatnonzero((taken & POINT_BITS) == POINT_BITS)
     return int(shooters[0]) if len(shooters) else None
 
 
@@ -383,7 +439,8 @@ def report_hand(table: Table, before: State, after: State) -> None:
     if shooter is not None:
         who = "You" if shooter == table.seat else table.name(shooter).capitalize()
         rule = table.rules.moon.replace("_", " ")
-        table.say(f"{who} shot the moon: took every heart and Q♠ (moon rule: {rule})!")
+        every = "every heart and both Q♠" if table.rules.decks == 2 else "every heart and Q♠"
+        table.say(f"{who} shot the moon: took {every} (moon rule: {rule})!")
     for line in scoreboard(table, after, after.last_hand_points[0], "hand"):
         table.say(line)
 
@@ -476,8 +533,6 @@ def main(
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     rules = rules_from_args(args, parser)
-    if rules.decks != 1:  # the terminal table shows one copy of each card
-        parser.error("--decks 2: the terminal game plays one deck only (Cancellation Hearts runs in the arena)")
     try:
         table = make_table(rules, args.seat, args.opponents, args.seed, input_fn, output)
     except ValueError as error:

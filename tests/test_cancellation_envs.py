@@ -122,9 +122,12 @@ def test_arena_plays_random_players_on_two_decks(capsys: pytest.CaptureFixture[s
     assert result.scores.shape == (3, 8, 8) and (result.scores.max(axis=-1) >= 40).all()
     arena_main(["random"] * 8 + ["--decks", "2", "--num-players", "8", "--deals", "3", "--games", "hand"])
     assert "random" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        arena_main(["heuristic"] + ["random"] * 7 + ["--decks", "2", "--num-players", "8", "--deals", "3"])
-    assert "knows one deck only" in capsys.readouterr().err
+    table = ["heuristic", "pimc:worlds=2", "pimc-random:worlds=2", "simple"] + ["random"] * 4
+    arena_main(table + ["--decks", "2", "--num-players", "8", "--deals", "1", "--games", "hand"])
+    assert "pimc-random" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # the shipped policy was trained for 4 players and one deck
+        arena_main(["ppo"] + ["random"] * 7 + ["--decks", "2", "--num-players", "8", "--deals", "3"])
+    assert "'ppo' cannot play these rules" in capsys.readouterr().err
 
 
 def test_arena_counts_a_moon_only_with_every_copy() -> None:

@@ -21,7 +21,7 @@ from hearts_env.core import new_games
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r"(10|[2-9JQKA])([♣♦♠♥])")
-LEGAL = re.compile(r"\[(10|[2-9JQKA])([♣♦♠♥])\]")
+LEGAL = re.compile(r"\[(10|[2-9JQKA])([♣♦♠♥])(?:x2)?\]")  # two decks: [Q♠x2] for a card held twice
 RULES_TEXTS = (  # what core.explain_illegal may name
     "must follow suit",
     "the first trick must be led with",
@@ -252,3 +252,44 @@ def test_agents_get_their_own_infoset_and_a_single_game_mask():
     play_game(table, new_games(rules, batch_size=1, seed=0))
     assert calls and all(shape == (1, 52) and to_play == 0 for _, shape, to_play in calls)
     assert {seat for seat, _, _ in calls} == {1, 2, 3}
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks (Cancellation Hearts)
+
+
+def test_two_decks_game_shows_the_pot_and_the_kitty():
+    argv = ["--decks", "2", "--num-players", "6", "--target-score", "0", "--seed", "2", "--opponents", "heuristic"]
+    status, text, _ = run(argv, ["help"])
+    assert status == 0 and "Game over after 1 hand" in text
+    assert "two equal cards in one trick cancel" in text and "the others score 52 each instead" in text
+    assert "kitty: 2 cards face down" in text  # 104 cards among 6 players leave 2
+    assert re.search(r"takes it.* with the kitty \(\S+ \S+\)", text) or "you take it" in text
+    scores = final_scores(text)
+    assert len(scores) == 6 and sum(scores) in (52, 5 * 52)
+    assert "Pot: nothing" in text
+
+
+def test_two_decks_show_and_pass_a_card_held_twice():
+    hands = [
+        "QS QS AS KS 2C 3C 4C 5C 6C 7C 8C 9C TC",
+        "AH AH KH KH QH QH JH JH TH TH 9H 9H 8H",
+        "2D 2D 3D 3D 4D 4D 5D 5D 6D 6D 7D 7D 8D",
+        "8H 7H 7H 6H 6H 5H 5H 4H 4H 3H 3H 2H 2H",
+        "2S 2S 3S 3S 4S 4S 5S 5S 6S 6S 7S 7S 8S",
+        "8S 9S 9S TS TS JS JS AS KS 8D 9D 9D TD",
+        "TD JD JD QD QD KD KD AD AD 2C 3C 4C 5C",
+        "6C 7C 8C 9C TC JC JC QC QC KC KC AC AC",
+    ]
+    rules = HeartsRules(num_players=8, decks=2, target_score=0)
+    output = io.StringIO()
+    # Three queens are refused (the hand holds two), then both are passed with the 2C.
+    person = Person(output, ["QS QS QS", "QS", "QS", "2C"])
+    table = make_table(rules, 0, ["simple"], seed=0, input_fn=person, output=output)
+    deal = cards.deal_from_hands(hands, decks=2)[None]
+    state = play_game(table, new_games(rules, deals=deal))
+    text = output.getvalue()
+    assert "Q♠x2" in text.split("Pick 3 cards")[0]  # the hand as dealt shows the pair
+    assert "You have already picked Q♠ twice. Nothing from that line was picked." in text
+    assert "You passed 2♣ Q♠ Q♠ left to seat 1" in text
+    assert state.done[0] and int(np.bitwise_count(state.last_hand_taken2[0]).sum()) > 0
