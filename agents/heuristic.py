@@ -65,6 +65,7 @@ from numba import njit
 
 from agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, SPADES
+from hearts_env.compiled import row_kernel
 from hearts_env.core import (
     ABOVE,
     BELOW,
@@ -271,7 +272,7 @@ class HeuristicPolicy:
         return out
 
 
-@njit(cache=True)
+@row_kernel
 def heuristic_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, out: np.ndarray) -> None:
     i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
     for g in range(idata.shape[0]):

@@ -20,6 +20,7 @@ from agents.heuristic import heuristic_card
 from agents.simple import simple_card
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.compiled import row_kernel
 from hearts_env.infoset import (
     I_HAND,
     I_HAND2,
@@ -84,7 +85,7 @@ def uniform(rng: np.ndarray) -> float:
 # What the observer knows
 
 
-@njit(cache=True)
+@row_kernel
 def constraints_row(
     i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known: np.ndarray, need: np.ndarray
 ) -> tuple[np.uint64, int]:
@@ -116,7 +117,7 @@ def constraints_row(
     return unseen, error
 
 
-@njit(cache=True)
+@row_kernel
 def constraints_row2(
     i64: np.ndarray,
     i8: np.ndarray,
@@ -159,7 +160,7 @@ def constraints_row2(
     return free, free2, error
 
 
-@njit(cache=True)
+@row_kernel
 def constraints(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, known, need, unseen, errors) -> None:
     i64, i8 = idata.view(U64), idata.view(np.int8)
     for g in range(idata.shape[0]):
@@ -406,7 +407,7 @@ def deal_rows(
 # Core states from an info row and a world
 
 
-@njit(cache=True)
+@row_kernel
 def determinize_row(
     i64: np.ndarray,
     i32: np.ndarray,
@@ -490,7 +491,7 @@ def second_copies_row(
     s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1] = i64[ioff[I_POT]], i64[ioff[I_POT2]]
 
 
-@njit(cache=True)
+@row_kernel
 def determinize(idata, ioff, worlds, sdata, soff, rp) -> None:
     """State rows (B * W, game-major) of the worlds (B, W, C, Q) of each info row."""
     B, W = worlds.shape[:2]

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, high_card, low_card, read_trick
+from hearts_env.compiled import row_kernel
 from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS, rule_params
 from hearts_env.infoset import I_LEGAL, I_PHASE, InfoSet
 from hearts_env.kernels import BIT, R_PLAYERS
@@ -44,7 +45,7 @@ def simple_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarra
     return heart if heart >= 0 else best_by_key(legal, HIGH_KEY)
 
 
-@njit(cache=True)
+@row_kernel
 def simple_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     i64, i8 = idata.view(U64), idata.view(np.int8)
     for g in range(idata.shape[0]):

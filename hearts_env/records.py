@@ -55,6 +55,8 @@ class Layout:
         """Field ``name`` of every row of ``data`` (C-contiguous) as a (B, *shape) array sharing
         its memory."""
         start, dtype, shape = self.fields[name]
+        if data.shape[0] == 0:  # no rows: no buffer to point into
+            return np.zeros((0, *shape), dtype)
         strides = (data.shape[1], *_inner_strides(dtype.itemsize, shape))
         return np.ndarray((data.shape[0], *shape), dtype, data, start, strides)
 

@@ -678,3 +678,12 @@ def test_one_deck_info_sets_hold_no_second_copies() -> None:
         info = infoset(state, 2)
         for name in ("hand2", "passed2", "received2", "unseen2", "played2", "taken2", "pot", "pot2", "kitty_size"):
             assert not getattr(info, name).any(), name
+
+
+def test_selecting_no_games_gives_empty_fields():
+    """A sub-batch of zero games (every game filtered out) still has every field, with no rows."""
+    state = new_games(HeartsRules(), batch_size=3, seed=0)
+    empty = state[np.array([], np.int64)]
+    assert empty.batch_size == 0 and empty.hands.shape == (0, 4) and empty.scores.shape == (0, 4)
+    info = infoset(state)[np.array([], np.int64)]
+    assert info.hand.shape == (0,) and info.played.shape == (0, 4)
