@@ -16,6 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+import train.ppo as ppo_module  # noqa: E402
 from agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
@@ -69,6 +70,32 @@ def test_parse_args_builds_the_config() -> None:
     assert config.hidden == [64, 64]
     assert parse_args([]) == PPOConfig()
     assert parse_args(["--progress-bar", "false"]).progress_bar is False
+
+
+@pytest.mark.parametrize(
+    ("settings", "fragment"),
+    [({"bc_batch_size": 0}, "bc_batch_size must be >= 1"), ({"bc_learning_rate": 0.0}, "bc_learning_rate")],
+)
+def test_cloning_settings_are_checked(settings: dict, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        PPOConfig(**settings)
+
+
+def test_cloning_fit_uses_its_batch_size_and_learning_rate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = {}
+
+    def fake_pretrain(policy, demos, **kwargs):
+        seen.update(kwargs)
+        return {}
+
+    monkeypatch.setattr(ppo_module, "pretrain", fake_pretrain)
+    flags = ["--bc-batch-size", "512", "--bc-learning-rate", "0.003", "--bc-decisions", "300"]
+    flags += ["--progress-bar", "false"]
+    config = parse_args(flags)
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(2, config.rules)))
+    model.set_logger(ppo_module.make_logger(tmp_path, verbose=0))
+    ppo_module.imitate(model, config)
+    assert seen["batch_size"] == 512 and seen["learning_rate"] == 0.003
 
 
 def test_smoke_run_writes_the_run_folder(run: Path) -> None:

@@ -1,7 +1,7 @@
 """The main job: train a small agent, then measure it and the shipped agent against the baselines.
 
-1. ``train.ppo.main``: behaviour cloning of the heuristic, then MaskablePPO against three heuristic
-   players (defaults that finish in about 10 to 15 minutes on 2 CPU cores);
+1. ``train.ppo.main``: behaviour cloning of the heuristic (2M decisions, 4 epochs), then 3M steps
+   of MaskablePPO against three heuristic players (about 10 minutes on 2 quiet CPU cores);
 2. the arena: each candidate (the agent just trained, and the shipped agent ``ppo``) against three
    copies of each baseline on duplicate single hands, 95% intervals over deals;
 3. the table on stdout; in the run folder ``benchmark.json``, ``learning_curve.png`` (the periodic
@@ -35,8 +35,12 @@ from train import ppo
 class BenchmarkConfig(ppo.PPOConfig):
     exp_name: str = "main"
     """the name of this experiment (part of the run folder's name)"""
-    total_timesteps: int = 4_000_000
+    total_timesteps: int = 3_000_000
     """learner decisions to train on"""
+    bc_decisions: int = 2_000_000
+    """teacher decisions recorded for behaviour cloning"""
+    bc_epochs: int = 4
+    """behaviour-cloning passes over the recorded decisions"""
     eval_deals: int = 300
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
     baselines: list[str] = field(default_factory=lambda: ["random", "simple", "heuristic", "pimc"])

@@ -112,13 +112,23 @@ class _Recorder:
 def _assemble(
     records: list[tuple[np.ndarray, ...]], finals: list[tuple[np.ndarray, np.ndarray]], hands: int, P: int
 ) -> Demonstrations:
-    obs, masks, cards, ids, seats, before = (np.concatenate(parts) for parts in zip(*records, strict=True))
+    """The kept decisions as one array per field; ``records`` is emptied chunk by chunk as the
+    observations are copied out, so a large collection is not held twice."""
+    ids, seats, before = (np.concatenate([r[k] for r in records]) for k in (3, 4, 5))
     total = np.full((hands, P), np.nan, np.float32)  # paid over each hand; NaN for hands cut off
     for done_ids, done_paid in finals:
         total[done_ids] = done_paid
     returns = total[ids, seats] - before
     keep = ~np.isnan(returns)
-    return Demonstrations(obs[keep], masks[keep], cards[keep], returns[keep].astype(np.float32), ids[keep], seats[keep])
+    masks, cards = (np.concatenate([r[k] for r in records])[keep] for k in (1, 2))
+    obs = np.empty((np.count_nonzero(keep), records[0][0].shape[1]), records[0][0].dtype)
+    row = start = 0
+    while records:
+        chunk = records.pop(0)[0]
+        kept = chunk[keep[start : start + len(chunk)]]
+        obs[row : row + len(kept)] = kept
+        row, start = row + len(kept), start + len(chunk)
+    return Demonstrations(obs, masks, cards, returns[keep].astype(np.float32), ids[keep], seats[keep])
 
 
 def pretrain(

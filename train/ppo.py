@@ -41,6 +41,7 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -123,6 +124,10 @@ class PPOConfig:
     """teacher decisions recorded for behaviour cloning"""
     bc_epochs: int = 3
     """behaviour-cloning passes over the recorded decisions"""
+    bc_batch_size: int = 2048
+    """minibatch size of the behaviour-cloning fit"""
+    bc_learning_rate: float = 1e-3
+    """peak Adam learning rate of the behaviour-cloning fit (cosine decay to 0)"""
     net_arch: str = "256,256"
     """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
     activation: str = "relu"
@@ -153,13 +158,15 @@ class PPOConfig:
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
         check_name("exp_name", self.exp_name)
-        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "eval_deals"):
+        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "bc_batch_size", "eval_deals"):
             check_at_least(name, getattr(self, name), 1)
         for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
             check_at_least(name, getattr(self, name), 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
         check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF))
+        if not 0 < self.bc_learning_rate < math.inf:
+            raise ValueError(f"bc_learning_rate must be > 0, got {self.bc_learning_rate}")
         others = self.rules.num_players - 1
         if len(self.opponents) not in (1, others):
             raise ValueError(
@@ -646,7 +653,15 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
         config.rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
     )
     collected = time.perf_counter()
-    metrics = pretrain(model.policy, demos, epochs=config.bc_epochs, seed=config.seed, progress=config.progress_bar)
+    metrics = pretrain(
+        model.policy,
+        demos,
+        epochs=config.bc_epochs,
+        batch_size=config.bc_batch_size,
+        learning_rate=config.bc_learning_rate,
+        seed=config.seed,
+        progress=config.progress_bar,
+    )
     metrics |= {
         "bc/decisions": len(demos),
         "bc/collect_seconds": collected - start,
