@@ -400,7 +400,7 @@ def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
     moon = rp[R_MOON]
     if shooter >= 0 and moon == SHOOTER_CHOICE:
         # Add to the others, unless that would end the game with the shooter above the lowest.
-        lowest, highest, mine = totals[shooter], totals[shooter], totals[shooter]
+        lowest, highest, mine = 1 << 30, -(1 << 30), 0  # over the totals after adding
         for s in range(P):
             after = totals[s] + (0 if s == shooter else moon_points)
             if rp[R_JD]:

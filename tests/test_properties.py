@@ -919,3 +919,15 @@ def test_many_skewed_deals() -> None:
             target_score=(None, 50)[i % 2],
         )
         play_and_check(knobs, seed=1000 + i, deals=skewed_deals(players, 8, rng))
+
+
+def test_shooter_choice_weighs_the_totals_after_the_moon() -> None:
+    """Found by the property test above: the shooter's total before the hand must not count as a
+    total after it. Adding leaves every total below 50 here (the shooter's 53 drops to 43 with the
+    JD), so the game goes on and the moon adds 26 to the others."""
+    rules = HeartsRules(num_players=5, pass_count=0, jack_of_diamonds=True, moon="shooter_choice", target_score=50)
+    piles = [{8, 35, 23}, {3, 16, 19, 21, 25, 26, 27, 28, 31}, {4, 6, 9, 17, 18, 22, 24, 32, 33, 36, *range(39, 52)},
+             {7, 10, 11, 20, 29, 30}, {1, 2, 34, 5, 37, 38, 12, 14, 15}]  # fmt: skip
+    taken = np.array([[bits(p) for p in piles]], dtype=U64)
+    got = hand_score(rules, taken, np.array([[-40, 12, 53, 10, -18]], np.int32))
+    assert got[0].tolist() == [26, 26, -10, 26, 26]
