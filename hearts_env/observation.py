@@ -398,7 +398,8 @@ def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     else:
         for i in range(NUM_CARDS // 8):
             _bytes(out, start + 8 * i, SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)], 8)
-        _bytes(out, start + NUM_CARDS - NUM_CARDS % 8, SPREAD[bits >> np.uint64(NUM_CARDS - NUM_CARDS % 8)], NUM_CARDS % 8)
+        tail = NUM_CARDS - NUM_CARDS % 8  # the last four cards
+        _bytes(out, start + tail, SPREAD[bits >> np.uint64(tail)], NUM_CARDS % 8)
 
 
 @row_kernel
