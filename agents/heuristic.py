@@ -279,7 +279,7 @@ def heuristic_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.
         out[g] = heuristic_card(i64[g], i32[g], i8[g], ioff, rp, kn)
 
 
-@njit(cache=True, inline="always")
+@row_kernel
 def heuristic_card(
     i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray
 ) -> int:
