@@ -596,14 +596,7 @@ def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, tri
     # The QS, unless as last to play it would end the game with another player winning.
     hold_queen = False
     if legal & _QS_BIT and rp[R_TARGET] > 0 and size == P - 1:
-        points = raw_points(trick)
-        highest, lowest, own = -(2**31), 2**31, 0
-        for r in range(P):
-            total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (13 + points if r == winner else 0)
-            highest, lowest = max(highest, total), min(lowest, total)
-            if r == 0:
-                own = total
-        hold_queen = highest >= rp[R_TARGET] and own > lowest
+        hold_queen = _queen_loses_the_game(i32, ioff, rp, winner, 13 + raw_points(trick))
     if legal & _QS_BIT and not hold_queen:
         return QS
     # The most dangerous card (the first among equals).
@@ -651,6 +644,19 @@ def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, tri
 # trick at stake costs its points, the pot's, and the kitty's expected points while the kitty
 # lies there. The moon (every one of 52 points, the kitty's included) is neither tried nor
 # watched for.
+
+
+@njit(cache=True, inline="always")
+def _queen_loses_the_game(i32: np.ndarray, ioff: np.ndarray, rp: np.ndarray, winner: int, cost: int) -> bool:
+    """Whether giving the trick's winner (relative seat) ``cost`` more points would end the game
+    with the observer above the lowest total."""
+    highest, lowest, own = -(2**31), 2**31, 0
+    for r in range(rp[R_PLAYERS]):
+        total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (cost if r == winner else 0)
+        highest, lowest = max(highest, total), min(lowest, total)
+        if r == 0:
+            own = total
+    return highest >= rp[R_TARGET] and own > lowest
 
 
 @njit(cache=True, inline="always")
@@ -866,13 +872,7 @@ def _discard2(i32, i8, ioff, rp, kn, legal, hand, hand2, out, out2, size, winner
     # A QS, unless as last to play it would end the game with another player winning.
     hold_queen = False
     if legal & _QS_BIT and rp[R_TARGET] > 0 and size == P - 1 and winner >= 0:
-        highest, lowest, own = -(2**31), 2**31, 0
-        for r in range(P):
-            total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (13 if r == winner else 0)
-            highest, lowest = max(highest, total), min(lowest, total)
-            if r == 0:
-                own = total
-        hold_queen = highest >= rp[R_TARGET] and own > lowest
+        hold_queen = _queen_loses_the_game(i32, ioff, rp, winner, 13)
     if legal & _QS_BIT and not hold_queen:
         return QS
     # The most dangerous card (the first among equals), as with one deck, counted by copies: a
