@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,6 +79,7 @@ from hearts_env.core import (
     POINT_BITS,
     QS,
     SUIT_BITS,
+    State,
     rule_params,
 )
 from hearts_env.infoset import (
@@ -113,6 +115,7 @@ from hearts_env.kernels import (
     add_piles,
     raw_points,
 )
+from hearts_env.policy import Policy
 
 U64 = np.uint64
 F32 = np.float32
@@ -270,6 +273,15 @@ class HeuristicPolicy:
         out = np.empty(info.batch_size, np.int64)
         heuristic_cards(info.data, info.layout.offsets, rule_params(info.rules), self.knobs, out)
         return out
+
+    def play_table(
+        self, state: State, agent_at: np.ndarray, agents: Sequence[Policy]
+    ) -> tuple[State, np.ndarray, np.ndarray] | None:
+        """Whole games with heuristic and simple players at every seat, in one compiled loop
+        (``hearts_env.policy.TablePolicy``; ``agents.table.play_table``)."""
+        from agents.table import play_table  # which imports this module
+
+        return play_table(state, agent_at, agents)
 
 
 @row_kernel

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from agents.bitboards import count, low_card
+from agents.compiled import inline_infoset_row, inline_legal_cards, inline_step_game
 from agents.heuristic import heuristic_card
 from agents.simple import simple_card
 from hearts_env import kernels as k
@@ -49,7 +50,6 @@ from hearts_env.infoset import (
     I_UNSEEN,
     I_UNSEEN2,
     I_VOIDS,
-    infoset_row,
 )
 
 U64 = np.uint64
@@ -58,11 +58,6 @@ _TO_UNIT = 1.0 / float(1 << 53)
 # VOID_BITS[v]: the cards of the suits in the 4-bit void set v.
 VOID_BITS = np.array([sum(int(k.SUIT_BITS[s]) for s in range(NUM_SUITS) if v >> s & 1) for v in range(16)], dtype=U64)
 RANDOM, SIMPLE, HEURISTIC = 0, 1, 2  # rollout players
-# The core's per-game kernels, inlined into the rollout loop (the same code; a call per step
-# costs 15-20% of a rollout). Once the core declares them inline="always" these can go.
-_step_game = njit(inline="always")(k.step_game.py_func)
-_legal_cards = njit(inline="always")(k.legal_cards.py_func)
-_infoset_row = njit(inline="always")(infoset_row.py_func)
 ERROR_NONE, ERROR_NOT_PLAY, ERROR_SIZES, ERROR_NO_DEAL = 0, 1, 2, 3  # why a game's worlds failed
 MAX_PLACES = 12  # places a deal fills: up to 11 seats and, with two decks, the kitty
 WORK = 72  # scratch words of a constructive deal (up to ``MAX_PLACES`` places)
@@ -578,19 +573,19 @@ def rollout_values(
                     row[:] = base
                     play = card
                     for _ in range(P * rp[k.R_HAND_SIZE]):
-                        _step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
+                        inline_step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
                         if s8[soff[k.F_PHASE]] == k.GAME_OVER:
                             break
                         if s8[soff[k.F_TRICK_SIZE]] == 0 and all_scored(s64, soff, rp, scoring):
                             break  # a trick ended and the scores are settled
-                        legal = _legal_cards(s64, s8, soff, rp)
+                        legal = inline_legal_cards(s64, s8, soff, rp)
                         s64[soff[k.F_LEGAL]] = legal
                         if legal & (legal - U64(1)) == 0:  # forced: any player plays it
                             play = low_card(legal)
                         elif player == RANDOM:
                             play = np.int64(k.nth_set_bit(legal, int(uniform(rng) * count(legal))))
                         else:
-                            _infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
+                            inline_infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
                             if player == HEURISTIC:
                                 play = heuristic_card(r64, r32, r8, roff, rp, kn)
                             else:

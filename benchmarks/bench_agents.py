@@ -4,7 +4,9 @@ Each measured hand is dealt at random, passed (3 cards left) and played to the e
 has its own agent object, asked once per step for the games where its seat is to act (the
 arena's loop: info sets of the batch, legal masks, one call per agent on its games), and the
 caller owns the state (``core.step_in_place``). The share of the time spent inside the agents,
-and the hands per second the agents alone would allow ("agents only"), are reported too.
+and the hands per second the agents alone would allow ("agents only"), are reported too. For
+agents with a compiled table loop (``play_table``: the heuristic, simple), "table" is the rate of
+the same hands played in that loop, as the arena plays them.
 
     python benchmarks/bench_agents.py                              # heuristic and simple, B = 4096
     python benchmarks/bench_agents.py --agents heuristic --batch-sizes 1 64 4096 --seconds 10
@@ -23,7 +25,7 @@ from agents.simple import SimplePolicy
 from hearts_env import HeartsRules
 from hearts_env.core import legal_mask, new_games, step_in_place
 from hearts_env.infoset import infoset
-from hearts_env.policy import RandomPolicy
+from hearts_env.policy import RandomPolicy, TablePolicy
 
 AGENTS = {"heuristic": HeuristicPolicy, "simple": SimplePolicy, "random": RandomPolicy}
 
@@ -63,6 +65,20 @@ def bench_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
     }
 
 
+def bench_table(name: str, batch_size: int, seconds: float, seed: int) -> float | None:
+    """Hands per second of the agent's compiled table loop (None if it has none)."""
+    rules = HeartsRules(target_score=None)
+    agent = AGENTS[name](seed=seed)
+    if not isinstance(agent, TablePolicy):
+        return None
+    seating = np.zeros(rules.num_players, np.int64)
+    hands, start = 0, time.perf_counter()
+    while hands == 0 or time.perf_counter() - start < seconds:
+        agent.play_table(new_games(rules, batch_size=batch_size, seed=seed + hands), seating, [agent])
+        hands += batch_size
+    return hands / (time.perf_counter() - start)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=["heuristic", "simple"], choices=AGENTS)
@@ -76,12 +92,22 @@ def main(argv: list[str] | None = None) -> None:
 
     for name in args.agents:  # compile (or load the compiled kernels) before timing
         bench_agent(name, 8, 0.0, args.seed)
-    results = [bench_agent(name, b, args.seconds, args.seed) for name in args.agents for b in args.batch_sizes]
-    print(f"{'agent':>10} {'batch':>6} {'hands/s':>10} {'decisions/s':>12} {'in agents':>10} {'agents only':>12}")
+        bench_table(name, 8, 0.0, args.seed)
+    results = []
+    for name in args.agents:
+        for b in args.batch_sizes:
+            result = bench_agent(name, b, args.seconds, args.seed)
+            result["table_hands_per_s"] = bench_table(name, b, args.seconds, args.seed)
+            results.append(result)
+    print(
+        f"{'agent':>10} {'batch':>6} {'hands/s':>10} {'decisions/s':>12} {'in agents':>10} {'agents only':>12}"
+        f" {'table':>10}"
+    )
     for r in results:
+        table = "-" if r["table_hands_per_s"] is None else f"{r['table_hands_per_s']:,.0f}"
         print(
             f"{r['agent']:>10} {r['batch_size']:>6} {r['hands_per_s']:>10,.0f} {r['decisions_per_s']:>12,.0f}"
-            f" {r['agent_share']:>10.0%} {r['agent_hands_per_s']:>12,.0f}"
+            f" {r['agent_share']:>10.0%} {r['agent_hands_per_s']:>12,.0f} {table:>10}"
         )
     if args.json:
         with open(args.json, "w") as f:

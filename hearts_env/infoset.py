@@ -241,7 +241,7 @@ def infoset_row(
     offset = k.pass_offset(rp, hand_number)
     i8[ioff[I_SEAT]] = seat
     i8[ioff[I_PHASE]] = phase
-    i8[ioff[I_TO_PLAY]] = -1 if to_play < 0 else (to_play - seat) % P
+    i8[ioff[I_TO_PLAY]] = -1 if to_play < 0 else k.wrap_seat(to_play - seat, P)
     i32[ioff[I_HAND_NUMBER]] = hand_number
     i8[ioff[I_PASS_OFFSET]] = offset
     hand = s64[soff[k.F_HANDS] + seat]
@@ -250,11 +250,11 @@ def infoset_row(
     i64[ioff[I_LEGAL]] = s64[soff[k.F_LEGAL]] if to_play == seat else U64(0)
     i64[ioff[I_PASSED]] = passed
     landed = phase != k.PASS and offset != 0  # the passes have moved
-    i64[ioff[I_RECEIVED]] = s64[soff[k.F_PASSED] + (seat - offset) % P] if landed else U64(0)
+    i64[ioff[I_RECEIVED]] = s64[soff[k.F_PASSED] + k.wrap_seat(seat - offset, P)] if landed else U64(0)
     lead = s8[soff[k.F_TRICK] + s8[soff[k.F_LEADER]]]
     seen = hand | (passed if phase == k.PASS else U64(0))  # picks not yet passed are still its own
     for r in range(P):
-        a = (seat + r) % P
+        a = k.wrap_seat(seat + r, P)
         card = s8[soff[k.F_TRICK] + a]
         i8[ioff[I_TRICK] + r] = card
         played = s64[soff[k.F_PLAYED] + a]
@@ -271,14 +271,14 @@ def infoset_row(
         i32[ioff[I_SCORES] + r] = s32[soff[k.F_SCORES] + a]
     i64[ioff[I_UNSEEN]] = U64(rp[k.R_DECK]) & ~seen
     passing = phase == k.PASS
-    i8[ioff[I_TRICK_LEADER]] = -1 if passing else (s8[soff[k.F_LEADER]] - seat) % P
+    i8[ioff[I_TRICK_LEADER]] = -1 if passing else k.wrap_seat(s8[soff[k.F_LEADER]] - seat, P)
     winner = s8[soff[k.F_WINNER]]
-    i8[ioff[I_TRICK_WINNER]] = -1 if passing or winner < 0 else (winner - seat) % P
+    i8[ioff[I_TRICK_WINNER]] = -1 if passing or winner < 0 else k.wrap_seat(winner - seat, P)
     for h in range(H):
         for r in range(P):
-            i8[ioff[I_TRICKS] + h * P + r] = s8[soff[k.F_TRICKS] + h * P + (seat + r) % P]
+            i8[ioff[I_TRICKS] + h * P + r] = s8[soff[k.F_TRICKS] + h * P + k.wrap_seat(seat + r, P)]
         led = s8[soff[k.F_TRICK_LEADERS] + h]
-        i8[ioff[I_TRICK_LEADERS] + h] = -1 if led < 0 else (led - seat) % P
+        i8[ioff[I_TRICK_LEADERS] + h] = -1 if led < 0 else k.wrap_seat(led - seat, P)
     i8[ioff[I_TRICKS_PLAYED]] = s8[soff[k.F_TRICKS_PLAYED]]
     i8[ioff[I_HEARTS_BROKEN]] = s8[soff[k.F_HEARTS_BROKEN]]
     if rp[k.R_DECKS] == 2:
@@ -308,7 +308,7 @@ def second_copies(
     i64[ioff[I_HAND2]] = hand2
     i64[ioff[I_PASSED2]] = passed2
     landed = phase != k.PASS and offset != 0
-    i64[ioff[I_RECEIVED2]] = s64[soff[k.F_PASSED2] + (seat - offset) % P] if landed else U64(0)
+    i64[ioff[I_RECEIVED2]] = s64[soff[k.F_PASSED2] + k.wrap_seat(seat - offset, P)] if landed else U64(0)
     pot, pot2 = s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1]
     i64[ioff[I_POT]] = pot
     i64[ioff[I_POT2]] = pot2
@@ -317,7 +317,7 @@ def second_copies(
     if phase == k.PASS:  # picks not yet passed are still its own
         seen, seen2 = k.add_piles(seen, seen2, passed, passed2)
     for r in range(P):
-        a = (seat + r) % P
+        a = k.wrap_seat(seat + r, P)
         played2 = s64[soff[k.F_PLAYED2] + a]
         taken, taken2 = s64[soff[k.F_TAKEN] + a], s64[soff[k.F_TAKEN2] + a]
         card = s8[soff[k.F_TRICK] + a]

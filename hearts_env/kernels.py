@@ -145,6 +145,15 @@ def popcount(x: np.uint64) -> int:
     return int((x * _H01) >> U64(56))
 
 
+@njit(cache=True, inline="always")
+def wrap_seat(x: int, P: int) -> int:
+    """``x % P`` for ``x`` in -P..2P - 1, without a division (a division costs more than the
+    rest of a seat's update)."""
+    if x < 0:
+        return x + P
+    return x - P if x >= P else x
+
+
 @row_kernel
 def nth_set_bit(bits: np.uint64, k: int) -> int:
     """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
@@ -593,7 +602,7 @@ def step_game(
                 # Every seat has picked: the passes move together. Seat s receives from s - offset.
                 offset = pass_offset(rp, r32[off[F_HAND_NUMBER]])
                 for s in range(P):
-                    giver = (s - offset) % P
+                    giver = wrap_seat(s - offset, P)
                     if two:
                         h, h2 = r64[off[F_HANDS] + s], r64[off[F_HANDS2] + s]
                         p, p2 = r64[off[F_PASSED] + giver], r64[off[F_PASSED2] + giver]
@@ -614,7 +623,7 @@ def step_game(
         if SUIT_OF[card] == cards.HEARTS or (card == QS and rp[R_QUEEN_BREAKS]):
             r8[off[F_HEARTS_BROKEN]] = 1
         r8[off[F_TRICK_SIZE]] += 1
-        r8[off[F_TO_PLAY]] = (seat + 1) % P
+        r8[off[F_TO_PLAY]] = wrap_seat(seat + 1, P)
         if r8[off[F_TRICK_SIZE]] == P:
             end_trick(r64, r32, r8, off, rp, deck, shuffled)
 

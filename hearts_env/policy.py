@@ -4,21 +4,37 @@ A policy maps the information sets of a batch of games and their legal-action ma
 id per game: ``policy(info, mask) -> (B,) int``. Environments call opponents this way, and the
 agents of ``agents/`` implement it. A policy with a ``seed(seed)`` method is reseeded by the
 environment's ``reset(seed=...)``, so a seeded run is reproducible.
+
+A policy whose decisions are compiled may also offer ``play_table`` (``TablePolicy``): whole games
+with it and its kind at every seat, played in one compiled loop with the same cards the runner
+would get from it. The arena takes that path when every agent of a match offers it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from hearts_env.core import PASS, mask_to_bits, sample_from_bits
+from hearts_env.core import PASS, State, mask_to_bits, sample_from_bits
 from hearts_env.infoset import InfoSet
 
 
 @runtime_checkable
 class Policy(Protocol):
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class TablePolicy(Policy, Protocol):
+    def play_table(
+        self, state: State, agent_at: np.ndarray, agents: Sequence[Policy]
+    ) -> tuple[State, np.ndarray, np.ndarray] | None:
+        """Play every game of ``state`` to its end with ``agents[agent_at[g, s]]`` at seat ``s``
+        of game ``g`` (``state`` unchanged): the final state and, (B, P) int64, the hands in which
+        each seat took the QS and shot the moon; None if it cannot play these agents together."""
+        ...
 
 
 class RandomPolicy:

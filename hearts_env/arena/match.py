@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hearts_env import core, runner, seeding
+from hearts_env import core, records, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
-from hearts_env.policy import Policy
+from hearts_env.policy import Policy, TablePolicy
 from hearts_env.rules import HeartsRules
 
 EPISODES = ("game", "hand")
@@ -334,7 +334,34 @@ def _play_games(
             bar.update(np.count_nonzero(step.after.done))
 
     state = core.new_games(rules, keys=keys, history=history)
+    played = _play_tables(state, seating, agents, bar)
+    if played is not None:
+        return played
     return runner.play(state, agents, seating, on_step=record, names=names), qs, moons
+
+
+TABLE_CHUNK = 1024
+"""Games a compiled table loop plays between progress-bar updates."""
+
+
+def _play_tables(
+    state: core.State, seating: np.ndarray, agents: list[Policy], bar: Any
+) -> tuple[core.State, np.ndarray, np.ndarray] | None:
+    """``_play_games`` in the agents' own compiled loop (``TablePolicy``) when every agent has
+    one that can play them all; else None."""
+    if not all(isinstance(agent, TablePolicy) for agent in agents):
+        return None
+    parts = []
+    for start in range(0, state.batch_size, TABLE_CHUNK):
+        rows = slice(start, start + TABLE_CHUNK)
+        played = agents[0].play_table(state[rows], seating[rows], agents)
+        if played is None:
+            return None
+        parts.append(played)
+        if bar is not None:
+            bar.update(played[0].batch_size)
+    final = records.concatenate([p[0] for p in parts])
+    return final, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
 def _direction_fields(
