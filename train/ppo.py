@@ -106,11 +106,11 @@ class PPOConfig:
     """learner decisions to train on"""
     n_steps: int = 64
     """steps per table per rollout (a rollout is num_envs * n_steps decisions)"""
-    batch_size: int = 4096
+    batch_size: int = 1024
     """minibatch size of the PPO update"""
-    n_epochs: int = 4
+    n_epochs: int = 2
     """PPO epochs over each rollout"""
-    learning_rate: float = 1e-4
+    learning_rate: float = 3e-4
     """Adam learning rate"""
     gamma: float = 1.0
     """discount factor"""
