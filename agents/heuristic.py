@@ -178,6 +178,7 @@ class Weights:
 
 
 # The knobs as the kernels read them (``HeuristicPolicy.knobs``): the options, then ``Weights`` in field order.
+NUM_KNOBS = 24
 (
     K_SHOOT_MOON,
     K_SPADE_GUARD,
@@ -203,8 +204,8 @@ class Weights:
     K_LEAD_LENGTH,
     K_MOON_SLACK,
     K_MOON_LOSERS,
-) = range(24)
-assert len(dataclasses.fields(Weights)) == 24 - K_PASS_SHORT
+) = range(NUM_KNOBS)
+assert len(dataclasses.fields(Weights)) == NUM_KNOBS - K_PASS_SHORT
 
 
 class HeuristicPolicy:

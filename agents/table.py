@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.compiled import inline_infoset_row, inline_legal_cards, inline_step_game
-from agents.heuristic import HeuristicPolicy, heuristic_card
+from agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
 from agents.simple import SimplePolicy, simple_card
 from hearts_env import core
 from hearts_env import kernels as k
@@ -36,7 +36,7 @@ def play_table(
     shot the moon. None when an agent is not one this loop can play (the caller then uses the
     runner). ``state`` is not changed. Raises ``ValueError`` if an agent chooses an illegal card."""
     kinds = np.empty(len(agents), np.int8)
-    knobs = np.zeros((len(agents), len(HeuristicPolicy().knobs)), np.float64)
+    knobs = np.zeros((len(agents), NUM_KNOBS), np.float64)
     for a, agent in enumerate(agents):
         if type(agent) is HeuristicPolicy:
             kinds[a], knobs[a] = HEURISTIC, agent.knobs
