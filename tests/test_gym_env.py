@@ -480,8 +480,8 @@ def test_maskable_ppo_few_thousand_steps():
 
 @pytest.mark.slow
 def test_maskable_ppo_learns_to_beat_random_play():
-    """After 50k steps against random opponents, the greedy policy takes clearly fewer points per
-    hand than random play (about -6.6; the trained policy reaches about -3.5)."""
+    """After 100k steps against random opponents, the greedy policy takes clearly fewer points per
+    hand than random play (about -6.5; after 50k steps the policy was at -5.0, too near the margin)."""
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
@@ -489,7 +489,7 @@ def test_maskable_ppo_learns_to_beat_random_play():
 
     vec_env = SB3VecEnv(num_envs=64, target_score=None, learner_seat="rotate")
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=64, batch_size=512, n_epochs=4, seed=0, device="cpu")
-    model.learn(total_timesteps=50_000)
+    model.learn(total_timesteps=100_000)
 
     def mean_points(choose, games: int = 1024) -> float:
         envs = HeartsVectorEnv(games, target_score=None, learner_seat="rotate")
