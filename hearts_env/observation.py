@@ -63,9 +63,9 @@ from numba import njit
 
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
-from hearts_env.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from hearts_env.compiled import row_kernel
-from hearts_env.core import ABOVE, State, rule_params
+from hearts_env.core import State, rule_params
 from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
 
@@ -383,14 +383,14 @@ def _params(layout: ObservationLayout) -> np.ndarray:
 SPREAD = np.array([sum(((b >> i) & 1) << (8 * i) for i in range(8)) for b in range(256)], np.uint64)
 
 
-@row_kernel
+@njit(cache=True, inline="always")
 def _bytes(out: np.ndarray, start: int, word: np.uint64, count: int) -> None:
     """The low ``count`` bytes of ``word`` (little-endian) at ``out[start:]``."""
     for i in range(count):
         out[start + i] = (word >> np.uint64(8 * i)) & np.uint64(0xFF)
 
 
-@row_kernel
+@njit(cache=True, inline="always")
 def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     """One card row: 52 bits, or one little-endian word when packed."""
     if packed:
@@ -402,7 +402,7 @@ def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
         _bytes(out, start + tail, SPREAD[bits >> np.uint64(tail)], NUM_CARDS % 8)
 
 
-@row_kernel
+@njit(cache=True, inline="always")
 def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
     for i in range(size):
         out[start + i] = 0
@@ -434,13 +434,15 @@ def encode_row(
     _cards(out, st[S_LEGAL], i64[ioff[inf.I_LEGAL]], packed)
     unseen = i64[ioff[inf.I_UNSEEN]]
     _cards(out, st[S_UNSEEN], unseen, packed)
+    two = st[S_HAND2] >= 0
+    unseen2 = i64[ioff[inf.I_UNSEEN2]] if two else np.uint64(0)
     higher = st[S_HIGHER_UNSEEN]  # (a local: a store to ``out`` would make numba read ``st`` again)
-    for c in range(NUM_CARDS):
-        out[higher + c] = k.popcount(unseen & ABOVE[c])
-    if st[S_HAND2] >= 0:  # the sections of two decks
-        unseen2 = i64[ioff[inf.I_UNSEEN2]]
-        for c in range(NUM_CARDS):
-            out[higher + c] += k.popcount(unseen2 & ABOVE[c])
+    for suit in range(NUM_SUITS):  # unseen copies above each card: a running count from the ace down
+        above = 0
+        for c in range(suit * NUM_RANKS + NUM_RANKS - 1, suit * NUM_RANKS - 1, -1):
+            out[higher + c] = above
+            above += int((unseen >> np.uint64(c)) & np.uint64(1)) + int((unseen2 >> np.uint64(c)) & np.uint64(1))
+    if two:  # the sections of two decks
         _cards(out, st[S_HAND2], i64[ioff[inf.I_HAND2]], packed)
         for r in range(P):
             _cards(out, st[S_PLAYED2] + r * row, i64[ioff[inf.I_PLAYED2] + r], packed)
