@@ -396,8 +396,9 @@ def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     if packed:
         _bytes(out, start, bits, _ROW_BYTES)
     else:
+        words = out[start : start + NUM_CARDS - NUM_CARDS % 8].view(np.uint64)  # unaligned stores are fine
         for i in range(NUM_CARDS // 8):
-            _bytes(out, start + 8 * i, SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)], 8)
+            words[i] = SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)]
         tail = NUM_CARDS - NUM_CARDS % 8  # the last four cards
         _bytes(out, start + tail, SPREAD[bits >> np.uint64(tail)], NUM_CARDS % 8)
 
