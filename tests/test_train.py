@@ -149,6 +149,22 @@ def test_resume_continues_from_the_checkpoint(run: Path, tmp_path: Path) -> None
     assert any(changed), "training went on from the checkpoint"
 
 
+def test_resume_at_the_last_timestep_exports_the_checkpoint(run: Path, tmp_path: Path) -> None:
+    """Resuming with no steps left trains nothing and exports the checkpoint's policy (how a
+    running job's latest checkpoint is exported and measured)."""
+    resumed = main(_config(tmp_path, resume=str(run), total_timesteps=2048, eval_every=0, bc_teacher=""))
+    report = json.loads((resumed / "train.json").read_text())
+    assert report["throughput"] == {
+        "collect_steps_per_second": None,
+        "update_steps_per_second": None,
+        "steps_per_second": None,
+    }
+    for a, b in zip(_load_model(run).policy.parameters(), _load_model(resumed).policy.parameters(), strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    exported = np.load(resumed / "policy.npz")
+    np.testing.assert_array_equal(exported["pi.0.weight"], np.load(run / "policy.npz")["pi.0.weight"])
+
+
 def test_resume_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no checkpoint.pt"):
         main(_config(tmp_path / "a", resume=str(tmp_path / "nowhere")))

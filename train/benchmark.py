@@ -173,10 +173,11 @@ def main(config: BenchmarkConfig) -> Path:
     plot_by_opponent(results, folder / "points_by_opponent.png")
     throughput = json.loads((folder / "train.json").read_text())["throughput"]
     print(format_results(results))
-    print(
-        f"training: {throughput['steps_per_second']:,.0f} steps/s overall (collection "
-        f"{throughput['collect_steps_per_second']:,.0f}, update {throughput['update_steps_per_second']:,.0f})"
-    )
+    if throughput["steps_per_second"] is not None:  # None: resumed at its last timestep, nothing trained
+        print(
+            f"training: {throughput['steps_per_second']:,.0f} steps/s overall (collection "
+            f"{throughput['collect_steps_per_second']:,.0f}, update {throughput['update_steps_per_second']:,.0f})"
+        )
     print(f"run folder: {folder} (benchmark.json, learning_curve.png, points_by_opponent.png, TensorBoard logs)")
     return folder
 

@@ -347,7 +347,11 @@ class ThroughputCallback(BaseCallback):
     def _on_training_end(self) -> None:
         self._on_rollout_start()  # the last update
 
-    def summary(self) -> dict[str, float]:
+    def summary(self) -> dict[str, float | None]:
+        """Steps per second collecting, updating and overall; None where no step was taken (a run
+        resumed at its last timestep)."""
+        if not self.collected or not self.updated:
+            return {"collect_steps_per_second": None, "update_steps_per_second": None, "steps_per_second": None}
         collect_sps = self.collected / max(self.collect_seconds, 1e-9)
         update_sps = self.updated / max(self.update_seconds, 1e-9)
         return {
