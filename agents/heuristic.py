@@ -58,13 +58,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
+from agents.compiled import CompiledTable
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, SPADES
 from hearts_env.compiled import row_kernel
 from hearts_env.core import (
@@ -79,7 +79,6 @@ from hearts_env.core import (
     POINT_BITS,
     QS,
     SUIT_BITS,
-    State,
     rule_params,
 )
 from hearts_env.infoset import (
@@ -115,7 +114,6 @@ from hearts_env.kernels import (
     add_piles,
     raw_points,
 )
-from hearts_env.policy import Policy
 
 U64 = np.uint64
 F32 = np.float32
@@ -208,7 +206,7 @@ NUM_KNOBS = 24
 assert len(dataclasses.fields(Weights)) == NUM_KNOBS - K_PASS_SHORT
 
 
-class HeuristicPolicy:
+class HeuristicPolicy(CompiledTable):
     """A strong rule-based player (see the module docstring for its rules).
 
     Options:
@@ -274,15 +272,6 @@ class HeuristicPolicy:
         out = np.empty(info.batch_size, np.int64)
         heuristic_cards(info.data, info.layout.offsets, rule_params(info.rules), self.knobs, out)
         return out
-
-    def play_table(
-        self, state: State, agent_at: np.ndarray, agents: Sequence[Policy]
-    ) -> tuple[State, np.ndarray, np.ndarray] | None:
-        """Whole games with heuristic and simple players at every seat, in one compiled loop
-        (``hearts_env.policy.TablePolicy``; ``agents.table.play_table``)."""
-        from agents.table import play_table  # which imports this module
-
-        return play_table(state, agent_at, agents)
 
 
 @row_kernel

@@ -13,17 +13,15 @@ from other compiled code), ``simple_cards`` loops over a batch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numba import njit
 
 from agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, high_card, low_card, read_trick
+from agents.compiled import CompiledTable
 from hearts_env.compiled import row_kernel
-from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS, State, rule_params
+from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS, rule_params
 from hearts_env.infoset import I_LEGAL, I_PHASE, InfoSet
 from hearts_env.kernels import BIT, R_PLAYERS
-from hearts_env.policy import Policy
 
 U64 = np.uint64
 _QS_BIT = BIT[QS]
@@ -55,7 +53,7 @@ def simple_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, out: np.nd
         out[g] = simple_card(i64[g], i8[g], ioff, rp)
 
 
-class SimplePolicy:
+class SimplePolicy(CompiledTable):
     """A classic low-risk player: pass high cards, duck, dump the QS and high hearts, lead low."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -67,12 +65,3 @@ class SimplePolicy:
         out = np.empty(info.batch_size, np.int64)
         simple_cards(info.data, info.layout.offsets, rule_params(info.rules), out)
         return out
-
-    def play_table(
-        self, state: State, agent_at: np.ndarray, agents: Sequence[Policy]
-    ) -> tuple[State, np.ndarray, np.ndarray] | None:
-        """Whole games with heuristic and simple players at every seat, in one compiled loop
-        (``hearts_env.policy.TablePolicy``; ``agents.table.play_table``)."""
-        from agents.table import play_table  # which imports this module
-
-        return play_table(state, agent_at, agents)

@@ -104,9 +104,7 @@ def play_games(
             if r8[soff[k.F_HAND_OVER]]:
                 for s in range(P):
                     taken = r64[soff[k.F_LAST_HAND_TAKEN] + s]
+                    taken2 = r64[soff[k.F_LAST_HAND_TAKEN2] + s] if two else U64(0)
                     qs[g, s] += (taken & _QS_BIT) != 0
-                    moon = (taken & k.POINT_BITS) == k.POINT_BITS
-                    if two:
-                        moon = moon and (r64[soff[k.F_LAST_HAND_TAKEN2] + s] & k.POINT_BITS) == k.POINT_BITS
-                    moons[g, s] += moon
+                    moons[g, s] += k.shot_the_moon(taken, taken2, two)
     return -1

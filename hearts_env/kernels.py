@@ -389,6 +389,14 @@ def new_games(
 
 
 @row_kernel
+def shot_the_moon(taken: np.uint64, taken2: np.uint64, two: bool) -> bool:
+    """Whether a seat that took ``taken`` (and ``taken2`` twice, with two decks) in a hand took
+    every point card of it."""
+    every = (taken & POINT_BITS) == POINT_BITS
+    return every and (not two or (taken2 & POINT_BITS) == POINT_BITS)
+
+
+@row_kernel
 def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
     """``hand_score2`` of a one-deck game (no second copies to give)."""
     hand_score2(taken, taken, totals, rp, out)
@@ -404,7 +412,7 @@ def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
     shooter = -1
     for s in range(P):
         out[s] = raw_points(taken[s]) + (raw_points(taken2[s]) if two else 0)
-        if out[s] == moon_points:
+        if shot_the_moon(taken[s], taken2[s], two):
             shooter = s
     moon = rp[R_MOON]
     if shooter >= 0 and moon == SHOOTER_CHOICE:
