@@ -295,9 +295,10 @@ def test_mlp_policy_samples_from_the_masked_softmax() -> None:
 def test_self_play_against_snapshots(tmp_path: Path) -> None:
     config = _config(tmp_path, opponents=["heuristic", "self", "self"], snapshot_every=1024, bc_teacher="")
     rules = HeartsRules()
-    opponents, snapshot = make_opponents(config)
-    assert isinstance(snapshot, Snapshot) and opponents[1] is snapshot and opponents[2] is snapshot
-    model = build_model(config, SB3VecEnv(HeartsVectorEnv(8, rules, opponents=opponents)))
+    opponents = make_opponents(config)
+    snapshot = opponents.snapshot
+    assert isinstance(snapshot, Snapshot) and opponents.seats[1] is snapshot and opponents.seats[2] is snapshot
+    model = build_model(config, SB3VecEnv(HeartsVectorEnv(8, rules, opponents=opponents.seats)))
     snapshot.load(model)
     arrays, names = policy_arrays(model)
     for (w, b), name in zip(snapshot.layers, names, strict=True):

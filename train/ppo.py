@@ -78,6 +78,7 @@ from train.config import (
     parse_config,
 )
 from train.imitation import collect, pretrain
+from train.league import LEAGUE, League, LeagueCallback
 
 ENV_ID = "hearts_v0"
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -97,9 +98,15 @@ class PPOConfig:
     episode: str = "hand"
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """opponent agents by name (self: a snapshot of the learner): one for every other seat, or one per seat"""
+    """opponent agents by name (self: a snapshot of the learner; league: drawn from the league): one for every other seat, or one per seat"""
     snapshot_every: int = 500_000
-    """timesteps between refreshes of the self-play snapshot (opponent self)"""
+    """timesteps between refreshes of the self-play snapshot (opponent self) and new snapshots in the league"""
+    league_agents: list[str] = field(default_factory=lambda: ["heuristic"])
+    """the agents in the league besides the learner's snapshots (opponent league)"""
+    league_size: int = 8
+    """snapshots of the learner the league keeps (the latest)"""
+    league_temperature: float = 1.0
+    """a league member is drawn with probability proportional to exp(-learner's mean return against it / this)"""
     num_envs: int = 256
     """tables played in parallel"""
     total_timesteps: int = 2_000_000
@@ -158,13 +165,17 @@ class PPOConfig:
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
         check_name("exp_name", self.exp_name)
-        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "bc_batch_size", "eval_deals"):
+        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "bc_batch_size", "eval_deals", "league_size"):
             check_at_least(name, getattr(self, name), 1)
         for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
             check_at_least(name, getattr(self, name), 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
-        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF))
+        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF, LEAGUE))
+        for name in self.league_agents:
+            check_choice("league_agents", name, tuple(AGENTS))
+        if not 0 < self.league_temperature < math.inf:
+            raise ValueError(f"league_temperature must be > 0, got {self.league_temperature}")
         if not 0 < self.bc_learning_rate < math.inf:
             raise ValueError(f"bc_learning_rate must be > 0, got {self.bc_learning_rate}")
         others = self.rules.num_players - 1
@@ -206,7 +217,7 @@ class Snapshot(MLPPolicy):
     """A frozen copy of the learner's policy that samples its cards: the ``self`` opponent.
     ``load(model)`` copies the current weights (at the start and every ``snapshot_every`` timesteps)."""
 
-    def __init__(self, rules: HeartsRules, activation: str, seed: int) -> None:
+    def __init__(self, rules: HeartsRules, activation: str, seed: int | np.random.SeedSequence) -> None:
         super().__init__(rules, np.ones(0, np.float32), [], activation, sample=True, seed=seed)
 
     def load(self, model: MaskablePPO) -> None:
@@ -215,13 +226,36 @@ class Snapshot(MLPPolicy):
         self.layers = [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names]
 
 
-def make_opponents(config: PPOConfig) -> tuple[Policy | list[Policy], Snapshot | None]:
-    """One agent for every other seat, or one per seat, built by name with seeds from the config;
-    and the self-play snapshot if any seat is ``self``."""
+@dataclass
+class Opponents:
+    """The training tables' opponents: one policy for every other seat or one per seat, the
+    self-play snapshot if a seat is ``self``, the league if a seat is ``league``."""
+
+    seats: Policy | list[Policy]
+    snapshot: Snapshot | None
+    league: League | None
+
+
+def make_opponents(config: PPOConfig) -> Opponents:
+    """The opponents built by name with seeds from the config."""
     names = config.opponents
     snapshot = Snapshot(config.rules, config.activation, config.seed) if SELF in names else None
-    agents = [snapshot if name == SELF else make_agent(name, seed=config.seed + j) for j, name in enumerate(names)]
-    return (agents[0] if len(agents) == 1 else agents), snapshot
+    league = None
+    if LEAGUE in names:
+        members = [(name, make_agent(name, seed=config.seed + 100 + j)) for j, name in enumerate(config.league_agents)]
+        league = League(members, config.league_size, config.league_temperature, seed=config.seed)
+    seats = [
+        snapshot if name == SELF else league.seat() if name == LEAGUE else make_agent(name, seed=config.seed + j)
+        for j, name in enumerate(names)
+    ]
+    return Opponents(seats[0] if len(seats) == 1 else seats, snapshot, league)
+
+
+def frozen_learner(model: MaskablePPO, config: PPOConfig) -> Snapshot:
+    """A league snapshot: the learner's current policy, sampling its cards (seeded by the timestep)."""
+    snapshot = Snapshot(config.rules, config.activation, seed=np.random.SeedSequence([config.seed, model.num_timesteps]))
+    snapshot.load(model)
+    return snapshot
 
 
 class PeriodicCallback(BaseCallback):
@@ -569,7 +603,7 @@ def main(config: PPOConfig) -> Path:
     run folder. Raises ``StartError`` before anything is written if the run cannot start."""
     torch.manual_seed(config.seed)
     try:
-        env, model, snapshot = _prepare(config)
+        env, model, opponents = _prepare(config)
         folder = _run_folder(config)
     except ValueError as error:
         raise StartError(str(error)) from None
@@ -587,9 +621,14 @@ def main(config: PPOConfig) -> Path:
 
     throughput = ThroughputCallback(evaluation)
     callbacks: list[BaseCallback] = [evaluation, throughput, CheckpointCallback(folder, config.checkpoint_every)]
-    if snapshot is not None:
-        snapshot.load(model)
-        callbacks.append(SnapshotCallback(snapshot, config.snapshot_every))
+    if opponents.snapshot is not None:
+        opponents.snapshot.load(model)
+        callbacks.append(SnapshotCallback(opponents.snapshot, config.snapshot_every))
+    league = None
+    if opponents.league is not None:
+        league = LeagueCallback(opponents.league, lambda: frozen_learner(model, config), config.snapshot_every)
+        league.start(model.num_timesteps)
+        callbacks.append(league)
     if config.progress_bar:
         callbacks.append(ProgressCallback())
     model.learn(
@@ -601,19 +640,27 @@ def main(config: PPOConfig) -> Path:
     save_checkpoint(model, folder / CHECKPOINT_FILE)
     export_policy(model, folder, config.rules, config)
     report["throughput"] = throughput.summary()
+    if league is not None:
+        report["league"] = league.table()
     (folder / "eval.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
     (folder / "train.json").write_text(json.dumps(report, indent=2) + "\n")
     env.close()
     return folder
 
 
-def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Snapshot | None]:
+def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
     """The environments and the model, checked (agents against the rules, the checkpoint to resume
     from loaded), with nothing written yet."""
     if config.resume and not (Path(config.resume) / CHECKPOINT_FILE).is_file():
         raise ValueError(f"resume: no {CHECKPOINT_FILE} in {config.resume}")
-    opponents, snapshot = make_opponents(config)
-    named = [(name, agent) for name, agent in zip(config.opponents, _as_list(opponents), strict=True) if name != SELF]
+    opponents = make_opponents(config)
+    named = [
+        (name, agent)
+        for name, agent in zip(config.opponents, _as_list(opponents.seats), strict=True)
+        if name not in (SELF, LEAGUE)
+    ]
+    if opponents.league is not None:
+        named += [(member.name, member.policy) for member in opponents.league.agents]
     others = [(config.eval_opponent, make_agent(config.eval_opponent))]
     if config.bc_teacher and not config.resume:
         others.append((config.bc_teacher, make_agent(config.bc_teacher)))
@@ -622,7 +669,7 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Snapshot | None
         HeartsVectorEnv(
             config.num_envs,
             config.rules,
-            opponents=opponents,
+            opponents=opponents.seats,
             reward=config.reward,
             episode=config.episode,
             learner_seat="rotate",
@@ -631,7 +678,7 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Snapshot | None
     model = build_model(config, env)
     if config.resume:
         load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
-    return env, model, snapshot
+    return env, model, opponents
 
 
 def _as_list(opponents: Policy | list[Policy]) -> list[Policy]:
