@@ -98,7 +98,7 @@ class PPOConfig:
     episode: str = "hand"
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """opponent agents by name (self: a snapshot of the learner; league: drawn from the league): one for every other seat, or one per seat"""
+    """opponents by name (self: the learner's snapshot; league: a league member): one for all seats, or one per seat"""
     snapshot_every: int = 500_000
     """timesteps between refreshes of the self-play snapshot (opponent self) and new snapshots in the league"""
     league_agents: list[str] = field(default_factory=lambda: ["heuristic"])
@@ -253,7 +253,8 @@ def make_opponents(config: PPOConfig) -> Opponents:
 
 def frozen_learner(model: MaskablePPO, config: PPOConfig) -> Snapshot:
     """A league snapshot: the learner's current policy, sampling its cards (seeded by the timestep)."""
-    snapshot = Snapshot(config.rules, config.activation, seed=np.random.SeedSequence([config.seed, model.num_timesteps]))
+    seed = np.random.SeedSequence([config.seed, model.num_timesteps])
+    snapshot = Snapshot(config.rules, config.activation, seed=seed)
     snapshot.load(model)
     return snapshot
 
