@@ -11,6 +11,7 @@ another table, e.g. Cancellation Hearts (two decks, 104 card plays a hand with e
     python benchmarks/bench_core.py                      # all batch sizes, 3 s each
     python benchmarks/bench_core.py --batch-sizes 4096 --seconds 10
     python benchmarks/bench_core.py --batch-sizes 4096 --num-players 8 --decks 2
+    python benchmarks/bench_core.py --batch-sizes 4096 16384 --threads 2   # steps on two threads
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from openspiel_reference import random_play_rate
 
 from hearts_env import HeartsRules
-from hearts_env.core import new_games, sample_actions, step, step_in_place
+from hearts_env.core import new_games, sample_actions, step, step_in_place, use_threads
 
 PLAYS_PER_HAND = 52  # OpenSpiel's four-player hand
 
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--num-players", type=int, default=4, help="players at the table (6..11 with --decks 2)")
     parser.add_argument("--decks", type=int, default=1, help="2: Cancellation Hearts")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads that step batches of 1,024 games or more (core.use_threads)"
+    )
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
     try:
@@ -80,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser.error(f"rules: {error}")
 
+    use_threads(args.threads)
     new_games(rules, batch_size=8, seed=0)  # warm up lookup tables
     reference = bench_openspiel(args.seconds, args.seed)
     results = [
@@ -87,7 +92,8 @@ def main(argv: list[str] | None = None) -> None:
         for b in args.batch_sizes
         for in_place in (False, True)
     ]
-    print(f"{rules.num_players} players" + (", two decks (Cancellation Hearts)" if rules.decks == 2 else ", one deck"))
+    deck = ", two decks (Cancellation Hearts)" if rules.decks == 2 else ", one deck"
+    print(f"{rules.num_players} players{deck}, {args.threads} thread(s) for batches of 1,024 games or more")
     print(f"{'engine':>24} {'card plays/s':>14} {'x OpenSpiel':>12}")
     if reference:
         print(f"{'OpenSpiel hearts':>24} {reference['plays_per_s']:>14,.0f} {1.0:>12.1f}")
@@ -98,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:>24} {r['plays_per_s']:>14,.0f} {ratio:>12.1f}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"openspiel": reference, "engine": results}, f, indent=2)
+            json.dump({"openspiel": reference, "threads": args.threads, "engine": results}, f, indent=2)
 
 
 if __name__ == "__main__":
