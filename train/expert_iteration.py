@@ -30,8 +30,7 @@ from hearts_env.arena import play_match
 from hearts_env.rules import HeartsRules
 from train.config import check_at_least, coerce_fields, parse_config
 from train.imitation import Demonstrations, collect
-
-ENV_ID = "hearts_v0"
+from train.run_files import make_run_folder
 
 
 @dataclass
@@ -141,8 +140,7 @@ def main(config: ExItConfig) -> Path:
         "collect_seconds": collected - start,
         "fit_seconds": time.perf_counter() - collected,
     }
-    folder = Path(config.runs_dir) / f"{ENV_ID}__exit__{config.seed}__{int(time.time())}"
-    folder.mkdir(parents=True)
+    folder = make_run_folder(config.runs_dir, "exit", config.seed)
     np.savez(folder / WEIGHTS_FILE, **net.arrays(source.meta["layers"]))
     meta = dict(source.meta)
     meta["trained_on"] = {

@@ -60,11 +60,10 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from agents import AGENTS, make_agent
 from agents.specs import check_agents
-from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
-from hearts_env.arena import play_match
+from agents.trained import MLPPolicy
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
+from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
@@ -79,8 +78,8 @@ from train.config import (
 )
 from train.imitation import collect, pretrain
 from train.league import LEAGUE, League, LeagueCallback
+from train.run_files import evaluate_policy, make_run_folder, write_policy
 
-ENV_ID = "hearts_v0"
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"
 
@@ -301,19 +300,8 @@ class ModelPolicy:
 
 def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, float]:
     """The model against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    rules = config.rules
-    candidate = ModelPolicy(model, ObservationLayout(rules))
-    field = make_agent(config.eval_opponent, seed=seed)
-    entries = [("trained", candidate)] + [(config.eval_opponent, field)] * (rules.num_players - 1)
-    result = play_match(rules, entries, deals=config.eval_deals, seed=seed, episode="hand")
-    points, diff = result.estimate("trained"), result.difference("trained")
-    return {
-        "charts/eval_points_per_hand": points.mean,
-        "charts/eval_points_per_hand_ci": points.half_width,
-        "charts/eval_diff_vs_field": diff.mean,
-        "charts/eval_diff_vs_field_ci": diff.half_width,
-        "charts/eval_win_rate": result.estimate("trained", "win_rate").mean,
-    }
+    candidate = ModelPolicy(model, ObservationLayout(config.rules))
+    return evaluate_policy(candidate, config.rules, config.eval_opponent, config.eval_deals, seed)
 
 
 class EvalCallback(PeriodicCallback):
@@ -421,10 +409,6 @@ class ProgressCallback(BaseCallback):
 
     def _on_training_end(self) -> None:
         self.bar.close()
-
-
-def run_name(config: PPOConfig) -> str:
-    return f"{ENV_ID}__{config.exp_name}__{config.seed}__{int(time.time())}"
 
 
 class ScaledObservation(BaseFeaturesExtractor):
@@ -580,23 +564,11 @@ def policy_arrays(model: MaskablePPO) -> tuple[dict[str, np.ndarray], list[str]]
     return arrays, names
 
 
-def export_policy(model: MaskablePPO, folder: Path, rules: HeartsRules, config: PPOConfig) -> None:
+def export_policy(model: MaskablePPO, folder: Path, config: PPOConfig) -> None:
     """Write ``policy.npz`` (``policy_arrays``) and ``policy.json``."""
     arrays, names = policy_arrays(model)
-    np.savez(folder / WEIGHTS_FILE, **arrays)
-    meta = {
-        "format": FORMAT,
-        "layout_version": LAYOUT_VERSION,
-        "num_players": rules.num_players,
-        "rules": rules.to_dict(),
-        "history": False,
-        "obs_size": ObservationLayout(rules).size,
-        "net_arch": config.hidden,
-        "layers": names,
-        "activation": config.activation,
-        "trained_on": {"algorithm": "MaskablePPO", "timesteps": int(model.num_timesteps), "run": folder.name},
-    }
-    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+    trained_on = {"algorithm": "MaskablePPO", "timesteps": int(model.num_timesteps)}
+    write_policy(folder, arrays, names, config.rules, config.hidden, config.activation, trained_on)
 
 
 def main(config: PPOConfig) -> Path:
@@ -605,7 +577,7 @@ def main(config: PPOConfig) -> Path:
     torch.manual_seed(config.seed)
     try:
         env, model, opponents = _prepare(config)
-        folder = _run_folder(config)
+        folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     except ValueError as error:
         raise StartError(str(error)) from None
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
@@ -639,7 +611,7 @@ def main(config: PPOConfig) -> Path:
     )
 
     save_checkpoint(model, folder / CHECKPOINT_FILE)
-    export_policy(model, folder, config.rules, config)
+    export_policy(model, folder, config)
     report["throughput"] = throughput.summary()
     if league is not None:
         report["league"] = league.table()
@@ -684,17 +656,6 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
 
 def _as_list(opponents: Policy | list[Policy]) -> list[Policy]:
     return opponents if isinstance(opponents, list) else [opponents]
-
-
-def _run_folder(config: PPOConfig) -> Path:
-    """A new folder ``{run_dir}/{env}__{exp_name}__{seed}__{time}`` (``exp_name`` is a plain name,
-    so it stays inside ``run_dir``)."""
-    folder = Path(config.run_dir) / run_name(config)
-    try:
-        folder.mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
-    return folder
 
 
 def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:

@@ -55,16 +55,15 @@ import numpy as np
 
 from agents import AGENTS, make_agent
 from agents.specs import check_agents
-from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, MLPPolicy
+from agents.trained import MLPPolicy
 from hearts_env import rllib
-from hearts_env.arena import play_match
 from hearts_env.arena.sharding import init_ray
 from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
+from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
 from train.config import check_at_least, check_name, check_ppo_settings, coerce_fields, config_dict, parse_config
+from train.run_files import evaluate_policy, make_run_folder, write_policy
 
-ENV_ID = "hearts_v0"
 SELF = "self"
 """The opponents of self-play: the learner at every seat."""
 ACTIVATIONS = ("tanh", "relu")
@@ -307,39 +306,9 @@ def export_policy(
     arrays: Mapping[str, np.ndarray], names: list[str], folder: Path, config: RLlibPPOConfig, timesteps: int
 ) -> None:
     """Write ``policy.npz`` and ``policy.json`` in ``train.ppo``'s format (``agents.trained``)."""
-    np.savez(folder / WEIGHTS_FILE, **arrays)
-    meta = {
-        "format": FORMAT,
-        "layout_version": LAYOUT_VERSION,
-        "num_players": config.rules.num_players,
-        "rules": config.rules.to_dict(),
-        "history": False,
-        "obs_size": ObservationLayout(config.rules).size,
-        "net_arch": config.hidden,
-        "layers": names,
-        "activation": config.activation,
-        "trained_on": {
-            "algorithm": "RLlib PPO (self-play)" if config.self_play else "RLlib PPO",
-            "timesteps": timesteps,
-            "run": folder.name,
-        },
-    }
-    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-
-
-def evaluate(policy: MLPPolicy, config: RLlibPPOConfig, seed: int) -> dict[str, float]:
-    """The policy against ``eval_opponent`` agents at the other seats on ``eval_deals`` duplicate hands."""
-    field = make_agent(config.eval_opponent, seed=seed)
-    entries = [("trained", policy)] + [(config.eval_opponent, field)] * (config.rules.num_players - 1)
-    result = play_match(config.rules, entries, deals=config.eval_deals, seed=seed, episode="hand")
-    points, diff = result.estimate("trained"), result.difference("trained")
-    return {
-        "charts/eval_points_per_hand": points.mean,
-        "charts/eval_points_per_hand_ci": points.half_width,
-        "charts/eval_diff_vs_field": diff.mean,
-        "charts/eval_diff_vs_field_ci": diff.half_width,
-        "charts/eval_win_rate": result.estimate("trained", "win_rate").mean,
-    }
+    algorithm = "RLlib PPO (self-play)" if config.self_play else "RLlib PPO"
+    trained_on = {"algorithm": algorithm, "timesteps": timesteps}
+    write_policy(folder, arrays, names, config.rules, config.hidden, config.activation, trained_on)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,10 +398,6 @@ class RunLog:
 # The run
 
 
-def run_name(config: RLlibPPOConfig) -> str:
-    return f"{ENV_ID}__{config.exp_name}__{config.seed}__{int(time.time())}"
-
-
 def main(config: RLlibPPOConfig) -> Path:
     """Train, evaluate and export; returns the run folder. Joins Ray (or starts it here) unless
     this process has already initialized it, and shuts down what it started. Raises
@@ -462,7 +427,7 @@ def _train(config: RLlibPPOConfig) -> Path:
     except Exception as error:  # RLlib's own checks and its env runners' start-up failures
         raise StartError(f"RLlib cannot build the algorithm: {type(error).__name__}: {error}") from None
     try:
-        folder = _run_folder(config)
+        folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     except ValueError as error:
         algo.stop()
         raise StartError(str(error)) from None
@@ -485,7 +450,10 @@ def _train(config: RLlibPPOConfig) -> Path:
             done = timesteps >= config.total_timesteps
             if done or (config.eval_every and timesteps >= next_eval):
                 arrays, names = policy_arrays(algo.learner_group.get_weights(module_ids=[mid])[mid], config.rules)
-                evaluation = evaluate(numpy_policy(arrays, names, config), config, seed=config.seed + 10_000)
+                policy = numpy_policy(arrays, names, config)
+                evaluation = evaluate_policy(
+                    policy, config.rules, config.eval_opponent, config.eval_deals, seed=config.seed + 10_000
+                )
                 history.append({"timesteps": timesteps, **evaluation})
                 values |= evaluation
                 while config.eval_every and next_eval <= timesteps:
@@ -515,16 +483,6 @@ def _train(config: RLlibPPOConfig) -> Path:
     }
     (folder / "eval.json").write_text(json.dumps(history, indent=2) + "\n")
     (folder / "train.json").write_text(json.dumps({"throughput": report}, indent=2) + "\n")
-    return folder
-
-
-def _run_folder(config: RLlibPPOConfig) -> Path:
-    """A new folder ``{run_dir}/{env}__{exp_name}__{seed}__{time}``."""
-    folder = Path(config.run_dir) / run_name(config)
-    try:
-        folder.mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
     return folder
 
 

@@ -1,0 +1,74 @@
+"""What both trainers (``train.ppo``, ``train.rllib_ppo``) write and measure the same way: the run
+folder, the exported policy (``agents.trained``'s format) and the arena evaluation."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import make_agent
+from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
+from hearts_env.arena import play_match
+from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
+from hearts_env.policy import Policy
+from hearts_env.rules import HeartsRules
+
+ENV_ID = "hearts_v0"
+
+
+def make_run_folder(run_dir: str, exp_name: str, seed: int) -> Path:
+    """A new folder ``{run_dir}/{env}__{exp_name}__{seed}__{time}`` (``exp_name`` is a plain name,
+    so it stays inside ``run_dir``); ``ValueError`` if it cannot be made."""
+    folder = Path(run_dir) / f"{ENV_ID}__{exp_name}__{seed}__{int(time.time())}"
+    try:
+        folder.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def write_policy(
+    folder: Path,
+    arrays: Mapping[str, np.ndarray],
+    names: list[str],
+    rules: HeartsRules,
+    hidden: list[int],
+    activation: str,
+    trained_on: dict[str, Any],
+) -> None:
+    """``policy.npz`` (the input scale and each layer's weight and bias) and ``policy.json``."""
+    np.savez(folder / WEIGHTS_FILE, **arrays)
+    meta = {
+        "format": FORMAT,
+        "layout_version": LAYOUT_VERSION,
+        "num_players": rules.num_players,
+        "rules": rules.to_dict(),
+        "history": False,
+        "obs_size": ObservationLayout(rules).size,
+        "net_arch": hidden,
+        "layers": names,
+        "activation": activation,
+        "trained_on": trained_on | {"run": folder.name},
+    }
+    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def evaluate_policy(policy: Policy, rules: HeartsRules, opponent: str, deals: int, seed: int) -> dict[str, float]:
+    """The policy against ``opponent`` agents at the other seats on ``deals`` duplicate hands,
+    as ``charts/`` scalars."""
+    field = make_agent(opponent, seed=seed)
+    entries = [("trained", policy)] + [(opponent, field)] * (rules.num_players - 1)
+    result = play_match(rules, entries, deals=deals, seed=seed, episode="hand")
+    points, diff = result.estimate("trained"), result.difference("trained")
+    return {
+        "charts/eval_points_per_hand": points.mean,
+        "charts/eval_points_per_hand_ci": points.half_width,
+        "charts/eval_diff_vs_field": diff.mean,
+        "charts/eval_diff_vs_field_ci": diff.half_width,
+        "charts/eval_win_rate": result.estimate("trained", "win_rate").mean,
+    }
