@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 from hearts_env.policy import RandomPolicy  # noqa: E402
 from train.league import SMOOTHING, League  # noqa: E402
-from train.ppo import PPOConfig, main  # noqa: E402
+from train.ppo import PPOConfig, StartError, main, make_opponents  # noqa: E402
 
 
 def _league(size: int = 8, temperature: float = 1.0, seed: int = 0) -> League:
@@ -93,6 +93,17 @@ def test_a_seat_plays_only_after_a_draw() -> None:
 def test_league_settings_are_checked(settings: dict, fragment: str) -> None:
     with pytest.raises(ValueError, match=fragment):
         PPOConfig(**settings)
+
+
+def test_league_agents_are_specs_with_options(tmp_path: Path) -> None:
+    config = PPOConfig(opponents=["league"], league_agents=["pimc:worlds=2", "heuristic"], bc_teacher="")
+    league = make_opponents(config).league
+    assert [m.name for m in league.agents] == ["pimc:worlds=2", "heuristic"]
+    assert league.agents[0].policy.worlds == 2
+    bad = PPOConfig(opponents=["league"], league_agents=["pimc:wrlds=2"], run_dir=str(tmp_path), bc_teacher="")
+    with pytest.raises(StartError, match="pimc:wrlds=2"):
+        main(bad)
+    assert not any(tmp_path.iterdir())  # refused before the run folder
 
 
 def test_training_against_the_league(tmp_path: Path) -> None:

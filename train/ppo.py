@@ -59,7 +59,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
 from agents import AGENTS, make_agent
-from agents.specs import check_agents
+from agents.specs import agent_from_spec, check_agents, parse_spec
 from agents.trained import MLPPolicy
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
@@ -101,7 +101,7 @@ class PPOConfig:
     snapshot_every: int = 500_000
     """timesteps between refreshes of the self-play snapshot (opponent self) and new snapshots in the league"""
     league_agents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """the agents in the league besides the learner's snapshots (opponent league)"""
+    """the agents in the league besides the learner's snapshots (opponent league), as specs: pimc:worlds=8"""
     league_size: int = 8
     """snapshots of the learner the league keeps (the latest)"""
     league_temperature: float = 1.0
@@ -171,8 +171,8 @@ class PPOConfig:
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
         check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF, LEAGUE))
-        for name in self.league_agents:
-            check_choice("league_agents", name, tuple(AGENTS))
+        for spec in self.league_agents:
+            check_choice("league_agents", parse_spec(spec)[0], tuple(AGENTS))
         if not 0 < self.league_temperature < math.inf:
             raise ValueError(f"league_temperature must be > 0, got {self.league_temperature}")
         if not 0 < self.bc_learning_rate < math.inf:
@@ -241,7 +241,7 @@ def make_opponents(config: PPOConfig) -> Opponents:
     snapshot = Snapshot(config.rules, config.activation, config.seed) if SELF in names else None
     league = None
     if LEAGUE in names:
-        members = [(name, make_agent(name, seed=config.seed + 100 + j)) for j, name in enumerate(config.league_agents)]
+        members = [(spec, agent_from_spec(spec, config.seed + 100 + j)) for j, spec in enumerate(config.league_agents)]
         league = League(members, config.league_size, config.league_temperature, seed=config.seed)
     seats = [
         snapshot if name == SELF else league.seat() if name == LEAGUE else make_agent(name, seed=config.seed + j)
