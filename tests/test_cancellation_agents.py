@@ -35,7 +35,6 @@ from hearts_env.core import (
 )
 from hearts_env.infoset import infoset
 from hearts_env.kernels import remove_pile
-from hearts_env.records import concatenate
 
 PLAYERS = [6, 7, 8, 9, 10, 11]
 VOID_CARDS = np.array([[c // 13 == s for c in range(52)] for s in range(4)])  # (4, 52)
@@ -217,18 +216,6 @@ def test_determinize_rebuilds_the_true_state(num_players: int) -> None:
             np.testing.assert_array_equal(b.pot, a.pot)
         else:
             raise AssertionError("the hand did not end")
-
-
-def test_compiled_rollouts_equal_python_rollouts() -> None:
-    rules = HeartsRules(num_players=7, decks=2, jack_of_diamonds=True, target_score=80, moon="shooter_choice")
-    states = play_states(rules, batch=4, seed=3, every=5)
-    state = concatenate([states[1], states[len(states) // 2], states[-1]])
-    info, mask = infoset(state), legal_mask(state)
-    searched = np.flatnonzero(mask.sum(axis=1) > 1)
-    info, mask = info[searched], mask[searched]
-    compiled = PIMCPolicy(seed=5, worlds=4, rollout=HeuristicPolicy())
-    python = PIMCPolicy(seed=5, worlds=4, rollout=lambda i, m: HeuristicPolicy()(i, m))
-    np.testing.assert_array_equal(compiled.evaluate(info, mask), python.evaluate(info, mask))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -264,6 +264,7 @@ def from_python(policy):
         (4, dict(jack_of_diamonds=True, target_score=60, moon="shooter_choice"), "points"),
         (3, dict(moon="subtract_from_self"), "margin"),
         (6, dict(jack_of_diamonds=True, no_points_on_first_trick=False), "points"),
+        (7, dict(decks=2, jack_of_diamonds=True, target_score=80, moon="shooter_choice"), "points"),
     ],
 )
 @pytest.mark.parametrize("player", ["heuristic", "simple"])
