@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from agents import AGENTS
+from agents.specs import parse_spec
 from hearts_env.gym_env import EPISODES
 from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
@@ -79,8 +80,8 @@ def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Seque
     check_choice("reward", config.reward, REWARD_MODES)
     check_choice("episode", config.episode, EPISODES)
     check_choice("activation", config.activation, tuple(activations))
-    for name in config.opponents:
-        check_choice("opponents", name, tuple(opponents))
+    for spec in config.opponents:  # agent specs: name or name:key=value
+        check_choice("opponents", parse_spec(spec)[0], tuple(opponents))
     check_choice("eval_opponent", config.eval_opponent, tuple(AGENTS))
     if not all(w.strip().isdigit() and int(w) > 0 for w in config.net_arch.split(",")):
         raise ValueError(f"net_arch must be positive layer widths separated by commas, got {config.net_arch!r}")

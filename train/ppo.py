@@ -97,7 +97,7 @@ class PPOConfig:
     episode: str = "hand"
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """opponents by name (self: the learner's snapshot; league: a league member): one for all seats, or one per seat"""
+    """opponent specs (pimc:worlds=8; self: the learner's snapshot; league: a league member): one, or one per seat"""
     snapshot_every: int = 500_000
     """timesteps between refreshes of the self-play snapshot (opponent self) and new snapshots in the league"""
     league_agents: list[str] = field(default_factory=lambda: ["heuristic"])
@@ -244,7 +244,7 @@ def make_opponents(config: PPOConfig) -> Opponents:
         members = [(spec, agent_from_spec(spec, config.seed + 100 + j)) for j, spec in enumerate(config.league_agents)]
         league = League(members, config.league_size, config.league_temperature, seed=config.seed)
     seats = [
-        snapshot if name == SELF else league.seat() if name == LEAGUE else make_agent(name, seed=config.seed + j)
+        snapshot if name == SELF else league.seat() if name == LEAGUE else agent_from_spec(name, config.seed + j)
         for j, name in enumerate(names)
     ]
     return Opponents(seats[0] if len(seats) == 1 else seats, snapshot, league)

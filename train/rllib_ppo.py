@@ -53,8 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, make_agent
-from agents.specs import check_agents
+from agents import AGENTS
+from agents.specs import agent_from_spec, check_agents
 from agents.trained import MLPPolicy
 from hearts_env import rllib
 from hearts_env.arena.sharding import init_ray
@@ -192,7 +192,7 @@ def table_env_creator(env_config: Mapping[str, Any]) -> rllib.MaskedFloatVectorO
     config = dict(env_config)
     rules = HeartsRules.from_dict(config["rules"])
     names, seed = config["opponents"], config["seed"]
-    agents = [make_agent(name, seed=seed + j) for j, name in enumerate(names)]
+    agents = [agent_from_spec(name, seed + j) for j, name in enumerate(names)]
     tables = HeartsVectorEnv(
         config["num_envs"],
         rules,
@@ -406,7 +406,7 @@ def main(config: RLlibPPOConfig) -> Path:
 
     names = dict.fromkeys(name for name in [*config.opponents, config.eval_opponent] if name != SELF)
     try:
-        check_agents(config.rules, [(name, make_agent(name)) for name in names])
+        check_agents(config.rules, [(name, agent_from_spec(name, 0)) for name in names])
     except ValueError as error:
         raise StartError(str(error)) from None
     try:
