@@ -7,7 +7,7 @@ proportional to ``exp(-R_m / temperature)``, where ``R_m`` is the learner's mean
 in the rollouts ``m`` sat in (an exponential moving average, so that old results fade as the
 learner changes). A member the learner still loses to is drawn often, one it beats by far
 rarely; a member not yet drawn counts as the hardest so far, so that each is tried. The league
-starts with its named agents (``--league-agents heuristic,pimc``) and a snapshot of the learner,
+starts with its named agents (``--league-agents heuristic,pimc:worlds=8``) and a snapshot of the learner,
 and takes a new snapshot every ``snapshot_every`` timesteps, keeping the ``size`` latest.
 
 A result is credited to every member seated in its rollout (two league seats share it), and a
@@ -117,6 +117,7 @@ class LeagueCallback(BaseCallback):
         super().__init__()
         self.league, self.snapshot, self.every = league, snapshot, every
         self.returns: list[float] = []
+        self.next = math.inf  # the timestep of the next snapshot (set by ``start``)
 
     def start(self, timesteps: int) -> None:
         """The first snapshot (the learner as it starts, at ``timesteps``) and the first draw: call

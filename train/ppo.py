@@ -1,7 +1,9 @@
 """Train one policy for passing and playing with sb3-contrib's MaskablePPO against rule-based opponents.
 
 The learner sits one seat (rotating) of ``HeartsVectorEnv`` tables; the other seats are played by
-the ``opponents`` (agents of ``agents/`` by name). The observation holds the phase, so one policy
+the ``opponents`` (agent specs of ``agents/``: ``heuristic``, ``pimc:worlds=8``; ``self``, a
+snapshot of the learner; ``league``, a seat drawn from ``train.league``'s league of agents and
+snapshots by how well they still do against the learner). The observation holds the phase, so one policy
 learns both the pass and the play. By default the run starts with behaviour cloning
 (``train.imitation``): the heuristic plays ``bc_decisions`` decisions at every seat, and the
 policy and value networks are fitted to its cards and the returns that followed; PPO then goes on
