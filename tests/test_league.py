@@ -1,9 +1,8 @@
 """The training league: draw probabilities from the learner's results, the moving average, the
-snapshots kept, seeded draws, and a run against league seats."""
+snapshots kept, seeded draws, its settings (a run against league seats: tests/test_train.py)."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -57,23 +56,22 @@ def test_the_league_keeps_the_latest_snapshots() -> None:
     assert [m.name for m in league.members] == ["a", "b", "s2", "s3"]
 
 
-def test_draws_follow_the_probabilities_and_the_seed() -> None:
-    league = _league(seed=5)
+def _draws(seed: int, times: int = 4000) -> tuple[list[str], League]:
+    """The members a seat of a two-agent league draws ``times`` times (returns 0 and 1 known)."""
+    league = _league(seed=seed)
     league.agents[0].mean_return, league.agents[1].mean_return = 0.0, 1.0
     seat = league.seat()
     names = []
-    for _ in range(4000):
+    for _ in range(times):
         league.draw()
         names.append(seat.member.name)
+    return names, league
+
+
+def test_draws_follow_the_probabilities_and_the_seed() -> None:
+    names, league = _draws(seed=5)
     assert np.mean(np.array(names) == "a") == pytest.approx(league.probabilities()[0], abs=0.03)
-    again = _league(seed=5)
-    again.agents[0].mean_return, again.agents[1].mean_return = 0.0, 1.0
-    other = again.seat()
-    repeat = []
-    for _ in range(4000):
-        again.draw()
-        repeat.append(other.member.name)
-    assert repeat == names
+    assert _draws(seed=5)[0] == names
 
 
 def test_a_seat_plays_only_after_a_draw() -> None:
@@ -104,33 +102,3 @@ def test_league_agents_are_specs_with_options(tmp_path: Path) -> None:
     with pytest.raises(StartError, match="pimc:wrlds=2"):
         main(bad)
     assert not any(tmp_path.iterdir())  # refused before the run folder
-
-
-def test_training_against_the_league(tmp_path: Path) -> None:
-    config = PPOConfig(
-        exp_name="league",
-        seed=2,
-        opponents=["heuristic", "league", "league"],
-        league_agents=["simple", "random"],
-        league_size=2,
-        snapshot_every=1024,
-        num_envs=8,
-        total_timesteps=4096,
-        n_steps=64,
-        batch_size=256,
-        net_arch="32,32",
-        eval_every=0,
-        eval_deals=8,
-        bc_teacher="",
-        run_dir=str(tmp_path),
-        progress_bar=False,
-    )
-    folder = main(config)
-    table = json.loads((folder / "train.json").read_text())["league"]
-    names = [row["name"] for row in table]
-    assert names[:2] == ["simple", "random"]
-    assert len(names) == 4 and all(name.startswith("snapshot@") for name in names[2:])  # the latest 2 kept
-    assert sum(row["probability"] for row in table) == pytest.approx(1.0)
-    assert sum(row["rollouts"] for row in table) >= 8  # 8 rollouts of 512 steps, one or two members each
-    progress = (folder / "progress.csv").read_text().splitlines()[0]
-    assert "league/members" in progress and "league/hardest_return" in progress

@@ -306,3 +306,29 @@ def test_self_play_against_snapshots(tmp_path: Path) -> None:
         np.testing.assert_array_equal(b, arrays[f"{name}.bias"])
     folder = main(config)  # trains against two snapshots and a heuristic player
     assert json.loads((folder / "eval.json").read_text())[-1]["timesteps"] == 2048
+
+
+def test_training_against_the_league(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        exp_name="league",
+        seed=2,
+        opponents=["heuristic", "league", "league"],
+        league_agents=["simple", "random"],
+        league_size=2,
+        snapshot_every=1024,
+        total_timesteps=4096,
+        n_steps=64,
+        eval_every=0,
+        eval_deals=8,
+        bc_teacher="",
+    )
+    folder = main(config)
+    table = json.loads((folder / "train.json").read_text())["league"]
+    names = [row["name"] for row in table]
+    assert names[:2] == ["simple", "random"]
+    assert len(names) == 4 and all(name.startswith("snapshot@") for name in names[2:])  # the latest 2 kept
+    assert sum(row["probability"] for row in table) == pytest.approx(1.0)
+    assert sum(row["rollouts"] for row in table) >= 8  # 8 rollouts of 512 steps, one or two members each
+    progress = (folder / "progress.csv").read_text().splitlines()[0]
+    assert "league/members" in progress and "league/hardest_return" in progress

@@ -150,9 +150,9 @@ class LeagueCallback(BaseCallback):
             self.logger.record("league/hardest_return", min(known))
 
     def _on_step(self) -> bool:
-        for info in self.locals["infos"]:
-            if "episode" in info:  # VecMonitor's record of a finished episode
-                self.returns.append(float(info["episode"]["r"]))
+        infos = self.locals["infos"]
+        for i in np.flatnonzero(self.locals["dones"]):  # VecMonitor's records of the finished episodes
+            self.returns.append(float(infos[i]["episode"]["r"]))
         return True
 
     def table(self) -> list[dict[str, object]]:

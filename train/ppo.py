@@ -238,7 +238,7 @@ class Opponents:
 
 
 def make_opponents(config: PPOConfig) -> Opponents:
-    """The opponents built by name with seeds from the config."""
+    """The opponents built from their specs with seeds from the config."""
     names = config.opponents
     snapshot = Snapshot(config.rules, config.activation, config.seed) if SELF in names else None
     league = None
