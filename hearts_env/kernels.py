@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.compiled import row_kernel
+from hearts_env.compiled import inline_kernel, row_kernel
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
@@ -137,7 +137,7 @@ STATE_FIELDS = (
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
 
-@row_kernel
+@inline_kernel
 def popcount(x: np.uint64) -> int:
     x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> U64(2)) & _M2)
@@ -154,27 +154,50 @@ def wrap_seat(x: int, P: int) -> int:
     return x - P if x >= P else x
 
 
-@row_kernel
+def _select_in_byte() -> np.ndarray:
+    """``[byte | k << 8]``: position of the k-th set bit of the byte (8 if it has no k-th)."""
+    table = np.full(256 * 8, 8, np.int8)
+    for byte in range(256):
+        ones = [i for i in range(8) if byte >> i & 1]
+        for k, position in enumerate(ones):
+            table[byte | k << 8] = position
+    return table
+
+
+SELECT_IN_BYTE = _select_in_byte()
+_MSBS = U64(0x8080808080808080)
+
+
+@inline_kernel
 def nth_set_bit(bits: np.uint64, k: int) -> int:
-    """Position of the k-th (0-based) set bit of ``bits`` (which has more than k)."""
-    for _ in range(k):
-        bits &= bits - _ONE  # drop the lowest set bit
-    return popcount((bits & (~bits + _ONE)) - _ONE)  # trailing zeros of what is left
+    """Position of the k-th (0-based) set bit of ``bits`` (which has more than k).
+
+    Branch-free (a broadword select): with random cards a loop over the set bits mispredicted its
+    exit about once a call, which cost more than the rest of a random move."""
+    x = bits - ((bits >> _ONE) & _M1)
+    x = (x & _M2) + ((x >> U64(2)) & _M2)
+    x = (x + (x >> U64(4))) & _M4
+    below = x * _H01  # byte i: the set bits of bytes 0..i (at most 64, so bit 7 stays free)
+    # Bit 7 of byte i of the difference is set where bytes 0..i hold at most k set bits.
+    at_most_k = (((U64(k) * _H01) | _MSBS) - below) & _MSBS
+    place = popcount(at_most_k) * 8  # the byte that holds the k-th set bit starts here
+    rank = k - int(((below << U64(8)) >> U64(place)) & U64(0xFF))
+    return place + SELECT_IN_BYTE[int((bits >> U64(place)) & U64(0xFF)) | rank << 8]
 
 
-@row_kernel
+@inline_kernel
 def raw_points(pile: np.uint64) -> int:
     """Hearts and QS points of a pile of cards, before the JD rule and the moon."""
     return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & _QS_BIT else 0)
 
 
-@row_kernel
+@inline_kernel
 def pile_points(pile: np.uint64, jack_of_diamonds: bool) -> int:
     """Points of a pile of cards before the moon: hearts, the QS and, with the JD rule, the JD."""
     return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & _JD_BIT else 0)
 
 
-@row_kernel
+@inline_kernel
 def pass_offset(rp: np.ndarray, hand_number: int) -> int:
     """Receiver offset of hand ``hand_number``'s pass (receiver = giver + offset mod P); 0 = none."""
     return rp[R_CYCLE + (hand_number - 1) % rp[R_CYCLE_LENGTH]]
@@ -183,7 +206,7 @@ def pass_offset(rp: np.ndarray, hand_number: int) -> int:
 # --- Piles of two decks: (at least once, twice) bitboard pairs ------------------------------------
 
 
-@row_kernel
+@inline_kernel
 def add_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
     """Put one copy of the card ``bit`` in the pile at ``r64[once], r64[twice]``."""
     if r64[once] & bit:
@@ -192,7 +215,7 @@ def add_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
         r64[once] |= bit
 
 
-@row_kernel
+@inline_kernel
 def remove_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
     """Take one copy of the card ``bit`` (held) out of the pile at ``r64[once], r64[twice]``."""
     if r64[twice] & bit:
@@ -201,13 +224,13 @@ def remove_card(r64: np.ndarray, once: int, twice: int, bit: np.uint64) -> None:
         r64[once] ^= bit
 
 
-@row_kernel
+@inline_kernel
 def add_piles(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
     """The pile (a, a2) plus the pile (b, b2), of two decks: no card more than twice in all."""
     return a | b, a2 | b2 | (a & b)
 
 
-@row_kernel
+@inline_kernel
 def remove_pile(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tuple[np.uint64, np.uint64]:
     """The pile (a, a2) less the pile (b, b2) it contains."""
     return (a & ~b) | (a2 & ~b2), a2 & ~b
@@ -226,7 +249,7 @@ def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> 
 # --- Legal cards: the cascade ------------------------------------------------------------------
 
 
-@row_kernel
+@inline_kernel
 def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> np.uint64:
     """Legal cards of the seat to act in one game."""
     phase = r8[off[F_PHASE]]
@@ -244,18 +267,15 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
         if first_trick and hand & U64(rp[R_FIRST_LEAD]):
             return hand & U64(rp[R_FIRST_LEAD])
         # Hearts only once broken, or from a hand of nothing but hearts (and the QS).
-        if r8[off[F_HEARTS_BROKEN]] or (hand & ~POINT_BITS) == _ZERO:
-            return hand
-        return hand & ~HEART_BITS
-    # Following: the led suit if able.
+        any_card = (r8[off[F_HEARTS_BROKEN]] != 0) | ((hand & ~POINT_BITS) == _ZERO)
+        return hand if any_card else hand & ~HEART_BITS
+    # Following: the led suit if able. Void: any card, but no hearts or QS on the first trick
+    # unless the hand holds nothing else. (Selects, not branches: which case applies is random.)
     lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
     follow = hand & SUIT_BITS[SUIT_OF[lead]]
-    if follow != _ZERO:
-        return follow
-    # Void: any card, but no hearts or QS on the first trick unless the hand holds nothing else.
-    if rp[R_NO_POINTS_FIRST] and first_trick and (hand & ~POINT_BITS) != _ZERO:
-        return hand & ~POINT_BITS
-    return hand
+    safe = hand & ~POINT_BITS
+    void = safe if (rp[R_NO_POINTS_FIRST] != 0) & first_trick & (safe != _ZERO) else hand
+    return follow if follow != _ZERO else void
 
 
 @row_kernel
@@ -268,7 +288,7 @@ def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
 # --- Dealing and starting hands ------------------------------------------------------------------
 
 
-@row_kernel
+@inline_kernel
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed word from a counter."""
     x = x + U64(0x9E3779B97F4A7C15)
@@ -494,7 +514,7 @@ def end_hand(
         start_hand(r64, r32, r8, off, rp)
 
 
-@row_kernel
+@inline_kernel
 def end_trick(
     r64: np.ndarray,
     r32: np.ndarray,
@@ -523,8 +543,7 @@ def end_trick(
         else:
             pile |= BIT[card]
             r64[off[F_PLAYED] + s] |= BIT[card]
-        if SUIT_OF[card] != lead_suit:
-            r8[off[F_VOIDS] + s] |= 1 << lead_suit
+        r8[off[F_VOIDS] + s] |= (SUIT_OF[card] != lead_suit) << lead_suit
         if rp[R_HISTORY]:
             r8[off[F_TRICKS] + number * P + s] = card
         r8[off[F_LAST_TRICK] + s] = card
@@ -556,7 +575,7 @@ def end_trick(
         end_hand(r64, r32, r8, off, rp, deck, shuffled)
 
 
-@row_kernel
+@inline_kernel
 def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
     """Two decks: the seat of the highest card of the led suit in the trick that no other copy of
     it cancels, or -1 if every such card is cancelled."""
@@ -574,7 +593,7 @@ def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
     return winner
 
 
-@row_kernel
+@inline_kernel
 def step_game(
     r64: np.ndarray,
     r32: np.ndarray,
@@ -624,12 +643,13 @@ def step_game(
             r8[off[F_WINNER]] = trick_winner(r8, off, rp)
         else:
             # The winner so far is the leader before any card, so the first card compares with itself.
+            # (Bitwise, not short-circuit: a branch here mispredicts often with random cards.)
             lead = r8[off[F_TRICK] + r8[off[F_LEADER]]]
-            best = r8[off[F_TRICK] + r8[off[F_WINNER]]]
-            if SUIT_OF[card] == SUIT_OF[lead] and card > best:
-                r8[off[F_WINNER]] = seat
-        if SUIT_OF[card] == cards.HEARTS or (card == QS and rp[R_QUEEN_BREAKS]):
-            r8[off[F_HEARTS_BROKEN]] = 1
+            winner = r8[off[F_WINNER]]
+            beats = (SUIT_OF[card] == SUIT_OF[lead]) & (card > r8[off[F_TRICK] + winner])
+            r8[off[F_WINNER]] = seat if beats else winner
+        breaks = (SUIT_OF[card] == cards.HEARTS) | ((card == QS) & (rp[R_QUEEN_BREAKS] != 0))
+        r8[off[F_HEARTS_BROKEN]] |= breaks
         r8[off[F_TRICK_SIZE]] += 1
         r8[off[F_TO_PLAY]] = wrap_seat(seat + 1, P)
         if r8[off[F_TRICK_SIZE]] == P:
