@@ -1,9 +1,9 @@
 """The agents' kernels call the core's: cache them in the folder of both packages' sources
 (see ``hearts_env.compiled``). Imported first by ``agents/__init__.py``.
 
-Loops that play whole games card by card (search rollouts, compiled tables) inline the core's
-per-game kernels: the same code, without a call per card that passes every array as a struct
-(15-20% of a rollout).
+Loops that play whole games card by card (search rollouts, compiled tables) call the core's
+per-card kernels (``kernels.step_game``, ``kernels.legal_cards``, ``infoset.infoset_row``), which
+numba inlines into them (``hearts_env.compiled.inline_kernel``).
 """
 
 from __future__ import annotations
@@ -12,20 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from hearts_env import compiled
 
 compiled.use_cache_for(Path(__file__).resolve().parent)
 
-from hearts_env import kernels  # noqa: E402  (after the cache folder is set)
-from hearts_env.core import State  # noqa: E402
-from hearts_env.infoset import infoset_row  # noqa: E402
+from hearts_env.core import State  # noqa: E402  (after the cache folder is set)
 from hearts_env.policy import Policy  # noqa: E402
-
-inline_step_game = njit(inline="always")(kernels.step_game.py_func)
-inline_legal_cards = njit(inline="always")(kernels.legal_cards.py_func)
-inline_infoset_row = njit(inline="always")(infoset_row.py_func)
 
 
 class CompiledTable:

@@ -16,7 +16,6 @@ import numpy as np
 from numba import njit
 
 from agents.bitboards import count, low_card
-from agents.compiled import inline_infoset_row, inline_legal_cards, inline_step_game
 from agents.heuristic import heuristic_card
 from agents.simple import simple_card
 from hearts_env import kernels as k
@@ -50,6 +49,7 @@ from hearts_env.infoset import (
     I_UNSEEN,
     I_UNSEEN2,
     I_VOIDS,
+    infoset_row,
 )
 
 U64 = np.uint64
@@ -573,19 +573,19 @@ def rollout_values(
                     row[:] = base
                     play = card
                     for _ in range(P * rp[k.R_HAND_SIZE]):
-                        inline_step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
+                        k.step_game(s64, s32, s8, soff, rp, deck, play, shuffled)
                         if s8[soff[k.F_PHASE]] == k.GAME_OVER:
                             break
                         if s8[soff[k.F_TRICK_SIZE]] == 0 and all_scored(s64, soff, rp, scoring):
                             break  # a trick ended and the scores are settled
-                        legal = inline_legal_cards(s64, s8, soff, rp)
+                        legal = k.legal_cards(s64, s8, soff, rp)
                         s64[soff[k.F_LEGAL]] = legal
                         if legal & (legal - U64(1)) == 0:  # forced: any player plays it
                             play = low_card(legal)
                         elif player == RANDOM:
                             play = np.int64(k.nth_set_bit(legal, int(uniform(rng) * count(legal))))
                         else:
-                            inline_infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
+                            infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
                             if player == HEURISTIC:
                                 play = heuristic_card(r64, r32, r8, roff, rp, kn)
                             else:

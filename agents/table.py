@@ -14,14 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.compiled import inline_infoset_row, inline_legal_cards, inline_step_game
 from agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
 from agents.simple import SimplePolicy, simple_card
 from hearts_env import core
 from hearts_env import kernels as k
 from hearts_env.cards import card_name
 from hearts_env.compiled import row_kernel
-from hearts_env.infoset import info_layout
+from hearts_env.infoset import info_layout, infoset_row
 
 U64 = np.uint64
 HEURISTIC, SIMPLE = 0, 1  # the kinds of compiled agent
@@ -91,7 +90,7 @@ def play_games(
         while r8[soff[k.F_PHASE]] != k.GAME_OVER:
             seat = r8[soff[k.F_TO_PLAY]]
             a = agent_at[g, seat]
-            inline_infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
+            infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
             if kinds[a] == HEURISTIC:
                 card = heuristic_card(i64, i32, i8, ioff, rp, knobs[a])
             else:
@@ -99,8 +98,8 @@ def play_games(
             if not r64[soff[k.F_LEGAL]] & k.BIT[card]:
                 chosen[0] = card
                 return g
-            inline_step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
-            r64[soff[k.F_LEGAL]] = inline_legal_cards(r64, r8, soff, rp)
+            k.step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
+            r64[soff[k.F_LEGAL]] = k.legal_cards(r64, r8, soff, rp)
             if r8[soff[k.F_HAND_OVER]]:
                 for s in range(P):
                     taken = r64[soff[k.F_LAST_HAND_TAKEN] + s]

@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from hearts_env import kernels as k
-from hearts_env.compiled import row_kernel
+from hearts_env.compiled import inline_kernel, row_kernel
 from hearts_env.core import State
 from hearts_env.records import Layout, Records, cached_layout
 
@@ -219,7 +219,7 @@ def build_infosets(
         infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64[g], i32[g], i8[g], ioff)
 
 
-@row_kernel
+@inline_kernel
 def infoset_row(
     s64: np.ndarray,
     s32: np.ndarray,
