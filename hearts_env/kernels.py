@@ -236,7 +236,7 @@ def remove_pile(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tup
     return (a & ~b) | (a2 & ~b2), a2 & ~b
 
 
-@inline_kernel
+@row_kernel
 def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> int:
     """Points ``seat`` has taken so far this hand (both copies with two decks), before the moon."""
     jd = rp[R_JD] != 0
