@@ -137,7 +137,7 @@ STATE_FIELDS = (
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
 
-@inline_kernel
+@row_kernel  # not inlined: the agents count bits in many places, and inlining it everywhere cost 30 s of compiling
 def popcount(x: np.uint64) -> int:
     x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> U64(2)) & _M2)
@@ -180,7 +180,7 @@ def nth_set_bit(bits: np.uint64, k: int) -> int:
     below = x * _H01  # byte i: the set bits of bytes 0..i (at most 64, so bit 7 stays free)
     # Bit 7 of byte i of the difference is set where bytes 0..i hold at most k set bits.
     at_most_k = (((U64(k) * _H01) | _MSBS) - below) & _MSBS
-    place = popcount(at_most_k) * 8  # the byte that holds the k-th set bit starts here
+    place = int(((at_most_k >> U64(7)) * _H01) >> U64(56)) * 8  # those bytes counted: where the k-th bit's starts
     rank = k - int(((below << U64(8)) >> U64(place)) & U64(0xFF))
     return place + SELECT_IN_BYTE[int((bits >> U64(place)) & U64(0xFF)) | rank << 8]
 
