@@ -409,7 +409,7 @@ def _higher_unseen(out: np.ndarray, start: int, unseen: np.uint64, unseen2: np.u
     """For each card of one suit (the low 13 bits of ``unseen``, ``unseen2``: its unseen cards and
     second copies), how many unseen copies rank above it, at ``out[start:start + 13]``. Eight cards
     at a time: the cards as 0/1 bytes, times 0x0101...01, are the running counts from the deuce up
-    (a loop over the cards, each count waiting for the last, cost a third of an observation)."""
+    (a loop over the cards, each count waiting for the last, made an observation 8% slower)."""
     low = SPREAD[unseen & np.uint64(0xFF)] + SPREAD[unseen2 & np.uint64(0xFF)]  # cards 2..9: 0, 1 or 2 copies
     high = SPREAD[(unseen >> np.uint64(8)) & np.uint64(0x1F)] + SPREAD[(unseen2 >> np.uint64(8)) & np.uint64(0x1F)]
     upto_low = low * _EVERY_BYTE  # byte i: the copies of cards 0..i (at most 26: no byte carries)
