@@ -137,12 +137,17 @@ STATE_FIELDS = (
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
 
-@row_kernel  # not inlined: the agents count bits in many places, and inlining it everywhere cost 30 s of compiling
-def popcount(x: np.uint64) -> int:
+@inline_kernel
+def byte_counts(x: np.uint64) -> np.uint64:
+    """The number of set bits of each byte of ``x``, in that byte."""
     x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> U64(2)) & _M2)
-    x = (x + (x >> U64(4))) & _M4
-    return int((x * _H01) >> U64(56))
+    return (x + (x >> U64(4))) & _M4
+
+
+@row_kernel  # not inlined: the agents count bits in many places, and inlining it everywhere cost 30 s of compiling
+def popcount(x: np.uint64) -> int:
+    return int((byte_counts(x) * _H01) >> U64(56))
 
 
 @njit(cache=True, inline="always")
@@ -174,10 +179,7 @@ def nth_set_bit(bits: np.uint64, k: int) -> int:
 
     Branch-free (a broadword select): with random cards a loop over the set bits mispredicted its
     exit about once a call, which cost more than the rest of a random move."""
-    x = bits - ((bits >> _ONE) & _M1)
-    x = (x & _M2) + ((x >> U64(2)) & _M2)
-    x = (x + (x >> U64(4))) & _M4
-    below = x * _H01  # byte i: the set bits of bytes 0..i (at most 64, so bit 7 stays free)
+    below = byte_counts(bits) * _H01  # byte i: the set bits of bytes 0..i (at most 64, so bit 7 stays free)
     # Bit 7 of byte i of the difference is set where bytes 0..i hold at most k set bits.
     at_most_k = (((U64(k) * _H01) | _MSBS) - below) & _MSBS
     place = int(((at_most_k >> U64(7)) * _H01) >> U64(56)) * 8  # those bytes counted: where the k-th bit's starts
