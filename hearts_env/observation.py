@@ -64,7 +64,7 @@ from numba import njit
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.compiled import row_kernel
+from hearts_env.compiled import row_kernel, store
 from hearts_env.core import State, rule_params
 from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
@@ -385,23 +385,14 @@ _EVERY_BYTE = np.uint64(0x0101010101010101)
 
 
 @njit(cache=True, inline="always")
-def _bytes(out: np.ndarray, start: int, word: np.uint64, count: int) -> None:
-    """The low ``count`` bytes of ``word`` (little-endian) at ``out[start:]``."""
-    for i in range(count):
-        out[start + i] = (word >> np.uint64(8 * i)) & np.uint64(0xFF)
-
-
-@njit(cache=True, inline="always")
 def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
-    """One card row: 52 bits, or one little-endian word when packed."""
+    """One card row: 52 bits as 0/1 bytes, or one little-endian word when packed."""
     if packed:
-        _bytes(out, start, bits, _ROW_BYTES)
+        store(out, start, bits)
     else:
-        words = out[start : start + NUM_CARDS - NUM_CARDS % 8].view(np.uint64)  # unaligned stores are fine
         for i in range(NUM_CARDS // 8):
-            words[i] = SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)]
-        tail = NUM_CARDS - NUM_CARDS % 8  # the last four cards
-        _bytes(out, start + tail, SPREAD[bits >> np.uint64(tail)], NUM_CARDS % 8)
+            store(out, start + 8 * i, SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)])
+        store(out, start + NUM_CARDS - 8, SPREAD[bits >> np.uint64(NUM_CARDS - 8)])  # the last 8, overlapping
 
 
 @njit(cache=True, inline="always")
@@ -415,8 +406,10 @@ def _higher_unseen(out: np.ndarray, start: int, unseen: np.uint64, unseen2: np.u
     upto_low = low * _EVERY_BYTE  # byte i: the copies of cards 0..i (at most 26: no byte carries)
     upto_high = high * _EVERY_BYTE + (upto_low >> np.uint64(56)) * _EVERY_BYTE
     total = ((upto_high >> np.uint64(32)) & np.uint64(0xFF)) * _EVERY_BYTE  # every byte: the suit's count
-    out[start : start + 8].view(np.uint64)[0] = total - upto_low  # above = total - up to and including
-    _bytes(out, start + 8, total - upto_high, NUM_RANKS - 8)
+    above_low, above_high = total - upto_low, total - upto_high  # above = total - up to and including
+    store(out, start, above_low)
+    # cards 5..12 in one overlapping word: the top three bytes of the low word, the five of the high
+    store(out, start + NUM_RANKS - 8, (above_low >> np.uint64(40)) | (above_high << np.uint64(24)))
 
 
 @njit(cache=True, inline="always")
@@ -440,12 +433,18 @@ def encode_row(
 ) -> None:
     """The observation of one info row (as 64-, 32- and 8-bit views) into ``out`` (one vector)."""
     P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
+    # Section starts and field offsets as locals: numba cannot tell that a store to ``out`` leaves
+    # ``st`` and ``ioff`` alone, and would read them again after every store.
+    s_played, s_trick, s_higher, s_voids = st[S_PLAYED], st[S_TRICK], st[S_HIGHER_UNSEEN], st[S_VOIDS]
+    s_points, s_jd, s_scores = st[S_POINTS], st[S_JD_TAKEN], st[S_SCORES]
+    o_played, o_trick, o_voids, o_scores = ioff[inf.I_PLAYED], ioff[inf.I_TRICK], ioff[inf.I_VOIDS], ioff[inf.I_SCORES]
+    o_taken, o_taken2 = ioff[inf.I_TAKEN], ioff[inf.I_TAKEN2]
     row = NUM_CARDS if not packed else _ROW_BYTES  # entries of one card row
     _cards(out, st[S_HAND], i64[ioff[inf.I_HAND]], packed)
     for r in range(P):
-        _cards(out, st[S_PLAYED] + r * row, i64[ioff[inf.I_PLAYED] + r], packed)
-        card = i8[ioff[inf.I_TRICK] + r]
-        _cards(out, st[S_TRICK] + r * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
+        _cards(out, s_played + r * row, i64[o_played + r], packed)
+        card = i8[o_trick + r]
+        _cards(out, s_trick + r * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
     _cards(out, st[S_PASSED], i64[ioff[inf.I_PASSED]], packed)
     _cards(out, st[S_RECEIVED], i64[ioff[inf.I_RECEIVED]], packed)
     _cards(out, st[S_LEGAL], i64[ioff[inf.I_LEGAL]], packed)
@@ -453,10 +452,9 @@ def encode_row(
     _cards(out, st[S_UNSEEN], unseen, packed)
     two = st[S_HAND2] >= 0
     unseen2 = i64[ioff[inf.I_UNSEEN2]] if two else np.uint64(0)
-    higher = st[S_HIGHER_UNSEEN]  # (a local: a store to ``out`` would make numba read ``st`` again)
     for suit in range(NUM_SUITS):
         shift = np.uint64(suit * NUM_RANKS)
-        _higher_unseen(out, higher + suit * NUM_RANKS, unseen >> shift, unseen2 >> shift)
+        _higher_unseen(out, s_higher + suit * NUM_RANKS, unseen >> shift, unseen2 >> shift)
     if two:  # the sections of two decks
         _cards(out, st[S_HAND2], i64[ioff[inf.I_HAND2]], packed)
         for r in range(P):
@@ -468,27 +466,26 @@ def encode_row(
         _cards(out, st[S_POT2], i64[ioff[inf.I_POT2]], packed)
         out[st[S_KITTY_SIZE]] = i8[ioff[inf.I_KITTY_SIZE]]
     _one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
-    lowest, highest = i32[ioff[inf.I_SCORES]], i32[ioff[inf.I_SCORES]]
+    lowest, highest = i32[o_scores], i32[o_scores]
     for r in range(P):
-        score = i32[ioff[inf.I_SCORES] + r]
+        score = i32[o_scores + r]
         lowest, highest = min(lowest, score), max(highest, score)
     for r in range(P):
-        void = i8[ioff[inf.I_VOIDS] + r]
-        for s in range(NUM_SUITS):
-            out[st[S_VOIDS] + r * NUM_SUITS + s] = (void >> s) & 1
-        taken = i64[ioff[inf.I_TAKEN] + r]
-        taken2 = i64[ioff[inf.I_TAKEN2] + r]  # zero with one deck
-        out[st[S_POINTS] + r] = k.raw_points(taken) + k.raw_points(taken2)
-        if st[S_JD_TAKEN] >= 0:
-            out[st[S_JD_TAKEN] + r] = ((taken & k.BIT[k.JD]) != np.uint64(0)) + ((taken2 & k.BIT[k.JD]) != np.uint64(0))
-        out[st[S_SCORES] + r] = min(i32[ioff[inf.I_SCORES] + r] - lowest, _CAP)
+        store(out, s_voids + r * NUM_SUITS, np.uint32(SPREAD[i8[o_voids + r] & 0xF]))  # a seat's 4 suits
+        taken = i64[o_taken + r]
+        taken2 = i64[o_taken2 + r]  # zero with one deck
+        out[s_points + r] = k.raw_points(taken) + k.raw_points(taken2)
+        if s_jd >= 0:
+            out[s_jd + r] = ((taken & k.BIT[k.JD]) != np.uint64(0)) + ((taken2 & k.BIT[k.JD]) != np.uint64(0))
+        out[s_scores + r] = min(i32[o_scores + r] - lowest, _CAP)
     # A one-hand game reads as the first hand of a game to the standard target.
     target = rp[k.R_TARGET] if rp[k.R_TARGET] else STANDARD_TARGET
     out[st[S_TO_TARGET]] = max(0, min(target - highest, _CAP))
     out[st[S_HEARTS_BROKEN]] = i8[ioff[inf.I_HEARTS_BROKEN]]
     phase = i8[ioff[inf.I_PHASE]]
-    out[st[S_PHASE]] = phase == k.PASS
-    out[st[S_PHASE] + 1] = phase == k.PLAY
+    s_phase = st[S_PHASE]
+    out[s_phase] = phase == k.PASS
+    out[s_phase + 1] = phase == k.PLAY
     _one_hot(out, st[S_PASS_DIRECTION], P, i8[ioff[inf.I_PASS_OFFSET]])
     out[st[S_TRICKS_PLAYED]] = i8[ioff[inf.I_TRICKS_PLAYED]]
     if st[S_HISTORY] >= 0:

@@ -1,11 +1,14 @@
-"""Where the kernels are cached: a folder named after every source the kernels can reach."""
+"""Where the kernels are cached (a folder named after every source the kernels can reach), and
+the unaligned store the observation encoder writes with."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numba import njit
 
 from hearts_env import compiled, kernels
 
@@ -27,3 +30,28 @@ def test_the_cache_folder_follows_every_source(tmp_path: Path, monkeypatch) -> N
 def test_the_core_kernels_are_cached_in_the_folder_of_their_sources() -> None:
     folder = compiled.cache_folder(Path(kernels.__file__).parent)
     assert kernels.step._cache._cache_path.startswith(str(folder))
+
+
+@njit
+def _store_three(out: np.ndarray, start: int) -> None:
+    compiled.store(out, start, np.uint64(0x0807060504030201))
+    compiled.store(out, start + 8, np.uint32(0x0C0B0A09))
+    compiled.store(out, start + 12, np.uint8(0x0D))
+
+
+def test_store_writes_little_endian_bytes_at_any_offset_and_nothing_else() -> None:
+    for start in range(8):  # every alignment
+        out = np.full(32, 0xEE, np.uint8)
+        _store_three(out, start)
+        expected = np.full(32, 0xEE, np.uint8)
+        expected[start : start + 13] = np.arange(1, 14)
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_store_refuses_what_it_cannot_write() -> None:
+    @njit
+    def store_into_words(out: np.ndarray) -> None:
+        compiled.store(out, 0, np.uint64(1))
+
+    with pytest.raises(Exception, match="store"):  # numba's typing error names the function
+        store_into_words(np.zeros(4, np.uint64))
