@@ -64,7 +64,7 @@ from numba import njit
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.compiled import row_kernel, store
+from hearts_env.compiled import row_kernel, store, store_bits
 from hearts_env.core import State, rule_params
 from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
@@ -378,8 +378,7 @@ def _params(layout: ObservationLayout) -> np.ndarray:
     return rule_params(layout.rules, layout.history)
 
 
-# SPREAD[b]: the eight bits of byte b as eight 0/1 bytes (little-endian), to write a card row
-# eight entries at a time.
+# SPREAD[b]: the eight bits of byte b as eight 0/1 bytes (little-endian), for running counts.
 SPREAD = np.array([sum(((b >> i) & 1) << (8 * i) for i in range(8)) for b in range(256)], np.uint64)
 _EVERY_BYTE = np.uint64(0x0101010101010101)
 
@@ -390,9 +389,7 @@ def _cards(out: np.ndarray, start: int, bits: np.uint64, packed: bool) -> None:
     if packed:
         store(out, start, bits)
     else:
-        for i in range(NUM_CARDS // 8):
-            store(out, start + 8 * i, SPREAD[(bits >> np.uint64(8 * i)) & np.uint64(0xFF)])
-        store(out, start + NUM_CARDS - 8, SPREAD[bits >> np.uint64(NUM_CARDS - 8)])  # the last 8, overlapping
+        store_bits(out, start, bits, NUM_CARDS)
 
 
 @njit(cache=True, inline="always")
@@ -471,7 +468,7 @@ def encode_row(
         score = i32[o_scores + r]
         lowest, highest = min(lowest, score), max(highest, score)
     for r in range(P):
-        store(out, s_voids + r * NUM_SUITS, np.uint32(SPREAD[i8[o_voids + r] & 0xF]))  # a seat's 4 suits
+        store_bits(out, s_voids + r * NUM_SUITS, i8[o_voids + r], NUM_SUITS)
         taken = i64[o_taken + r]
         taken2 = i64[o_taken2 + r]  # zero with one deck
         out[s_points + r] = k.raw_points(taken) + k.raw_points(taken2)

@@ -1,5 +1,5 @@
 """Where the kernels are cached (a folder named after every source the kernels can reach), and
-the unaligned store the observation encoder writes with."""
+the stores the observation encoder writes with."""
 
 from __future__ import annotations
 
@@ -55,3 +55,24 @@ def test_store_refuses_what_it_cannot_write() -> None:
 
     with pytest.raises(Exception, match="store"):  # numba's typing error names the function
         store_into_words(np.zeros(4, np.uint64))
+
+
+def _bits_kernel(count: int):
+    @njit
+    def write(out: np.ndarray, start: int, bits: np.uint64) -> None:
+        compiled.store_bits(out, start, bits, count)
+
+    return write
+
+
+@pytest.mark.parametrize("count", [1, 4, 15, 16, 17, 31, 32, 48, 52, 64])
+def test_store_bits_writes_count_bits_as_bytes_and_nothing_else(count: int) -> None:
+    write = _bits_kernel(count)
+    rng = np.random.default_rng(count)
+    for start in (0, 1, 7):
+        bits = np.uint64(rng.integers(0, 2**63)) | np.uint64(1 << 63)  # bits above count set too
+        out = np.full(count + 80, 0xEE, np.uint8)
+        write(out, start, bits)
+        expected = np.full(count + 80, 0xEE, np.uint8)
+        expected[start : start + count] = [(int(bits) >> i) & 1 for i in range(count)]
+        np.testing.assert_array_equal(out, expected)
