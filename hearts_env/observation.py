@@ -64,7 +64,7 @@ from numba import njit
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.compiled import row_kernel, store, store_bits
+from hearts_env.compiled import inline_kernel, row_kernel, store, store_bits
 from hearts_env.core import State, rule_params
 from hearts_env.infoset import InfoSet, info_layout, infoset_row
 from hearts_env.rules import HeartsRules
@@ -417,7 +417,7 @@ def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
         out[start + index] = 1
 
 
-@row_kernel
+@inline_kernel
 def encode_row(
     i64: np.ndarray,
     i32: np.ndarray,
