@@ -276,9 +276,10 @@ def deck_bits(num_players: int, decks: int = 1) -> np.uint64:
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
     """Bitboards of any shape (...) to a (..., 52) bool mask."""
-    bits = np.asarray(bits, dtype="<u8")
-    as_bytes = np.ascontiguousarray(bits).view(np.uint8).reshape(*bits.shape, 8)
-    return np.unpackbits(as_bytes, axis=-1, count=NUM_CARDS, bitorder="little").view(bool)
+    bits = np.asarray(bits, dtype=_U64)
+    out = np.empty((bits.size, NUM_CARDS), np.uint8)
+    kernels.spread_bits(np.ascontiguousarray(bits).reshape(-1), out)
+    return out.view(bool).reshape(*bits.shape, NUM_CARDS)
 
 
 def mask_to_bits(mask: np.ndarray) -> np.ndarray:

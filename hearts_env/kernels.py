@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from hearts_env.compiled import inline_kernel, row_kernel
+from hearts_env.compiled import inline_kernel, row_kernel, store_bits
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
@@ -733,3 +733,10 @@ def sample_bits(bits: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
     """``out[g]``: a set bit of ``bits[g]`` chosen by ``uniform[g]`` (0 for an empty word)."""
     for g in range(bits.shape[0]):
         out[g] = nth_set_bit(bits[g], int(uniform[g] * popcount(bits[g]))) if bits[g] else 0
+
+
+@row_kernel
+def spread_bits(bits: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: the 52 bits of ``bits[g]`` as 0/1 bytes (``out`` (n, 52) uint8)."""
+    for g in range(bits.shape[0]):
+        store_bits(out[g], 0, bits[g], NUM_CARDS)
