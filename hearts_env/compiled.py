@@ -1,4 +1,4 @@
-"""Compiled kernels: where numba keeps them between runs, their decorators, and one store numba lacks.
+"""Compiled kernels: where numba keeps them between runs, their decorators, two stores numba lacks.
 
 numba checks a cached kernel against the time stamp of its own source file only, so a kernel that
 calls kernels of another file (the infoset and observation kernels call the core's; the agents'
@@ -55,11 +55,11 @@ game with calls, 19 ns inlined."""
 
 
 @intrinsic
-def store(typingctx, array, start, value):  # noqa: ARG001 (numba passes the typing context)
+def store(typingctx, array, start, value):
     """``store(out, start, value)`` in a kernel: the bytes of the integer ``value`` (little-endian,
     its own width) at ``out[start:]`` of a C-contiguous uint8 array, in one unaligned store and
-    without a bounds check. An observation's card row is seven 8-byte stores this way; through
-    ``out[a:b].view(np.uint64)`` each store paid for a slice and a view, and odd-sized rows a byte loop."""
+    without a bounds check (numba has none: ``out[a:b].view(np.uint64)[0] = word`` pays for a
+    slice and a view at every store). A packed observation's card row is one such store."""
     if not (isinstance(array, types.Array) and array.dtype == types.uint8 and array.layout == "C"):
         return None
     if not (isinstance(start, types.Integer) and isinstance(value, types.Integer)):
@@ -75,7 +75,7 @@ def store(typingctx, array, start, value):  # noqa: ARG001 (numba passes the typ
 
 
 @intrinsic(prefer_literal=True)
-def store_bits(typingctx, array, start, bits, count):  # noqa: ARG001
+def store_bits(typingctx, array, start, bits, count):
     """``store_bits(out, start, bits, count)`` in a kernel: the low ``count`` bits of ``bits`` (a
     constant, 1..64) as 0/1 bytes at ``out[start:start + count]`` of a C-contiguous uint8 array,
     without a bounds check. The bits become byte lanes of one vector (a mask register and one
