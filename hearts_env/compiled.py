@@ -60,16 +60,12 @@ def store(typingctx, array, start, value):
     its own width) at ``out[start:]`` of a C-contiguous uint8 array, in one unaligned store and
     without a bounds check (numba has none: ``out[a:b].view(np.uint64)[0] = word`` pays for a
     slice and a view at every store). A packed observation's card row is one such store."""
-    if not (isinstance(array, types.Array) and array.dtype == types.uint8 and array.layout == "C"):
-        return None
-    if not (isinstance(start, types.Integer) and isinstance(value, types.Integer)):
+    if not _bytes_at(array, start, value):
         return None
 
     def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        where = builder.gep(data, [context.cast(builder, args[1], signature.args[1], types.intp)])
         word = ir.IntType(value.bitwidth).as_pointer()
-        builder.store(args[2], builder.bitcast(where, word), align=1)
+        builder.store(args[2], builder.bitcast(_address(context, builder, signature, args), word), align=1)
 
     return types.void(array, start, value), codegen
 
@@ -81,17 +77,13 @@ def store_bits(typingctx, array, start, bits, count):
     without a bounds check. The bits become byte lanes of one vector (a mask register and one
     masked move with AVX-512, a few shuffles without), written in 32- and 16-byte stores: an
     observation's card row in three stores instead of seven table lookups and seven stores."""
-    if not (isinstance(array, types.Array) and array.dtype == types.uint8 and array.layout == "C"):
-        return None
-    if not (isinstance(start, types.Integer) and isinstance(bits, types.Integer)):
-        return None
-    if not (isinstance(count, types.IntegerLiteral) and 1 <= count.literal_value <= 64):
+    constant = isinstance(count, types.IntegerLiteral) and 1 <= count.literal_value <= 64
+    if not (_bytes_at(array, start, bits) and constant):
         return None
     n = count.literal_value
 
     def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        base = builder.gep(data, [context.cast(builder, args[1], signature.args[1], types.intp)])
+        base = _address(context, builder, signature, args)
         byte, lane = ir.IntType(8), ir.IntType(32)
         word = context.cast(builder, args[2], signature.args[2], types.uint64)
         lanes = builder.zext(builder.bitcast(word, ir.VectorType(ir.IntType(1), 64)), ir.VectorType(byte, 64))
@@ -102,6 +94,18 @@ def store_bits(typingctx, array, start, bits, count):
             builder.store(part, builder.bitcast(where, ir.VectorType(byte, size).as_pointer()), align=1)
 
     return types.void(array, start, bits, count), codegen
+
+
+def _bytes_at(array: types.Type, start: types.Type, value: types.Type) -> bool:
+    """The stores' argument types: a C-contiguous uint8 array, an integer offset, an integer."""
+    is_bytes = isinstance(array, types.Array) and array.dtype == types.uint8 and array.layout == "C"
+    return is_bytes and isinstance(start, types.Integer) and isinstance(value, types.Integer)
+
+
+def _address(context, builder, signature, args):  # numba's code-generation objects
+    """The address of ``out[start]`` (the stores' first two arguments) as an LLVM byte pointer."""
+    data = context.make_array(signature.args[0])(context, builder, args[0]).data
+    return builder.gep(data, [context.cast(builder, args[1], signature.args[1], types.intp)])
 
 
 def _chunks(n: int) -> list[tuple[int, int]]:
