@@ -170,6 +170,32 @@ def test_resume_errors(tmp_path: Path) -> None:
         main(_config(tmp_path / "a", resume=str(tmp_path / "nowhere")))
 
 
+def test_init_policy_starts_from_the_export_and_fits_the_value_net(run: Path, tmp_path: Path) -> None:
+    """``init_policy`` copies an exported policy into the policy net exactly; the value fit leaves it so."""
+    started = main(_config(tmp_path, init_policy=str(run), total_timesteps=0, eval_every=0))
+    for name, array in np.load(run / "policy.npz").items():
+        np.testing.assert_array_equal(np.load(started / "policy.npz")[name], array, err_msg=name)
+    fit = json.loads((started / "train.json").read_text())["bc"]
+    assert fit["bc/decisions"] > 0 and fit["bc/holdout_value_loss"] > 0
+    fitted = _load_model(started).policy.value_net.weight.detach().numpy()
+    untrained = build_model(_config(tmp_path), SB3VecEnv(HeartsVectorEnv(8, HeartsRules()))).policy.value_net
+    assert not np.array_equal(fitted, untrained.weight.detach().numpy()), "the value net was fitted"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"net_arch": "64,64"}, r"init_policy: .* relu MLP \[32, 32\]; this run builds a relu MLP \[64, 64\]"),
+        ({"rules": HeartsRules(num_players=5)}, "init_policy: .*num_players=4"),
+        ({"resume": "somewhere"}, "init_policy and resume both given"),
+    ],
+)
+def test_init_policy_errors(run: Path, tmp_path: Path, overrides: dict, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        main(_config(tmp_path, init_policy=str(run), opponents=["random"], **overrides))
+    assert not list(tmp_path.iterdir()), "nothing written"
+
+
 def test_export_acts_as_the_sb3_model(run: Path) -> None:
     model = _load_model(run)
     trained = TrainedPolicy(run)

@@ -137,12 +137,14 @@ def pretrain(
     epochs: int = 3,
     batch_size: int = 2048,
     learning_rate: float = 1e-3,
+    action_coef: float = 1.0,
     value_coef: float = 0.5,
     holdout: float = 0.05,
     seed: int = 0,
     progress: bool = False,
 ) -> dict[str, float]:
-    """Fit ``policy`` (a ``MaskableActorCriticPolicy``) to the demonstrations with Adam; returns the
+    """Fit ``policy`` (a ``MaskableActorCriticPolicy``) to the demonstrations with Adam (``action_coef``
+    0 leaves the policy net as it is and fits the value net alone); returns the
     final training losses and, on a held-out share of the decisions, the loss and the accuracy
     (share of decisions with more than one legal card where the policy's top card is the teacher's)."""
     if len(demos) < 2:
@@ -162,7 +164,7 @@ def pretrain(
         for start in range(0, len(train_rows), batch_size):
             rows = np.sort(train_rows[start : start + batch_size])
             action_loss, value_loss, _ = _losses(policy, demos, rows)
-            loss = action_loss + value_coef * value_loss
+            loss = action_coef * action_loss + value_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -62,7 +62,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from agents import AGENTS, make_agent
 from agents.specs import agent_from_spec, check_agents, parse_spec
-from agents.trained import MLPPolicy
+from agents.trained import MLPPolicy, TrainedPolicy
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import ObservationLayout, encode
@@ -128,6 +128,10 @@ class PPOConfig:
     """entropy bonus coefficient"""
     bc_teacher: str = "heuristic"
     """agent whose choices the policy imitates before PPO starts (behaviour cloning; empty: none)"""
+    init_policy: str = ""
+    """exported policy (a run folder, or agents/policies/ppo) the policy net starts from instead of
+    cloning bc_teacher: only the value net is fitted then, to the returns of bc_decisions of its own
+    sampled play at every seat"""
     bc_decisions: int = 1_000_000
     """teacher decisions recorded for behaviour cloning"""
     bc_epochs: int = 3
@@ -171,7 +175,7 @@ class PPOConfig:
         for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
             check_at_least(name, getattr(self, name), 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
-        check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher else 0)
+        check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher or self.init_policy else 0)
         check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF, LEAGUE))
         for spec in self.league_agents:
             check_choice("league_agents", parse_spec(spec)[0], tuple(AGENTS))
@@ -186,6 +190,8 @@ class PPOConfig:
             )
         if self.bc_teacher:
             check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
+        if self.init_policy and self.resume:
+            raise ValueError("init_policy and resume both given: a run starts from one of them")
         try:
             torch.device(self.device)
         except RuntimeError:
@@ -588,7 +594,7 @@ def main(config: PPOConfig) -> Path:
     report: dict[str, Any] = {}
     if config.resume:
         report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
-    elif config.bc_teacher:
+    elif config.init_policy or config.bc_teacher:
         report["bc"] = imitate(model, config)
         evaluation.init_callback(model)
         evaluation.run_eval()  # the cloned policy before PPO, at timestep 0
@@ -637,7 +643,7 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
     if opponents.league is not None:
         named += [(member.name, member.policy) for member in opponents.league.agents]
     others = [(config.eval_opponent, make_agent(config.eval_opponent))]
-    if config.bc_teacher and not config.resume:
+    if config.bc_teacher and not config.resume and not config.init_policy:
         others.append((config.bc_teacher, make_agent(config.bc_teacher)))
     check_agents(config.rules, named + others)
     env = SB3VecEnv(
@@ -653,6 +659,8 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
     model = build_model(config, env)
     if config.resume:
         load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
+    if config.init_policy:
+        load_policy(model, config)
     return env, model, opponents
 
 
@@ -660,10 +668,38 @@ def _as_list(opponents: Policy | list[Policy]) -> list[Policy]:
     return opponents if isinstance(opponents, list) else [opponents]
 
 
+def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
+    """Copy the exported policy ``init_policy`` into the model's policy net and action head. Raises
+    ``ValueError`` (``init_policy: ...``) if its files do not load or its rules, layout or network
+    differ from this run's, leaving the model as it was."""
+    try:
+        policy = TrainedPolicy(config.init_policy)
+        policy.check_rules(config.rules)
+    except ValueError as error:
+        raise ValueError(f"init_policy: {error}") from None
+    meta = policy.meta
+    if meta["history"] or meta["net_arch"] != config.hidden or meta["activation"] != config.activation:
+        raise ValueError(
+            f"init_policy: {config.init_policy} is a {meta['activation']} MLP {meta['net_arch']}"
+            f"{' with history' if meta['history'] else ''}; this run builds a {config.activation} MLP {config.hidden}"
+        )
+    net = model.policy
+    linears = [m for m in net.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [net.action_net]
+    with torch.no_grad():
+        net.features_extractor.scale.copy_(torch.as_tensor(policy.scale))
+        for layer, (weight, bias) in zip(linears, policy.layers, strict=True):
+            layer.weight.copy_(torch.as_tensor(weight))
+            layer.bias.copy_(torch.as_tensor(bias))
+
+
 def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
-    """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets; logged under ``bc/``."""
+    """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets, or with
+    ``init_policy`` the value net alone fitted to that policy's sampled play; logged under ``bc/``."""
     start = time.perf_counter()
-    teacher = make_agent(config.bc_teacher, seed=config.seed)
+    if config.init_policy:
+        teacher: Policy = TrainedPolicy(config.init_policy, seed=config.seed, sample=True)
+    else:
+        teacher = make_agent(config.bc_teacher, seed=config.seed)
     demos = collect(
         config.rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
     )
@@ -674,6 +710,7 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
         epochs=config.bc_epochs,
         batch_size=config.bc_batch_size,
         learning_rate=config.bc_learning_rate,
+        action_coef=0.0 if config.init_policy else 1.0,
         seed=config.seed,
         progress=config.progress_bar,
     )
