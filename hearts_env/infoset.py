@@ -231,9 +231,11 @@ def infoset_row(
     i32: np.ndarray,
     i8: np.ndarray,
     ioff: np.ndarray,
+    points: bool = True,
 ) -> None:
     """A game's row (as 64-, 32- and 8-bit views) seen from absolute seat ``seat``, written into
-    an info row (views alike)."""
+    an info row (views alike). ``points=False`` leaves each seat's points unwritten (a call per
+    seat; the observation counts them itself)."""
     P, H = rp[k.R_PLAYERS], rp[k.R_HISTORY]
     phase = s8[soff[k.F_PHASE]]
     to_play = s8[soff[k.F_TO_PLAY]]
@@ -267,7 +269,8 @@ def infoset_row(
         i64[ioff[I_PLAYED] + r] = played
         i8[ioff[I_VOIDS] + r] = void
         i64[ioff[I_TAKEN] + r] = s64[soff[k.F_TAKEN] + a]
-        i32[ioff[I_POINTS] + r] = k.seat_points(s64, soff, rp, a)
+        if points:
+            i32[ioff[I_POINTS] + r] = k.seat_points(s64, soff, rp, a)
         i32[ioff[I_SCORES] + r] = s32[soff[k.F_SCORES] + a]
     i64[ioff[I_UNSEEN]] = U64(rp[k.R_DECK]) & ~seen
     passing = phase == k.PASS

@@ -471,7 +471,7 @@ def encode_row(
         store_bits(out, s_voids + r * NUM_SUITS, i8[o_voids + r], NUM_SUITS)
         taken = i64[o_taken + r]
         taken2 = i64[o_taken2 + r]  # zero with one deck
-        out[s_points + r] = k.raw_points(taken) + k.raw_points(taken2)
+        out[s_points + r] = k.raw_points(taken) + (k.raw_points(taken2) if two else 0)
         if s_jd >= 0:
             out[s_jd + r] = ((taken & k.BIT[k.JD]) != np.uint64(0)) + ((taken2 & k.BIT[k.JD]) != np.uint64(0))
         out[s_scores + r] = min(i32[o_scores + r] - lowest, _CAP)
@@ -533,5 +533,5 @@ def observe_rows(
     s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
     i64, i32, i8 = scratch.view(np.uint64)[0], scratch.view(np.int32)[0], scratch.view(np.int8)[0]
     for g in range(sdata.shape[0]):
-        infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff)
+        infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff, False)
         encode_row(i64, i32, i8, ioff, rp, st, packed, out[g])
