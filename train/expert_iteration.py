@@ -57,6 +57,8 @@ class ExItConfig:
     """seeds the collection, the training order and the evaluation"""
     runs_dir: str = "runs"
     """folder that receives the run folder hearts_v0__exit__SEED__TIME"""
+    progress_bar: bool = True
+    """show a progress bar over the collected decisions"""
 
     def __post_init__(self) -> None:
         coerce_fields(self)
@@ -133,7 +135,7 @@ def main(config: ExItConfig) -> Path:
     hand_rules = dataclasses.replace(config.rules, target_score=None)
     teacher = PIMCPPOPolicy(seed=config.seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
     start = time.perf_counter()
-    demos = collect(hand_rules, teacher, config.decisions, config.seed)
+    demos = collect(hand_rules, teacher, config.decisions, config.seed, progress=config.progress_bar)
     collected = time.perf_counter()
     net = Network(source)
     metrics = fit(net, demos, config) | {
