@@ -38,6 +38,7 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
     python -m train.ppo --total-timesteps 2000000                        # cloning, then PPO vs 3 heuristic
     python -m train.ppo --bc-teacher "" --opponents random,simple,heuristic   # PPO from scratch
     python -m train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
+    python -m train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
 """
 
 from __future__ import annotations
