@@ -2,9 +2,8 @@
 an empty cache folder) and then loaded from that cache (warm).
 
 Each run is a separate Python process whose ``XDG_CACHE_HOME`` points at one temporary folder
-(``NUMBA_CACHE_DIR`` unset), so
-the first compiles every kernel the game reaches (core, observation, reward) and the second finds
-them cached; anything the processes print while compiling is shown.
+(``NUMBA_CACHE_DIR`` unset), so the first compiles every kernel the game reaches (core,
+observation, reward) and the second finds them cached; anything the processes print is shown.
 
     python benchmarks/bench_startup.py
 """

@@ -560,13 +560,18 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
     )
 
 
+def policy_layers(model: MaskablePPO) -> list[torch.nn.Linear]:
+    """The policy MLP's linear layers and the action head, input to output (what an export holds)."""
+    policy = model.policy
+    return [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [policy.action_net]
+
+
 def policy_arrays(model: MaskablePPO) -> tuple[dict[str, np.ndarray], list[str]]:
     """The input scale and the policy MLP's and action head's weights (float32), and the layer names."""
-    policy = model.policy
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    arrays, names = {"input.scale": policy.features_extractor.scale.cpu().numpy()}, []
-    for i, layer in enumerate([*linears, policy.action_net]):
-        name = f"pi.{i}" if i < len(linears) else "action"
+    layers = policy_layers(model)
+    arrays, names = {"input.scale": model.policy.features_extractor.scale.cpu().numpy()}, []
+    for i, layer in enumerate(layers):
+        name = f"pi.{i}" if i < len(layers) - 1 else "action"
         arrays[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
         arrays[f"{name}.bias"] = layer.bias.detach().cpu().numpy().astype(np.float32)
         names.append(name)
@@ -684,11 +689,9 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
             f"init_policy: {config.init_policy} is a {meta['activation']} MLP {meta['net_arch']}"
             f"{' with history' if meta['history'] else ''}; this run builds a {config.activation} MLP {config.hidden}"
         )
-    net = model.policy
-    linears = [m for m in net.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [net.action_net]
     with torch.no_grad():
-        net.features_extractor.scale.copy_(torch.as_tensor(policy.scale))
-        for layer, (weight, bias) in zip(linears, policy.layers, strict=True):
+        model.policy.features_extractor.scale.copy_(torch.as_tensor(policy.scale))
+        for layer, (weight, bias) in zip(policy_layers(model), policy.layers, strict=True):
             layer.weight.copy_(torch.as_tensor(weight))
             layer.bias.copy_(torch.as_tensor(bias))
 
