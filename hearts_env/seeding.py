@@ -34,6 +34,8 @@ SEATS = 3
 """The stream of the learner's seat in the Gymnasium environments (``learner_seat="rotate"``)."""
 CARDS = 4
 """The stream of each game's random cards (the environments' default random opponents)."""
+COLLECTION = 5
+"""The stream of the seeds of a parallel collection's workers (``train.expert_iteration``)."""
 
 
 def fresh_seed() -> int:

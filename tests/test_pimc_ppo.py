@@ -9,11 +9,13 @@
 * The rules check: tables the network was not trained for are refused (``check_agents`` and the
   command line), bad options are refused with a line naming the option.
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
-  policy that loads, plays legal cards and agrees more with the search than before.
+  policy that loads, plays legal cards and agrees more with the search than before; a collection
+  split over two processes holds the one-process collection of the seed, then other deals.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -171,10 +173,31 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     assert np.all(mask[np.arange(32), apprentice(info, mask)])
 
 
+def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
+    pytest.importorskip("torch")
+    from train.expert_iteration import ExItConfig, collect_parallel, worker_seeds
+
+    config = ExItConfig(decisions=400, worlds=2, top_k=2, seed=3, workers=2, progress_bar=False)
+    seeds = worker_seeds(3, 2)
+    assert seeds[0] == 3 and seeds[1] != 3 and worker_seeds(3, 3)[:2] == seeds
+    both = collect_parallel(config, HAND)
+    alone = collect_parallel(dataclasses.replace(config, workers=1, decisions=200), HAND)
+    n = len(alone)
+    assert n > 0 and len(both) > n
+    for name in ("observations", "masks", "actions", "returns", "hands", "seats"):
+        np.testing.assert_array_equal(getattr(both, name)[:n], getattr(alone, name), err_msg=name)
+    assert not np.array_equal(both.observations[n : n + 13], alone.observations[:13])  # other deals
+    assert both.hands[n:].min() > both.hands[:n].max()  # the second worker's hands numbered apart
+
+
 def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
     from train.expert_iteration import cli
 
-    for argv, fragment in ((["--num-players", "5"], "num_players=5"), (["--decisions", "0"], "decisions")):
+    for argv, fragment in (
+        (["--num-players", "5"], "num_players=5"),
+        (["--decisions", "0"], "decisions"),
+        (["--workers", "0"], "workers"),
+    ):
         with pytest.raises(SystemExit) as exit_:
             cli(argv)
         assert exit_.value.code not in (0, None)

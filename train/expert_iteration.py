@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from agents.pimc_ppo import PIMCPPOPolicy
 from agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
 from hearts_env.rules import HeartsRules
+from hearts_env.seeding import COLLECTION, derive
 from train.config import check_at_least, coerce_fields, parse_config
 from train.imitation import Demonstrations, collect
 from train.run_files import make_run_folder
@@ -55,6 +58,8 @@ class ExItConfig:
     """duplicate single-hand deals of the new network against three of the old one (0: none)"""
     seed: int = 0
     """seeds the collection, the training order and the evaluation"""
+    workers: int = 1
+    """processes collecting at once (one core each; the decisions are split evenly)"""
     runs_dir: str = "runs"
     """folder that receives the run folder hearts_v0__exit__SEED__TIME"""
     progress_bar: bool = True
@@ -62,8 +67,8 @@ class ExItConfig:
 
     def __post_init__(self) -> None:
         coerce_fields(self)
-        for name, low in (("decisions", 1), ("worlds", 1), ("top_k", 1), ("epochs", 1), ("batch_size", 1)):
-            check_at_least(name, getattr(self, name), low)
+        for name in ("decisions", "worlds", "top_k", "epochs", "batch_size", "workers"):
+            check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
         check_at_least("seed", self.seed, 0)
         if not 0 < self.learning_rate < 1:
@@ -128,14 +133,49 @@ def fit(net: Network, demos: Demonstrations, config: ExItConfig) -> dict[str, fl
     return {"decisions_with_a_choice": len(rows), "agreement_before": before, "agreement_after": agreement()}
 
 
+def worker_seeds(seed: int, workers: int) -> list[int]:
+    """The collection seed of each worker: ``seed`` for worker 0 (a one-process run plays the games
+    it always did), a derived stream's for the others."""
+    return [seed] + [int(s % 2**63) for s in derive(seed, COLLECTION, np.arange(1, workers))]
+
+
+def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
+    teacher = PIMCPPOPolicy(seed=seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
+    return collect(rules, teacher, decisions, seed, progress=progress)
+
+
+def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
+    """``config.decisions`` pimc-ppo decisions, split over ``config.workers`` processes (worker 0
+    shows the progress bar); the workers' hands are numbered apart."""
+    seeds = worker_seeds(config.seed, config.workers)
+    if config.workers == 1:
+        return _collect_one(config, rules, seeds[0], config.decisions, config.progress_bar)
+    shares = np.diff(np.linspace(0, config.decisions, config.workers + 1).round().astype(int))
+    context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
+    with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
+        parts = list(
+            pool.map(
+                _collect_one,
+                [config] * config.workers,
+                [rules] * config.workers,
+                seeds,
+                [max(1, int(n)) for n in shares],
+                [config.progress_bar] + [False] * (config.workers - 1),
+            )
+        )
+    offsets = np.cumsum([0] + [int(p.hands.max(initial=-1)) + 1 for p in parts[:-1]])
+    fields = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)}
+    fields["hands"] = np.concatenate([p.hands + o for p, o in zip(parts, offsets, strict=True)])
+    return Demonstrations(**fields)
+
+
 def main(config: ExItConfig) -> Path:
     """One round: collect, fit, export, evaluate; returns the new run folder."""
     torch.manual_seed(config.seed)
     source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
     hand_rules = dataclasses.replace(config.rules, target_score=None)
-    teacher = PIMCPPOPolicy(seed=config.seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
     start = time.perf_counter()
-    demos = collect(hand_rules, teacher, config.decisions, config.seed, progress=config.progress_bar)
+    demos = collect_parallel(config, hand_rules)
     collected = time.perf_counter()
     net = Network(source)
     metrics = fit(net, demos, config) | {
