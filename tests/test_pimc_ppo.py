@@ -168,7 +168,9 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     metrics = json.loads((folder / "exit.json").read_text())
     assert metrics["agreement_after"] > metrics["agreement_before"]
     apprentice = TrainedPolicy(folder)
-    assert apprentice.meta["trained_on"]["algorithm"].startswith("expert iteration")
+    trained_on = apprentice.meta["trained_on"]
+    assert trained_on["algorithm"].startswith("expert iteration") and trained_on["decisions"] > 0
+    assert trained_on["from"] == ppo.meta["trained_on"] | {"path": str(ppo.path)}  # the chain back to PPO
     info, mask = infoset(start), legal_mask(start)
     assert np.all(mask[np.arange(32), apprentice(info, mask)])
 

@@ -187,9 +187,9 @@ def main(config: ExItConfig) -> Path:
     meta = dict(source.meta)
     meta["trained_on"] = {
         "algorithm": "expert iteration (pimc-ppo decisions cloned)",
-        "from": str(source.path),
         "decisions": len(demos),
         "config": dataclasses.asdict(config),
+        "from": source.meta.get("trained_on", {}) | {"path": str(source.path)},  # the chain back to PPO
     }
     (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
     apprentice = TrainedPolicy(folder)  # read back as any user would
