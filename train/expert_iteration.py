@@ -164,9 +164,10 @@ def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
             )
         )
     offsets = np.cumsum([0] + [int(p.hands.max(initial=-1)) + 1 for p in parts[:-1]])
-    fields = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)}
-    fields["hands"] = np.concatenate([p.hands + o for p, o in zip(parts, offsets, strict=True)])
-    return Demonstrations(**fields)
+    parts = [dataclasses.replace(p, hands=p.hands + o) for p, o in zip(parts, offsets, strict=True)]
+    return Demonstrations(
+        **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)}
+    )
 
 
 def main(config: ExItConfig) -> Path:
