@@ -23,7 +23,7 @@ test-all: $(STAMP)  ## every test, slow ones included
 	$(BIN)/python -m pytest -q
 
 run: $(STAMP)  ## the main job: train a small agent, benchmark it and the shipped agent against the baselines
-	$(BIN)/hearts-benchmark $(ARGS)
+	$(BIN)/hearts-main-job $(ARGS)
 
 demo: $(STAMP)  ## one seeded 4-player game among random players, printed hand by hand
 	$(BIN)/hearts-demo --seed 0

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agents import compiled  # noqa: F401  (first: where numba caches the agents' kernels)
-from agents.heuristic import HeuristicPolicy
-from agents.pimc import PIMCPolicy, pimc_heuristic
-from agents.pimc_ppo import PIMCPPOPolicy
-from agents.simple import SimplePolicy
-from agents.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents import compiled  # noqa: F401  (first: where numba caches the agents' kernels)
+from hearts_env.agents.heuristic import HeuristicPolicy
+from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
+from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.trained import TrainedPolicy, shipped_policy
+
 from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {

@@ -6,14 +6,14 @@
     hearts-arena heuristic simple simple simple --deals 20000 --episode hand --block 500 --ray   # blocks as Ray tasks
     hearts-arena --list
 
-An agent is a spec (``agents.specs``): a name of ``agents.AGENTS``, optionally with options for
+An agent is a spec (``hearts_env.agents.specs``): a name of ``hearts_env.agents.AGENTS``, optionally with options for
 its factory, ``name:key=value,key=value`` (values read as Python literals, else as strings).
 Repeating an agent spec seats one shared agent object at several seats; each spec is one agent in
 the results. A match takes one agent per seat (``--num-players``, default 4) and rotates them
 through the seats on every deal; ``--round-robin`` takes any number of distinct agents and plays
 every table of ``--num-players`` of them (or ``--tables`` random ones), with OpenSkill ratings.
 Every rules knob is a flag (``hearts_env.rules.add_rules_arguments``). Everything is checked
-before the first deal: the flags, the agents against the rules (``agents.specs.check_agents``),
+before the first deal: the flags, the agents against the rules (``hearts_env.agents.specs.check_agents``),
 and the output paths. See ``hearts_env.arena`` for the statistics.
 
 The deals are played in blocks of ``--block`` (agents reseeded at the start of each); ``--ray``
@@ -32,8 +32,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents import AGENTS
-from agents.specs import agent_from_spec, check_agents, parse_spec
+from hearts_env.agents import AGENTS
+from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
+
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args

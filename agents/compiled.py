@@ -22,14 +22,14 @@ from hearts_env.policy import Policy  # noqa: E402
 
 
 class CompiledTable:
-    """Base of the agents that ``agents.table`` plays in one compiled loop (the heuristic and
+    """Base of the agents that ``hearts_env.agents.table`` plays in one compiled loop (the heuristic and
     simple): their ``play_table`` (``hearts_env.policy.TablePolicy``)."""
 
     def play_table(
         self, state: State, agent_at: np.ndarray, agents: Sequence[Policy]
     ) -> tuple[State, np.ndarray, np.ndarray] | None:
         """Whole games with heuristic and simple players at every seat, in one compiled loop
-        (``agents.table.play_table``)."""
-        from agents.table import play_table  # which imports the agents' modules, and so this one
+        (``hearts_env.agents.table.play_table``)."""
+        from hearts_env.agents.table import play_table  # which imports the agents' modules, and so this one
 
         return play_table(state, agent_at, agents)

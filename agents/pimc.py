@@ -73,11 +73,11 @@ import dataclasses
 import functools
 
 import numpy as np
+from hearts_env.agents import pimc_kernels as kern
+from hearts_env.agents.heuristic import HeuristicPolicy
+from hearts_env.agents.pimc_kernels import VOID_BITS
+from hearts_env.agents.simple import SimplePolicy
 
-from agents import pimc_kernels as kern
-from agents.heuristic import HeuristicPolicy
-from agents.pimc_kernels import VOID_BITS
-from agents.simple import SimplePolicy
 from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.core import (
@@ -295,7 +295,7 @@ class PIMCPolicy:
 
     ``worlds``: sampled deals per decision; ``rollouts``: rollouts per (world, candidate card);
     ``rollout``: the policy that plays every seat after the candidate card (None: uniformly
-    random legal cards, the fastest; e.g. ``agents.heuristic.HeuristicPolicy()`` for stronger,
+    random legal cards, the fastest; e.g. ``hearts_env.agents.heuristic.HeuristicPolicy()`` for stronger,
     slower rollouts; random, ``SimplePolicy`` and ``HeuristicPolicy`` rollouts are compiled, any
     other policy is called on batches of rollout games); ``pass_policy``: plays the pass phase
     (default ``pass_high_cards``);
@@ -427,7 +427,7 @@ class PIMCPolicy:
 
 
 def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int = 32, **options) -> PIMCPolicy:
-    """PIMC with the heuristic agent (``agents.heuristic``) for its passes and its rollouts:
+    """PIMC with the heuristic agent (``hearts_env.agents.heuristic``) for its passes and its rollouts:
     stronger than random rollouts, slower per world."""
     options.setdefault("rollout", HeuristicPolicy())
     options.setdefault("pass_policy", HeuristicPolicy())

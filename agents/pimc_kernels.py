@@ -1,4 +1,4 @@
-"""PIMC's compiled parts (see ``agents.pimc`` for what they do and why): what the observer knows
+"""PIMC's compiled parts (see ``hearts_env.agents.pimc`` for what they do and why): what the observer knows
 about where the cards are, world deals (rejection, then sampling-importance-resampling of
 constructive deals), core states built from an info row and a world, and rollouts to the
 hand's end with random, simple or heuristic players.
@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hearts_env.agents.bitboards import count, low_card
+from hearts_env.agents.heuristic import heuristic_card
+from hearts_env.agents.simple import simple_card
 from numba import njit
 
-from agents.bitboards import count, low_card
-from agents.heuristic import heuristic_card
-from agents.simple import simple_card
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
 from hearts_env.compiled import row_kernel

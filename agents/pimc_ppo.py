@@ -8,7 +8,7 @@ For each play-phase decision the seat to act
    cards the network finds plausible, and a card it all but rules out is never played on the
    strength of a few noisy rollouts. A single candidate is played without search;
 2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
-   a core state for each (``agents.pimc.sample_worlds`` / ``determinize``);
+   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``determinize``);
 3. plays each candidate in each world and rolls the hand out with the network's greedy card for
    every seat: games x worlds x candidates are ONE batch of core states stepped together
    (``hearts_env.core.step_in_place``), observed for their seats to act in one compiled pass
@@ -23,7 +23,7 @@ Rollouts are greedy, not sampled: the network's greedy play is the stronger (it 
 plays), and the worlds already vary the rollouts, so sampling would add noise without adding
 information; greedy rollouts also leave the worlds as the only random choice (a seeded agent is
 reproducible). In the rollout worlds the other seats' passes are unknown (their observations show
-no passed or received cards), as in ``agents.pimc``.
+no passed or received cards), as in ``hearts_env.agents.pimc``.
 
 During the pass phase the network passes (its passes beat the heuristic's by about 0.5 points a
 hand). The agent plays only tables the network was trained for: its player count, the JD rule
@@ -36,9 +36,9 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+from hearts_env.agents.pimc import determinize, sample_worlds
+from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
 
-from agents.pimc import determinize, sample_worlds
-from agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
     BIT,
@@ -114,7 +114,7 @@ class PIMCPPOPolicy:
     ``min_prob``: a card below this network probability is not searched (the network's top card
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
-    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``agents.pimc.sample_worlds``);
+    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.agents.pimc.sample_worlds``);
     ``max_batch``: most rollout games stepped at once (games are chunked).
     """
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 import numpy as np
+from hearts_env.agents import AGENTS
+from hearts_env.agents.specs import agent_from_spec, check_agents
 
-from agents import AGENTS
-from agents.specs import agent_from_spec, check_agents
 from hearts_env import cards, runner
 from hearts_env.core import (
     BIT,
@@ -507,7 +507,7 @@ def make_table(
     input_fn: Callable[[str], str] = input,
     output: TextIO | None = None,
 ) -> Table:
-    """The person at ``seat`` and the agents ``opponents`` (specs, ``agents.specs``: one for all the
+    """The person at ``seat`` and the agents ``opponents`` (specs, ``hearts_env.agents.specs``: one for all the
     other seats, or one per seat clockwise from the person's left); ``ValueError`` for a bad seat or
     count, or an agent that cannot be built or cannot play ``rules``."""
     P = rules.num_players

@@ -1,6 +1,6 @@
 """Agents named on a command line, and the check that they can play a table before a match.
 
-A spec is an agent name of ``agents.AGENTS`` with options for its factory:
+A spec is an agent name of ``hearts_env.agents.AGENTS`` with options for its factory:
 ``name:key=value,key=value`` (values read as Python literals, else as strings), e.g.
 ``pimc:worlds=20`` or ``trained:path=runs/hearts_v0__ppo__1__1700000000``. ``hearts-arena``,
 ``hearts-play`` and ``hearts-train`` build their agents from specs; ``check_agents`` lets every
@@ -16,7 +16,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from agents import make_agent
+from hearts_env.agents import make_agent
+
 from hearts_env.core import legal_mask, new_games
 from hearts_env.infoset import infoset
 from hearts_env.policy import Policy

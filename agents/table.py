@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from hearts_env.agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
+from hearts_env.agents.simple import SimplePolicy, simple_card
 
-from agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
-from agents.simple import SimplePolicy, simple_card
 from hearts_env import core
 from hearts_env import kernels as k
 from hearts_env.cards import card_name

@@ -8,9 +8,9 @@ and takes the highest logit, so it plays exactly as the SB3 model's deterministi
 ``predict(obs, action_masks=mask)``. No torch, no stable-baselines3.
 
 ```python
-from agents.trained import TrainedPolicy
+from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import play_match
-from agents import make_agent
+from hearts_env.agents import make_agent
 
 trained = TrainedPolicy("runs/hearts_v0__ppo__1__1700000000")
 field = make_agent("heuristic")

@@ -1,6 +1,6 @@
 """Scaling out, measured in one run on this machine (docs/scaling.md):
 
-(a) RLlib PPO training (``train.rllib_ppo``) with 1 and 2 env runners, in both modes: timesteps per
+(a) RLlib PPO training (``hearts_env.train.rllib_ppo``) with 1 and 2 env runners, in both modes: timesteps per
     second over whole training iterations (sampling, then the update here), after one warm-up
     iteration, and apart: the learner's update (timed here) and the rest (the runners' sampling).
     Each runner plays the same tables, so 2 runners sample twice the steps per iteration.
@@ -22,12 +22,12 @@ import time
 
 import numpy as np
 import ray
+from hearts_env.agents.arena_cli import build_agents
+from hearts_env.train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
-from agents.arena_cli import build_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor
 from hearts_env.rules import HeartsRules
-from train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
 TRAINING = {
     "opponents (3 heuristic)": dict(opponents=["heuristic"], episode="hand", num_envs=256, n_steps=64),

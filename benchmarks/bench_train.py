@@ -1,4 +1,4 @@
-"""Training throughput of ``train.ppo`` on this machine: environment steps per second while
+"""Training throughput of ``hearts_env.train.ppo`` on this machine: environment steps per second while
 collecting rollouts and while updating, apart, for the default configuration (cloning skipped,
 evaluation only at the end), and where the collection time goes.
 
@@ -12,8 +12,9 @@ import json
 import tempfile
 import time
 
+from hearts_env.train.ppo import PPOConfig, main
+
 from hearts_env.sb3 import SB3VecEnv
-from train.ppo import PPOConfig, main
 
 
 def run(total_timesteps: int, seed: int) -> dict[str, float]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from agents import make_agent
+from hearts_env.agents import make_agent
+
 from hearts_env.arena import paired_difference, play_match
 
 

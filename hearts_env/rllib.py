@@ -17,7 +17,7 @@ module bridges the two:
 - ``ppo_config(env_config, model_config)``: a ``PPOConfig`` wired with all of the above.
 - ``MaskedFloatVectorObservations``: the same observations for the batched ``HeartsVectorEnv``
   (one learner seat, opponents played inside the env), so that one RLlib env runner steps
-  hundreds of tables at once through RLlib's single-agent API (``train.rllib_ppo`` builds it).
+  hundreds of tables at once through RLlib's single-agent API (``hearts_env.train.rllib_ppo`` builds it).
 
 ``config`` / ``env_config`` holds ``hearts_env.env()``'s keywords: ``reward``, ``history``,
 ``illegal_reward``, ``rules`` or the rules knobs (``num_players``, ``jack_of_diamonds``, ...).
@@ -78,7 +78,7 @@ ENV_NAME = "hearts_v0"
 MODULE_ID = "shared"
 """The id of the one RL module that plays every seat."""
 MODEL_CONFIG: dict[str, Any] = {"fcnet_hiddens": [256, 256], "fcnet_activation": "relu", "vf_share_layers": False}
-"""The default network: that of ``train.ppo`` (separate 256x256 ReLU policy and value MLPs)."""
+"""The default network: that of ``hearts_env.train.ppo`` (separate 256x256 ReLU policy and value MLPs)."""
 TABLE_SEEDS = 16
 """The ``hearts_env.seeding`` stream the RLlib environments derive their tables' seeds from."""
 

@@ -2,7 +2,7 @@
 dataclass, and the command-line flags made from it.
 
 Every command that plays games (``hearts-demo``, ``hearts-play``, ``hearts-arena``,
-``hearts-train``, ``hearts-benchmark``) takes the same rules flags, one per knob, declared here
+``hearts-train``, ``hearts-main-job``) takes the same rules flags, one per knob, declared here
 once from the dataclass's own fields (``add_rules_arguments``, ``rules_from_args``): ``--num-players
 5 --moon shooter_choice --jack-of-diamonds --pass-cycle left,none --target-score 50``, or
 ``--decks 2 --num-players 8`` for Cancellation Hearts.

@@ -35,7 +35,7 @@ SEATS = 3
 CARDS = 4
 """The stream of each game's random cards (the environments' default random opponents)."""
 COLLECTION = 5
-"""The stream of the seeds of a parallel collection's workers (``train.expert_iteration``)."""
+"""The stream of the seeds of a parallel collection's workers (``hearts_env.train.expert_iteration``)."""
 
 
 def fresh_seed() -> int:

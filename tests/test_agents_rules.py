@@ -1,4 +1,4 @@
-"""Tests of the rule-based agents (``agents.simple``, ``agents.heuristic``) and the random policy.
+"""Tests of the rule-based agents (``hearts_env.agents.simple``, ``hearts_env.agents.heuristic``) and the random policy.
 
 * Legality: whole games, the agent at every seat, for 3 to 7 players and several rule knobs;
   ``core.step`` refuses an illegal card, and every seat passes exactly ``pass_count`` cards.
@@ -21,9 +21,9 @@ import functools
 import numpy as np
 import pytest
 from agent_decisions import load, make_heuristic, positions
+from hearts_env.agents.heuristic import HeuristicPolicy, Weights
+from hearts_env.agents.simple import SimplePolicy
 
-from agents.heuristic import HeuristicPolicy, Weights
-from agents.simple import SimplePolicy
 from hearts_env import HeartsRules, cards
 from hearts_env.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
 from hearts_env.infoset import InfoSet, infoset

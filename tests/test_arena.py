@@ -10,11 +10,11 @@ import math
 import statistics
 import sys
 
+import hearts_env.agents
 import numpy as np
 import pytest
+from hearts_env.agents.arena_cli import main, parse_spec
 
-import agents
-from agents.arena_cli import main, parse_spec
 from hearts_env import cards, core
 from hearts_env.arena import (
     METRICS,
@@ -529,8 +529,8 @@ def test_plot_writes_a_png(tmp_path):
 
 @pytest.fixture
 def toy_agents(monkeypatch):
-    monkeypatch.setitem(agents.AGENTS, "lowest", lambda seed=None: Lowest())
-    monkeypatch.setitem(agents.AGENTS, "highest", lambda seed=None: Highest())
+    monkeypatch.setitem(hearts_env.agents.AGENTS, "lowest", lambda seed=None: Lowest())
+    monkeypatch.setitem(hearts_env.agents.AGENTS, "highest", lambda seed=None: Highest())
 
 
 def test_cli_match_end_to_end(tmp_path, capsys):
@@ -564,7 +564,7 @@ def test_cli_round_robin(toy_agents, capsys):
 
 def test_cli_errors_and_list(toy_agents, capsys):
     main(["--list"])
-    assert capsys.readouterr().out.split() == sorted(agents.AGENTS)
+    assert capsys.readouterr().out.split() == sorted(hearts_env.agents.AGENTS)
     for argv, message in [
         (["random", "random"], "a match needs 4 agents"),
         (["nobody"] * 4, "unknown agent 'nobody'"),

@@ -3,7 +3,7 @@ before any work starts and with nothing changed or written.
 
 Families: the rules knobs and their flags; the trained-policy loader (``policy.json`` and
 ``policy.npz`` as untrusted files); the training checkpoint loader; the training settings; the
-command lines ``hearts-train``, ``hearts-benchmark``, ``hearts-demo``, ``hearts-arena`` and
+command lines ``hearts-train``, ``hearts-main-job``, ``hearts-demo``, ``hearts-arena`` and
 ``hearts-play`` (called in-process: each must exit with one ``error:`` line, no traceback, before
 playing or writing anything); and the documentation the code is checked against.
 """
@@ -19,14 +19,14 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import hearts_env.agents.arena_cli as arena_cli
+import hearts_env.agents.trained as trained
 import numpy as np
 import pytest
+from hearts_env.agents.play import main as play_main
+from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.agents.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 
-import agents.arena_cli as arena_cli
-import agents.trained as trained
-from agents.play import main as play_main
-from agents.specs import agent_from_spec, check_agents
-from agents.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env import HeartsRules
 from hearts_env.core import State
 from hearts_env.demo import main as demo_main
@@ -518,7 +518,7 @@ def test_readme_lists_every_state_field():
 
 
 # ---------------------------------------------------------------------------------------------
-# Training: the checkpoint loader, the settings, hearts-train and hearts-benchmark
+# Training: the checkpoint loader, the settings, hearts-train and hearts-main-job
 
 
 class Payload:
@@ -535,7 +535,7 @@ class Payload:
 def ppo():
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from train import ppo
+    from hearts_env.train import ppo
 
     return ppo
 
@@ -703,16 +703,16 @@ def test_train_command_takes_every_rules_flag(ppo):
     ],
 )
 def test_benchmark_command_refuses_before_training(ppo, argv, fragment, capsys, tmp_path, monkeypatch):
-    from train import benchmark
+    from hearts_env.train import main_job
 
     monkeypatch.setattr(ppo, "main", lambda config: pytest.fail("the training started"))
     runs = tmp_path / "runs"
-    refused(capsys, lambda: benchmark.cli(argv + ["--run-dir", str(runs)]), "hearts-benchmark: error:", fragment)
+    refused(capsys, lambda: main_job.cli(argv + ["--run-dir", str(runs)]), "hearts-main-job: error:", fragment)
     assert not runs.exists()
 
 
 def test_benchmark_of_a_variant_without_the_shipped_agent_starts(ppo, monkeypatch):
-    from train import benchmark
+    from hearts_env.train import main_job
 
     class Started(Exception):
         pass
@@ -723,11 +723,11 @@ def test_benchmark_of_a_variant_without_the_shipped_agent_starts(ppo, monkeypatc
 
     monkeypatch.setattr(ppo, "main", started)
     with pytest.raises(Started):
-        benchmark.cli(["--num-players", "5", "--shipped", "false", "--opponents", "random"])
+        main_job.cli(["--num-players", "5", "--shipped", "false", "--opponents", "random"])
 
 
 def test_play_refuses_two_decks_at_a_small_table(capsys) -> None:
-    from agents import play
+    from hearts_env.agents import play
 
     with pytest.raises(SystemExit):
         play.main(["--decks", "2", "--num-players", "4"], input_fn=lambda prompt: "")

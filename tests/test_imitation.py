@@ -1,4 +1,4 @@
-"""Behaviour cloning (``train.imitation``): the recorded decisions and their returns, and that
+"""Behaviour cloning (``hearts_env.train.imitation``): the recorded decisions and their returns, and that
 pretraining makes a policy play the teacher's cards."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents import make_agent  # noqa: E402
+from hearts_env.agents import make_agent  # noqa: E402
+from hearts_env.train.imitation import collect, pretrain  # noqa: E402
+from hearts_env.train.ppo import PPOConfig, build_model  # noqa: E402
+
 from hearts_env.observation import ObservationLayout  # noqa: E402
 from hearts_env.rules import HeartsRules  # noqa: E402
-from train.imitation import collect, pretrain  # noqa: E402
-from train.ppo import PPOConfig, build_model  # noqa: E402
 
 RULES = HeartsRules()
 

@@ -1,4 +1,4 @@
-"""Tests of ``agents.pimc``: sampled worlds, determinized states, and the search agent.
+"""Tests of ``hearts_env.agents.pimc``: sampled worlds, determinized states, and the search agent.
 
 * Worlds: over many random play-phase states for 3..7 players, every sampled deal keeps the
   observer's hand, leaves out every played card, gives each seat its true hand size, respects
@@ -19,9 +19,8 @@ import itertools
 
 import numpy as np
 import pytest
-
-from agents.heuristic import HeuristicPolicy, Weights
-from agents.pimc import (
+from hearts_env.agents.heuristic import HeuristicPolicy, Weights
+from hearts_env.agents.pimc import (
     VOID_BITS,
     PIMCPolicy,
     constraints,
@@ -32,7 +31,8 @@ from agents.pimc import (
     rollout,
     sample_worlds,
 )
-from agents.simple import SimplePolicy
+from hearts_env.agents.simple import SimplePolicy
+
 from hearts_env import HeartsRules, cards
 from hearts_env.core import (
     BIT,
@@ -329,7 +329,7 @@ def test_pimc_with_a_policy_rollout_and_small_batches():
 
 
 def test_pimc_with_heuristic_rollouts():
-    heuristic = pytest.importorskip("agents.heuristic")
+    heuristic = pytest.importorskip("hearts_env.agents.heuristic")
     agent = PIMCPolicy(seed=0, worlds=4, rollout=heuristic.HeuristicPolicy(seed=0))
     state, _ = play_hand(rules_for(4), agent, batch=4, seed=2)
     assert np.all(state.done)

@@ -1,4 +1,4 @@
-"""Tests of ``agents.pimc_ppo``: the search guided by the shipped network.
+"""Tests of ``hearts_env.agents.pimc_ppo``: the search guided by the shipped network.
 
 * Rollouts: ``network_rollout`` plays the network's own greedy card for every seat (the same hand
   scores as stepping the ``ppo`` agent from its information sets), and a batch rolls out as each
@@ -20,11 +20,11 @@ import json
 
 import numpy as np
 import pytest
+from hearts_env.agents import arena_cli, make_agent
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_rollout
+from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 
-from agents import arena_cli, make_agent
-from agents.pimc_ppo import PIMCPPOPolicy, network_rollout
-from agents.specs import agent_from_spec, check_agents
-from agents.trained import TrainedPolicy, shipped_policy
 from hearts_env import HeartsRules
 from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset
@@ -156,7 +156,7 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
 
 def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
     torch = pytest.importorskip("torch")
-    from train.expert_iteration import ExItConfig, Network, main
+    from hearts_env.train.expert_iteration import ExItConfig, Network, main
 
     start = random_positions(32, seed=40)
     obs = encode(infoset(start), ppo.layout)
@@ -177,7 +177,7 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
 
 def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
     pytest.importorskip("torch")
-    from train.expert_iteration import ExItConfig, collect_parallel, worker_seeds
+    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel, worker_seeds
 
     config = ExItConfig(decisions=400, worlds=2, top_k=2, seed=3, workers=2, progress_bar=False)
     seeds = worker_seeds(3, 2)
@@ -193,7 +193,7 @@ def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_s
 
 
 def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
-    from train.expert_iteration import cli
+    from hearts_env.train.expert_iteration import cli
 
     for argv, fragment in (
         (["--num-players", "5"], "num_players=5"),

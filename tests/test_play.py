@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
-from agents.play import Quit, main, make_table, parse_line, play_game
 from hearts_env import HeartsRules, cards
 from hearts_env.core import new_games
 
@@ -222,7 +222,7 @@ def test_bad_arguments_exit_with_usage(argv, capsys):
 def test_command_line_until_end_of_input():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--seed", "0"],
+        [sys.executable, "-m", "hearts_env.agents.play", "--seed", "0"],
         input="help\nnot a card\n",
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""Compiled tables (``agents.table``): whole games of heuristic and simple players in one compiled
+"""Compiled tables (``hearts_env.agents.table``): whole games of heuristic and simple players in one compiled
 loop play exactly the games the runner plays with the same agents, so the arena's results do not
 depend on the path it takes."""
 
@@ -8,8 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hearts_env.agents import HeuristicPolicy, SimplePolicy, table
 
-from agents import HeuristicPolicy, SimplePolicy, table
 from hearts_env import cards, core, runner
 from hearts_env.arena import play_match
 from hearts_env.policy import RandomPolicy, TablePolicy

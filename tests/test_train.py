@@ -1,5 +1,5 @@
 """Training smoke test and the trained-policy export: train a few thousand steps through
-``train.ppo.main``, then check the run folder, the numpy loader against the SB3 model, and the
+``hearts_env.train.ppo.main``, then check the run folder, the numpy loader against the SB3 model, and the
 loader's errors."""
 
 from __future__ import annotations
@@ -14,16 +14,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
-
-import train.ppo as ppo_module  # noqa: E402
-from agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
-from hearts_env.arena import play_match  # noqa: E402
-from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
-from hearts_env.observation import ObservationLayout  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
-from hearts_env.sb3 import SB3VecEnv  # noqa: E402
-from train.ppo import (  # noqa: E402
+import hearts_env.train.ppo as ppo_module  # noqa: E402
+from hearts_env.agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
+from hearts_env.train.ppo import (  # noqa: E402
     CHECKPOINT_FILE,
     PPOConfig,
     Snapshot,
@@ -34,6 +27,13 @@ from train.ppo import (  # noqa: E402
     parse_args,
     policy_arrays,
 )
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
+from hearts_env.observation import ObservationLayout  # noqa: E402
+from hearts_env.rules import HeartsRules  # noqa: E402
+from hearts_env.sb3 import SB3VecEnv  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:

@@ -1,5 +1,5 @@
 """Training settings as typed dataclasses parsed into command lines (CleanRL's pattern), shared by
-``train.ppo``, ``train.rllib_ppo`` and ``train.benchmark``: each field is a flag
+``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo`` and ``hearts_env.train.main_job``: each field is a flag
 (``--total-timesteps 100000``; lists comma separated; a ``HeartsRules`` field becomes the rules
 flags of ``hearts_env.rules.add_rules_arguments``) whose help is the field's docstring, and each
 value is checked against the type of the field's default."""
@@ -13,8 +13,9 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from agents import AGENTS
-from agents.specs import parse_spec
+from hearts_env.agents import AGENTS
+from hearts_env.agents.specs import parse_spec
+
 from hearts_env.gym_env import EPISODES
 from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
@@ -68,7 +69,7 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Sequence[str]) -> None:
-    """The PPO settings both trainers share (``train.ppo``, ``train.rllib_ppo``): the update's
+    """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``): the update's
     hyperparameters, the reward and episode, the network, the opponents' and evaluation names."""
     if not 0 < config.learning_rate < math.inf:
         raise ValueError(f"learning_rate must be > 0, got {config.learning_rate}")

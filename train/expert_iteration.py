@@ -1,13 +1,13 @@
 """Expert iteration, one round: the search's decisions cloned back into its network.
 
-``pimc-ppo`` (``agents.pimc_ppo``) searches with a trained network; this script lets it play every
-seat of single hands (``train.imitation.collect``), fits the network to the cards the search chose
+``pimc-ppo`` (``hearts_env.agents.pimc_ppo``) searches with a trained network; this script lets it play every
+seat of single hands (``hearts_env.train.imitation.collect``), fits the network to the cards the search chose
 (cross-entropy of the masked logits, on the decisions with more than one legal card, starting from
 the network's own weights), exports the result as a weights-only policy folder that
 ``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against three copies of the
 network it started from (duplicate single hands). Run it again on its output for the next round.
 
-    python -m train.expert_iteration --decisions 30000 --seed 0
+    python -m hearts_env.train.expert_iteration --decisions 30000 --seed 0
     hearts-arena trained:path=runs/hearts_v0__exit__0__1700000000 ppo ppo ppo --episode hand --deals 2000
 """
 
@@ -25,15 +25,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
+from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
+from hearts_env.train.config import check_at_least, coerce_fields, parse_config
+from hearts_env.train.imitation import Demonstrations, collect
+from hearts_env.train.run_files import make_run_folder
 
-from agents.pimc_ppo import PIMCPPOPolicy
-from agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
 from hearts_env.rules import HeartsRules
 from hearts_env.seeding import COLLECTION, derive
-from train.config import check_at_least, coerce_fields, parse_config
-from train.imitation import Demonstrations, collect
-from train.run_files import make_run_folder
 
 
 @dataclass
@@ -212,7 +212,7 @@ def main(config: ExItConfig) -> Path:
 
 def cli(argv: Sequence[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    main(parse_config(ExItConfig, argv, "python -m train.expert_iteration", __doc__.splitlines()[0]))
+    main(parse_config(ExItConfig, argv, "python -m hearts_env.train.expert_iteration", __doc__.splitlines()[0]))
 
 
 if __name__ == "__main__":

@@ -2,10 +2,10 @@
 
 The learner sits one seat (rotating) of ``HeartsVectorEnv`` tables; the other seats are played by
 the ``opponents`` (agent specs of ``agents/``: ``heuristic``, ``pimc:worlds=8``; ``self``, a
-snapshot of the learner; ``league``, a seat drawn from ``train.league``'s league of agents and
+snapshot of the learner; ``league``, a seat drawn from ``hearts_env.train.league``'s league of agents and
 snapshots by how well they still do against the learner). The observation holds the phase, so one policy
 learns both the pass and the play. By default the run starts with behaviour cloning
-(``train.imitation``): the heuristic plays ``bc_decisions`` decisions at every seat, and the
+(``hearts_env.train.imitation``): the heuristic plays ``bc_decisions`` decisions at every seat, and the
 policy and value networks are fitted to its cards and the returns that followed; PPO then goes on
 from there. Every ``eval_every`` timesteps the current policy plays ``eval_deals`` duplicate hands
 in the arena against three ``eval_opponent`` agents.
@@ -32,13 +32,13 @@ files and ``progress.csv``, ``checkpoint.pt`` (the policy's and optimizer's tens
 timestep count, written every ``checkpoint_every`` timesteps and at the end, loaded with
 ``torch.load(weights_only=True)``; ``--resume RUN_FOLDER`` continues from it into a new folder),
 ``eval.json`` (every evaluation), ``train.json`` (cloning fit, throughput), and the export for
-``agents.trained.TrainedPolicy``: ``policy.npz`` (input scale, the policy MLP's arrays) and
+``hearts_env.agents.trained.TrainedPolicy``: ``policy.npz`` (input scale, the policy MLP's arrays) and
 ``policy.json`` (layout version, rules, net shape, activation).
 
-    python -m train.ppo --total-timesteps 2000000                        # cloning, then PPO vs 3 heuristic
-    python -m train.ppo --bc-teacher "" --opponents random,simple,heuristic   # PPO from scratch
-    python -m train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
-    python -m train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
+    python -m hearts_env.train.ppo --total-timesteps 2000000                        # cloning, then PPO vs 3 heuristic
+    python -m hearts_env.train.ppo --bc-teacher "" --opponents random,simple,heuristic   # PPO from scratch
+    python -m hearts_env.train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
+    python -m hearts_env.train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
 """
 
 from __future__ import annotations
@@ -55,22 +55,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.vec_env import VecMonitor
-
-from agents import AGENTS, make_agent
-from agents.specs import agent_from_spec, check_agents, parse_spec
-from agents.trained import MLPPolicy, TrainedPolicy
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
-from hearts_env.sb3 import SB3VecEnv
-from train.config import (
+from hearts_env.agents import AGENTS, make_agent
+from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
+from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
+from hearts_env.train.config import (
     check_at_least,
     check_choice,
     check_name,
@@ -79,9 +67,21 @@ from train.config import (
     config_dict,
     parse_config,
 )
-from train.imitation import collect, pretrain
-from train.league import LEAGUE, League, LeagueCallback
-from train.run_files import evaluate_policy, make_run_folder, write_policy
+from hearts_env.train.imitation import collect, pretrain
+from hearts_env.train.league import LEAGUE, League, LeagueCallback
+from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.vec_env import VecMonitor
+
+from hearts_env.gym_env import HeartsVectorEnv
+from hearts_env.infoset import InfoSet
+from hearts_env.observation import ObservationLayout, encode
+from hearts_env.policy import Policy
+from hearts_env.rules import HeartsRules
+from hearts_env.sb3 import SB3VecEnv
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"

@@ -8,7 +8,7 @@ Two modes, picked by ``opponents``:
   one-hand games).
 - agent names (``heuristic``; ``random,simple,heuristic`` one per other seat): the learner sits one
   seat (rotating) of ``HeartsVectorEnv`` tables, the other seats are played by those agents inside
-  the env, as in ``train.ppo``; each env runner steps its ``num_envs`` tables together through
+  the env, as in ``hearts_env.train.ppo``; each env runner steps its ``num_envs`` tables together through
   RLlib's single-agent API (``hearts_env.rllib.MaskedFloatVectorObservations``). A timestep is one
   learner decision.
 
@@ -16,12 +16,12 @@ Two modes, picked by ``opponents``:
 ``n_steps`` steps a rollout (0: sample in this process); the PPO update runs here, in the driver
 (RLlib's local learner), and the new weights go back to the runners after every update. Without
 ``address`` Ray starts on this machine; ``--address auto`` (or ``HOST:PORT``) joins a running
-cluster. The update is ``train.ppo``'s (sb3-contrib's MaskablePPO): clip range 0.2 and no KL
+cluster. The update is ``hearts_env.train.ppo``'s (sb3-contrib's MaskablePPO): clip range 0.2 and no KL
 penalty, value loss coefficient 0.5 without clipping, gradient norm clipped at 0.5, and the same
 network (separate policy and value MLPs over the scaled observation), learning rate, gamma,
 lambda, entropy coefficient, epochs and minibatch size.
 
-The settings mean what they mean in ``train.ppo`` (the same flags); every rules knob is a flag.
+The settings mean what they mean in ``hearts_env.train.ppo`` (the same flags); every rules knob is a flag.
 Everything is checked before the run folder is made (settings, opponents against the rules,
 joining Ray, building the algorithm): a run that cannot start writes nothing.
 
@@ -31,8 +31,8 @@ self-play), ``episodic_length``, ``SPS``, ``collect_SPS`` and ``update_SPS`` (an
 timesteps over its sampling time and over its update time), ``learning_rate``, the evaluations;
 ``losses/``: ``policy_loss``, ``value_loss``, ``entropy``, ``explained_variance``,
 ``total_loss``), ``eval.json`` (every arena evaluation against ``eval_opponent``), ``train.json``
-(throughput), and the export ``policy.npz`` + ``policy.json`` in ``train.ppo``'s format:
-``make_agent("trained", path=...)`` (``agents.trained.TrainedPolicy``) plays it with numpy alone,
+(throughput), and the export ``policy.npz`` + ``policy.json`` in ``hearts_env.train.ppo``'s format:
+``make_agent("trained", path=...)`` (``hearts_env.agents.trained.TrainedPolicy``) plays it with numpy alone,
 no RLlib checkpoint needed. (RLlib also makes an empty folder in ``~/ray_results`` per run.)
 
     hearts-train-rllib --total-timesteps 2000000 --num-env-runners 2               # vs 3 heuristic
@@ -52,17 +52,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hearts_env.agents import AGENTS
+from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.agents.trained import MLPPolicy
+from hearts_env.train.config import (
+    check_at_least,
+    check_name,
+    check_ppo_settings,
+    coerce_fields,
+    config_dict,
+    parse_config,
+)
+from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
-from agents import AGENTS
-from agents.specs import agent_from_spec, check_agents
-from agents.trained import MLPPolicy
 from hearts_env import rllib
 from hearts_env.arena.sharding import init_ray
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
-from train.config import check_at_least, check_name, check_ppo_settings, coerce_fields, config_dict, parse_config
-from train.run_files import evaluate_policy, make_run_folder, write_policy
 
 SELF = "self"
 """The opponents of self-play: the learner at every seat."""
@@ -206,7 +213,7 @@ def table_env_creator(env_config: Mapping[str, Any]) -> rllib.MaskedFloatVectorO
 
 
 def model_config(config: RLlibPPOConfig) -> dict[str, Any]:
-    """RLlib's ``DefaultModelConfig`` of ``train.ppo``'s network: separate policy and value MLPs,
+    """RLlib's ``DefaultModelConfig`` of ``hearts_env.train.ppo``'s network: separate policy and value MLPs,
     each head one linear layer."""
     return {
         "fcnet_hiddens": config.hidden,
@@ -279,7 +286,7 @@ def module_id(config: RLlibPPOConfig) -> str:
 
 def policy_arrays(weights: Mapping[str, np.ndarray], rules: HeartsRules) -> tuple[dict[str, np.ndarray], list[str]]:
     """The input scale and the policy MLP's layers (float32) from the learner's weights of the
-    module (``encoder.actor_encoder`` then the ``pi`` head), named as ``train.ppo`` names them."""
+    module (``encoder.actor_encoder`` then the ``pi`` head), named as ``hearts_env.train.ppo`` names them."""
 
     def linears(prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
         indices = sorted(int(k[len(prefix) :].split(".")[0]) for k in weights if k.startswith(prefix))
@@ -305,7 +312,7 @@ def numpy_policy(arrays: Mapping[str, np.ndarray], names: list[str], config: RLl
 def export_policy(
     arrays: Mapping[str, np.ndarray], names: list[str], folder: Path, config: RLlibPPOConfig, timesteps: int
 ) -> None:
-    """Write ``policy.npz`` and ``policy.json`` in ``train.ppo``'s format (``agents.trained``)."""
+    """Write ``policy.npz`` and ``policy.json`` in ``hearts_env.train.ppo``'s format (``hearts_env.agents.trained``)."""
     algorithm = "RLlib PPO (self-play)" if config.self_play else "RLlib PPO"
     trained_on = {"algorithm": algorithm, "timesteps": timesteps}
     write_policy(folder, arrays, names, config.rules, config.hidden, config.activation, trained_on)

@@ -1,5 +1,5 @@
-"""What both trainers (``train.ppo``, ``train.rllib_ppo``) write and measure the same way: the run
-folder, the exported policy (``agents.trained``'s format) and the arena evaluation."""
+"""What both trainers (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``) write and measure the same way: the run
+folder, the exported policy (``hearts_env.agents.trained``'s format) and the arena evaluation."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hearts_env.agents import make_agent
+from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
 
-from agents import make_agent
-from agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.arena import play_match
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
 from hearts_env.policy import Policy

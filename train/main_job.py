@@ -1,6 +1,6 @@
 """The main job: train a small agent, then measure it and the shipped agent against the baselines.
 
-1. ``train.ppo.main``: behaviour cloning of the heuristic (2M decisions, 4 epochs), then 4.5M
+1. ``hearts_env.train.ppo.main``: behaviour cloning of the heuristic (2M decisions, 4 epochs), then 4.5M
    steps of MaskablePPO against three heuristic players with the ``zero_sum`` reward (about 8
    minutes on 2 quiet CPU cores);
 2. the arena: each candidate (the agent just trained, and the shipped agent ``ppo``) against three
@@ -8,10 +8,10 @@
 3. the table on stdout; in the run folder ``benchmark.json``, ``learning_curve.png`` (the periodic
    evaluations) and ``points_by_opponent.png``.
 
-    python -m train.benchmark                      # what `make run` runs
-    python -m train.benchmark --total-timesteps 100000 --bc-decisions 200000 --deals 100   # a quick look
+    python -m hearts_env.train.main_job                      # what `make run` runs
+    python -m hearts_env.train.main_job --total-timesteps 100000 --bc-decisions 200000 --deals 100   # a quick look
 
-Every flag of ``train.ppo`` applies (``--help`` lists them with their defaults here), the rules
+Every flag of ``hearts_env.train.ppo`` applies (``--help`` lists them with their defaults here), the rules
 flags included. The baselines, and the shipped agent unless ``--shipped false``, must be able to
 play the rules: that is checked, with every setting, before the training starts.
 """
@@ -25,15 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import AGENTS, make_agent
-from agents.specs import check_agents
-from agents.trained import TrainedPolicy
+from hearts_env.agents import AGENTS, make_agent
+from hearts_env.agents.specs import check_agents
+from hearts_env.agents.trained import TrainedPolicy
+from hearts_env.train import ppo
+
 from hearts_env.arena import Estimate, play_match
-from train import ppo
 
 
 @dataclass
-class BenchmarkConfig(ppo.PPOConfig):
+class MainJobConfig(ppo.PPOConfig):
     exp_name: str = "main"
     """the name of this experiment (part of the run folder's name)"""
     reward: str = "zero_sum"
@@ -48,13 +49,13 @@ class BenchmarkConfig(ppo.PPOConfig):
     eval_deals: int = 300
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
     baselines: list[str] = field(default_factory=lambda: ["random", "simple", "heuristic", "pimc"])
-    """the opponents of the final benchmark: each candidate meets three copies of each"""
+    """the opponents of the final evaluation: each candidate meets three copies of each"""
     deals: int = 1000
-    """duplicate deals per benchmark match"""
+    """duplicate deals per evaluation match"""
     pimc_deals: int = 100
-    """duplicate deals per benchmark match against PIMC (about 20 hands a second)"""
+    """duplicate deals per evaluation match against PIMC (about 20 hands a second)"""
     shipped: bool = True
-    """also benchmark the shipped agent (ppo)"""
+    """also evaluate the shipped agent (ppo)"""
 
     def check(self) -> None:
         super().check()
@@ -66,7 +67,7 @@ class BenchmarkConfig(ppo.PPOConfig):
         ppo.check_at_least("pimc_deals", self.pimc_deals, 1)
 
 
-def benchmark(candidates: dict[str, Any], config: BenchmarkConfig) -> dict[str, dict[str, Any]]:
+def evaluate(candidates: dict[str, Any], config: MainJobConfig) -> dict[str, dict[str, Any]]:
     """Each candidate against three of each baseline: ``{candidate: {baseline: match summary}}``."""
     rules = config.rules
     out: dict[str, dict[str, Any]] = {}
@@ -156,8 +157,8 @@ def plot_by_opponent(results: dict[str, dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
-def main(config: BenchmarkConfig) -> Path:
-    """Train, benchmark, print the table, write the results and plots; returns the run folder.
+def main(config: MainJobConfig) -> Path:
+    """Train, evaluate, print the table, write the results and plots; returns the run folder.
     Raises ``ppo.StartError`` before the training if a baseline or the shipped agent cannot play
     the rules (or the training cannot start)."""
     candidates: dict[str, Any] = {"ppo": make_agent("ppo")} if config.shipped else {}
@@ -167,7 +168,7 @@ def main(config: BenchmarkConfig) -> Path:
         raise ppo.StartError(str(error)) from None
     folder = ppo.main(config)
     candidates = {"new": TrainedPolicy(folder), **candidates}
-    results = benchmark(candidates, config)
+    results = evaluate(candidates, config)
     (folder / "benchmark.json").write_text(json.dumps(results, indent=2) + "\n")
     plot_learning_curve(json.loads((folder / "eval.json").read_text()), folder / "learning_curve.png")
     plot_by_opponent(results, folder / "points_by_opponent.png")
@@ -183,11 +184,11 @@ def main(config: BenchmarkConfig) -> Path:
 
 
 def cli(argv: Sequence[str] | None = None) -> None:
-    config = ppo.parse_config(BenchmarkConfig, argv, "hearts-benchmark", __doc__.split("\n\n")[0])
+    config = ppo.parse_config(MainJobConfig, argv, "hearts-main-job", __doc__.split("\n\n")[0])
     try:
         main(config)
     except ppo.StartError as error:
-        sys.exit(f"hearts-benchmark: error: {error}")
+        sys.exit(f"hearts-main-job: error: {error}")
 
 
 if __name__ == "__main__":

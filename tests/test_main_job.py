@@ -1,4 +1,4 @@
-"""The main job (``train.benchmark``) end to end at a smoke-sized budget, and the shipped agent."""
+"""The main job (``hearts_env.train.main_job``) end to end at a smoke-sized budget, and the shipped agent."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
-from agents import make_agent  # noqa: E402
-from agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
+from hearts_env.agents import make_agent  # noqa: E402
+from hearts_env.agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
+from hearts_env.train.main_job import MainJobConfig, format_results, main  # noqa: E402
+from hearts_env.train.ppo import parse_config  # noqa: E402
+
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.core import legal_mask, new_games, sample_actions, step  # noqa: E402
 from hearts_env.infoset import infoset  # noqa: E402
 from hearts_env.policy import PhaseSplit, RandomPolicy  # noqa: E402
 from hearts_env.records import concatenate
 from hearts_env.rules import HeartsRules  # noqa: E402
-from train.benchmark import BenchmarkConfig, format_results, main  # noqa: E402
-from train.ppo import parse_config  # noqa: E402
 
 
 def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = BenchmarkConfig(
+    config = MainJobConfig(
         num_envs=8,
         n_steps=64,
         batch_size=256,
@@ -52,7 +53,7 @@ def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_benchmark_flags_parse() -> None:
-    config = parse_config(BenchmarkConfig, ["--baselines", "random,simple", "--deals", "50"], "x", "")
+    config = parse_config(MainJobConfig, ["--baselines", "random,simple", "--deals", "50"], "x", "")
     assert config.baselines == ["random", "simple"] and config.deals == 50
     assert config.bc_teacher == "heuristic"
 
@@ -66,7 +67,7 @@ def test_shipped_agent_is_small_and_documented() -> None:
     while "from" in origin:  # rounds of expert iteration, back to the PPO run they started from
         origin = origin["from"]
     assert origin["algorithm"] == "MaskablePPO" and origin["timesteps"] >= 1_000_000
-    assert "python -m train.ppo" in (folder / "README.md").read_text()
+    assert "python -m hearts_env.train.ppo" in (folder / "README.md").read_text()
     assert isinstance(make_agent("ppo"), TrainedPolicy)
 
 
