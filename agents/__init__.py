@@ -18,7 +18,6 @@ from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
-
 from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {

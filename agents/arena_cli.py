@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
-
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args

@@ -61,10 +61,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from hearts_env.agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
-from hearts_env.agents.compiled import CompiledTable
 from numba import njit
 
+from hearts_env.agents.bitboards import LOW_KEY, RANK_OF, SUIT_OF, best_by_key, count, high_card, low_card, read_trick
+from hearts_env.agents.compiled import CompiledTable
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, SPADES
 from hearts_env.compiled import row_kernel
 from hearts_env.core import (

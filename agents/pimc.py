@@ -73,12 +73,12 @@ import dataclasses
 import functools
 
 import numpy as np
+
+from hearts_env import cards
 from hearts_env.agents import pimc_kernels as kern
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc_kernels import VOID_BITS
 from hearts_env.agents.simple import SimplePolicy
-
-from hearts_env import cards
 from hearts_env.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.core import (
     GAME_OVER,

@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hearts_env.agents.bitboards import count, low_card
-from hearts_env.agents.heuristic import heuristic_card
-from hearts_env.agents.simple import simple_card
 from numba import njit
 
 from hearts_env import kernels as k
+from hearts_env.agents.bitboards import count, low_card
+from hearts_env.agents.heuristic import heuristic_card
+from hearts_env.agents.simple import simple_card
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
 from hearts_env.compiled import row_kernel
 from hearts_env.infoset import (

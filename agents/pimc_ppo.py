@@ -36,9 +36,9 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+
 from hearts_env.agents.pimc import determinize, sample_worlds
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
-
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
     BIT,

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 import numpy as np
-from hearts_env.agents import AGENTS
-from hearts_env.agents.specs import agent_from_spec, check_agents
 
 from hearts_env import cards, runner
+from hearts_env.agents import AGENTS
+from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.core import (
     BIT,
     GAME_OVER,

@@ -14,10 +14,10 @@ from other compiled code), ``simple_cards`` loops over a batch.
 from __future__ import annotations
 
 import numpy as np
-from hearts_env.agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, high_card, low_card, read_trick
-from hearts_env.agents.compiled import CompiledTable
 from numba import njit
 
+from hearts_env.agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, high_card, low_card, read_trick
+from hearts_env.agents.compiled import CompiledTable
 from hearts_env.compiled import row_kernel
 from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS, rule_params
 from hearts_env.infoset import I_LEGAL, I_PHASE, InfoSet

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from hearts_env.agents import make_agent
-
 from hearts_env.core import legal_mask, new_games
 from hearts_env.infoset import infoset
 from hearts_env.policy import Policy

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from hearts_env.agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
-from hearts_env.agents.simple import SimplePolicy, simple_card
 
 from hearts_env import core
 from hearts_env import kernels as k
+from hearts_env.agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
+from hearts_env.agents.simple import SimplePolicy, simple_card
 from hearts_env.cards import card_name
 from hearts_env.compiled import row_kernel
 from hearts_env.infoset import info_layout, infoset_row

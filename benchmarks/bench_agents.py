@@ -19,10 +19,10 @@ import json
 import time
 
 import numpy as np
-from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.simple import SimplePolicy
 
 from hearts_env import HeartsRules
+from hearts_env.agents.heuristic import HeuristicPolicy
+from hearts_env.agents.simple import SimplePolicy
 from hearts_env.core import legal_mask, new_games, step_in_place
 from hearts_env.infoset import infoset
 from hearts_env.policy import RandomPolicy, TablePolicy

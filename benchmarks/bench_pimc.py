@@ -22,10 +22,10 @@ import json
 import time
 
 import numpy as np
-from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 
 from hearts_env import HeartsRules
+from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.core import PLAY, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.records import concatenate

@@ -22,12 +22,12 @@ import time
 
 import numpy as np
 import ray
-from hearts_env.agents.arena_cli import build_agents
-from hearts_env.train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
+from hearts_env.agents.arena_cli import build_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor
 from hearts_env.rules import HeartsRules
+from hearts_env.train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
 TRAINING = {
     "opponents (3 heuristic)": dict(opponents=["heuristic"], episode="hand", num_envs=256, n_steps=64),

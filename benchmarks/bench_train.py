@@ -12,9 +12,8 @@ import json
 import tempfile
 import time
 
-from hearts_env.train.ppo import PPOConfig, main
-
 from hearts_env.sb3 import SB3VecEnv
+from hearts_env.train.ppo import PPOConfig, main
 
 
 def run(total_timesteps: int, seed: int) -> dict[str, float]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 
 from hearts_env.agents import make_agent
-
 from hearts_env.arena import paired_difference, play_match
 
 

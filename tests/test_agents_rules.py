@@ -21,10 +21,10 @@ import functools
 import numpy as np
 import pytest
 from agent_decisions import load, make_heuristic, positions
-from hearts_env.agents.heuristic import HeuristicPolicy, Weights
-from hearts_env.agents.simple import SimplePolicy
 
 from hearts_env import HeartsRules, cards
+from hearts_env.agents.heuristic import HeuristicPolicy, Weights
+from hearts_env.agents.simple import SimplePolicy
 from hearts_env.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.policy import RandomPolicy

@@ -10,12 +10,12 @@ import math
 import statistics
 import sys
 
-import hearts_env.agents
 import numpy as np
 import pytest
-from hearts_env.agents.arena_cli import main, parse_spec
 
+import hearts_env.agents
 from hearts_env import cards, core
+from hearts_env.agents.arena_cli import main, parse_spec
 from hearts_env.arena import (
     METRICS,
     Estimate,

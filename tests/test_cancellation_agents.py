@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from hearts_env import HeartsRules, cards
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc import PIMCPolicy, determinize, pimc_heuristic, sample_worlds
 from hearts_env.agents.simple import SimplePolicy
-
-from hearts_env import HeartsRules, cards
 from hearts_env.core import (
     PLAY,
     State,

@@ -9,13 +9,13 @@ import warnings
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hearts_env.agents.arena_cli import main as arena_main
 from pettingzoo.test import api_test, seed_test
 from scripted_deals import TWINS6, TWINS6_KITTY
 from test_aec import expected_totals, play
 from test_gym_env import play_episode, random_legal
 
 from hearts_env import aec, cards
+from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import play_match
 from hearts_env.arena.match import _hand_outcomes
 from hearts_env.core import POINT_BITS, new_games, sample_actions, step

@@ -19,15 +19,15 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import hearts_env.agents.arena_cli as arena_cli
-import hearts_env.agents.trained as trained
 import numpy as np
 import pytest
+
+import hearts_env.agents.arena_cli as arena_cli
+import hearts_env.agents.trained as trained
+from hearts_env import HeartsRules
 from hearts_env.agents.play import main as play_main
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
-
-from hearts_env import HeartsRules
 from hearts_env.core import State
 from hearts_env.demo import main as demo_main
 from hearts_env.rules import add_rules_arguments, rules_from_args

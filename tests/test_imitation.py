@@ -10,11 +10,10 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from hearts_env.agents import make_agent  # noqa: E402
-from hearts_env.train.imitation import collect, pretrain  # noqa: E402
-from hearts_env.train.ppo import PPOConfig, build_model  # noqa: E402
-
 from hearts_env.observation import ObservationLayout  # noqa: E402
 from hearts_env.rules import HeartsRules  # noqa: E402
+from hearts_env.train.imitation import collect, pretrain  # noqa: E402
+from hearts_env.train.ppo import PPOConfig, build_model  # noqa: E402
 
 RULES = HeartsRules()
 

@@ -19,6 +19,8 @@ import itertools
 
 import numpy as np
 import pytest
+
+from hearts_env import HeartsRules, cards
 from hearts_env.agents.heuristic import HeuristicPolicy, Weights
 from hearts_env.agents.pimc import (
     VOID_BITS,
@@ -32,8 +34,6 @@ from hearts_env.agents.pimc import (
     sample_worlds,
 )
 from hearts_env.agents.simple import SimplePolicy
-
-from hearts_env import HeartsRules, cards
 from hearts_env.core import (
     BIT,
     PLAY,

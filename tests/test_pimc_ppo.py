@@ -20,12 +20,12 @@ import json
 
 import numpy as np
 import pytest
+
+from hearts_env import HeartsRules
 from hearts_env.agents import arena_cli, make_agent
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_rollout
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
-
-from hearts_env import HeartsRules
 from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset
 from hearts_env.observation import encode

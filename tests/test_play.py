@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules, cards
+from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
 from hearts_env.core import new_games
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,11 +16,11 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
-from hearts_env.agents import make_agent
-from hearts_env.agents.arena_cli import main as arena_main
 
 import hearts_env
 from hearts_env import seeding
+from hearts_env.agents import make_agent
+from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import MatchResult, play_match, round_robin
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.policy import RandomPolicy
@@ -310,10 +310,11 @@ def test_one_self_play_iteration(local_ray, tmp_path):
 
 def test_one_iteration_against_opponents_and_the_export_is_the_module(local_ray, tmp_path):
     import torch
-    from hearts_env.agents.trained import TrainedPolicy
-    from hearts_env.train.rllib_ppo import algorithm_config, export_policy, policy_arrays
     from ray.rllib.core import DEFAULT_MODULE_ID
     from ray.rllib.core.columns import Columns
+
+    from hearts_env.agents.trained import TrainedPolicy
+    from hearts_env.train.rllib_ppo import algorithm_config, export_policy, policy_arrays
 
     config = tiny(tmp_path, opponents=["random", "simple", "heuristic"], episode="hand", activation="tanh")
     algo = algorithm_config(config).build_algo()

@@ -8,9 +8,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hearts_env.agents import HeuristicPolicy, SimplePolicy, table
 
 from hearts_env import cards, core, runner
+from hearts_env.agents import HeuristicPolicy, SimplePolicy, table
 from hearts_env.arena import play_match
 from hearts_env.policy import RandomPolicy, TablePolicy
 from hearts_env.rules import HeartsRules

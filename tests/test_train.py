@@ -14,8 +14,15 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from sb3_contrib import MaskablePPO  # noqa: E402
+
 import hearts_env.train.ppo as ppo_module  # noqa: E402
 from hearts_env.agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
+from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
+from hearts_env.observation import ObservationLayout  # noqa: E402
+from hearts_env.rules import HeartsRules  # noqa: E402
+from hearts_env.sb3 import SB3VecEnv  # noqa: E402
 from hearts_env.train.ppo import (  # noqa: E402
     CHECKPOINT_FILE,
     PPOConfig,
@@ -27,13 +34,6 @@ from hearts_env.train.ppo import (  # noqa: E402
     parse_args,
     policy_arrays,
 )
-from sb3_contrib import MaskablePPO  # noqa: E402
-
-from hearts_env.arena import play_match  # noqa: E402
-from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
-from hearts_env.observation import ObservationLayout  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
-from hearts_env.sb3 import SB3VecEnv  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:

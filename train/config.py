@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
-
 from hearts_env.gym_env import EPISODES
 from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args

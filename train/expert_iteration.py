@@ -25,15 +25,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
-from hearts_env.train.config import check_at_least, coerce_fields, parse_config
-from hearts_env.train.imitation import Demonstrations, collect
-from hearts_env.train.run_files import make_run_folder
-
 from hearts_env.arena import play_match
 from hearts_env.rules import HeartsRules
 from hearts_env.seeding import COLLECTION, derive
+from hearts_env.train.config import check_at_least, coerce_fields, parse_config
+from hearts_env.train.imitation import Demonstrations, collect
+from hearts_env.train.run_files import make_run_folder
 
 
 @dataclass

@@ -28,9 +28,8 @@ from typing import Any
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.trained import TrainedPolicy
-from hearts_env.train import ppo
-
 from hearts_env.arena import Estimate, play_match
+from hearts_env.train import ppo
 
 
 @dataclass

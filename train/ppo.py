@@ -55,9 +55,21 @@ from typing import Any
 import gymnasium
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.vec_env import VecMonitor
+
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
+from hearts_env.gym_env import HeartsVectorEnv
+from hearts_env.infoset import InfoSet
+from hearts_env.observation import ObservationLayout, encode
+from hearts_env.policy import Policy
+from hearts_env.rules import HeartsRules
+from hearts_env.sb3 import SB3VecEnv
 from hearts_env.train.config import (
     check_at_least,
     check_choice,
@@ -70,18 +82,6 @@ from hearts_env.train.config import (
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.vec_env import VecMonitor
-
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
-from hearts_env.sb3 import SB3VecEnv
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"

@@ -52,9 +52,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from hearts_env import rllib
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
+from hearts_env.arena.sharding import init_ray
+from hearts_env.gym_env import HeartsVectorEnv
+from hearts_env.observation import ObservationLayout
+from hearts_env.rules import HeartsRules
 from hearts_env.train.config import (
     check_at_least,
     check_name,
@@ -64,12 +70,6 @@ from hearts_env.train.config import (
     parse_config,
 )
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
-
-from hearts_env import rllib
-from hearts_env.arena.sharding import init_ray
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.observation import ObservationLayout
-from hearts_env.rules import HeartsRules
 
 SELF = "self"
 """The opponents of self-play: the learner at every seat."""

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from hearts_env.agents import make_agent
 from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
-
 from hearts_env.arena import play_match
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
 from hearts_env.policy import Policy
