@@ -93,7 +93,6 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--episode",
-        "--games",
         choices=EPISODES,
         default="game",
         help="what each deal plays: a whole game or a single hand",

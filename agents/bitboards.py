@@ -1,5 +1,6 @@
-"""Compiled helpers the rule-based agents share: picking cards out of bitboards, ranking cards
-by rank across suits, and reading the current trick from an info row.
+"""Compiled helpers the rule-based agents share: counting and picking cards of bitboards (the
+lowest and highest card are the core's, ``kernels.low_card``/``high_card``), ranking cards by rank
+across suits, and reading the current trick from an info row.
 
 An info row is one game's row of ``InfoSet.data`` read through 64-, 32- and 8-bit views (``i64``,
 ``i32``, ``i8``); ``ioff`` is ``info.layout.offsets`` (see ``hearts_env.infoset``).
@@ -10,46 +11,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.cards import NUM_RANKS, NUM_SUITS, RANK_OF, SUIT_OF
 from hearts_env.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER, I_TRICK_WINNER
-from hearts_env.kernels import PASS, popcount
+from hearts_env.kernels import PASS, low_card, popcount
 
 U64 = np.uint64
 _ONE = U64(1)
 
-_IDS = np.arange(NUM_CARDS)
-RANK_OF = (_IDS % NUM_RANKS + 2).astype(np.int64)  # (52,) rank 2..14 of each card id
-SUIT_OF = (_IDS // NUM_RANKS).astype(np.int64)  # (52,) suit of each card id
 # Keys ranking cards by rank across suits (bigger wins; every card's key is distinct and > 0).
+_RANKS, _SUITS = RANK_OF.astype(np.int64), SUIT_OF.astype(np.int64)
 _PASS_TIE = np.array([0, 1, 3, 2])  # equal ranks: spades first, then hearts, diamonds, clubs
-HIGH_KEY = RANK_OF * NUM_SUITS + _PASS_TIE[SUIT_OF] - 7  # 1..52: the highest rank biggest
-LOW_KEY = (16 - RANK_OF) * NUM_SUITS - SUIT_OF  # 1..56: the lowest rank biggest (then clubs, diamonds, ...)
+HIGH_KEY = _RANKS * NUM_SUITS + _PASS_TIE[_SUITS] - 7  # 1..52: the highest rank biggest
+LOW_KEY = (16 - _RANKS) * NUM_SUITS - _SUITS  # 1..56: the lowest rank biggest (then clubs, diamonds, ...)
 
 
 @njit(cache=True, inline="always")
 def count(bits: np.uint64) -> int:
     """Number of cards in a bitboard (an int64: numba would make uint64 arithmetic floats)."""
     return np.int64(popcount(bits))
-
-
-@njit(cache=True, inline="always")
-def low_card(bits: np.uint64) -> int:
-    """The lowest card id of a bitboard, -1 for an empty one."""
-    if bits == 0:
-        return -1
-    return count((bits & (~bits + _ONE)) - _ONE)
-
-
-@njit(cache=True, inline="always")
-def high_card(bits: np.uint64) -> int:
-    """The highest card id of a bitboard, -1 for an empty one."""
-    bits |= bits >> U64(1)
-    bits |= bits >> U64(2)
-    bits |= bits >> U64(4)
-    bits |= bits >> U64(8)
-    bits |= bits >> U64(16)
-    bits |= bits >> U64(32)
-    return count(bits) - 1
 
 
 @njit(cache=True, inline="always")

@@ -4,7 +4,7 @@ For each game of the batch the seat to act (the observer) only knows its informa
 
 1. samples ``worlds`` deals of the cards it cannot see, each consistent with everything the
    information set says (``sample_worlds``);
-2. turns each world into a core ``State`` in the middle of the hand (``determinize``);
+2. turns each world into a core ``State`` in the middle of the hand (``hearts_env.infoset.world_states``);
 3. for every legal card of the observer, plays it in every world and rolls the rest of the hand
    out with a fast policy (uniformly random legal cards by default, or any ``Policy``): one
    compiled kernel runs every rollout for random, simple and heuristic players
@@ -55,7 +55,7 @@ observer's score is then recomputed with ``core.hand_score`` under the real rule
 (``InfoSet.tricks`` is empty for a rollout policy) and in the rollout worlds the other seats'
 passes are unknown (``passed`` holds only what the observer passed and received).
 
-States are built (``determinize``) from the information set rotated back to absolute seats; the
+States are built (``hearts_env.infoset.world_states``) from the information set rotated back to absolute seats; the
 legal cards come from the core's own legal-card kernel, so they are exactly the core's.
 
 World sampling and determinizing are compiled too (``pimc_kernels``), with counter-based
@@ -74,28 +74,25 @@ import functools
 
 import numpy as np
 
-from hearts_env import cards
+from hearts_env import cards, runner
 from hearts_env.agents import pimc_kernels as kern
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc_kernels import VOID_BITS
-from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.players import RANDOM
+from hearts_env.agents.table import CompiledTable
 from hearts_env.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.core import (
-    GAME_OVER,
     PASS,
     PLAY,
     State,
-    concatenate,
     hand_score,
-    legal_mask,
     mask_to_bits,
     rule_params,
-    sample_actions,
     state_layout,
     step,
 )
-from hearts_env.infoset import InfoSet, info_layout, infoset
-from hearts_env.policy import Policy
+from hearts_env.infoset import InfoSet, info_layout, world_places, world_states
+from hearts_env.policy import Policy, RandomPolicy
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
@@ -208,68 +205,16 @@ def _deal_rows(
 
 
 # ---------------------------------------------------------------------------------------------
-# Building core states
-
-
-def determinize(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = None) -> State:
-    """Core states (B * W games, game-major) of the worlds ``hands`` (B, W, P) by relative seat
-    (two decks: (B, W, 2, P + 1), as ``sample_worlds`` gives them, the kitty last), in the play
-    phase, the observer to act: everything public comes from the information set.
-
-    ``rules`` (default: the info set's) become the states' rules. Fields the info set cannot
-    give are set plainly: no trick history, no last trick, the other seats' passes unknown (only
-    what the observer passed and received is filled in), zero hand-over flags.
-    """
-    if np.any(info.phase != PLAY):
-        raise ValueError("only play-phase information sets can be determinized")
-    rules = info.rules if rules is None else rules
-    B, W = hands.shape[:2]
-    layout = state_layout(rules.num_players, 0, rules.decks)
-    data = layout.zeros(B * W)
-    kern.determinize(info.data, info.layout.offsets, _places(hands), data, layout.offsets, rule_params(rules))
-    return State(rules, data, layout)
-
-
-def _places(hands: np.ndarray) -> np.ndarray:
-    """Worlds as the kernels read them, (B, W, copies, places): one deck's (B, W, P) gain an axis."""
-    hands = np.ascontiguousarray(hands, _U64)
-    return hands[:, :, None, :] if hands.ndim == 3 else hands
-
-
-# ---------------------------------------------------------------------------------------------
 # Rollouts
 
 
-def rollout(
-    state: State, rng: np.random.Generator, policy: Policy | None = None, max_steps: int | None = None
-) -> State:
-    """Step every game to its end (uniformly random legal cards, or ``policy`` for every seat);
-    games that end leave the batch as they end. Returns the final states in the input order."""
-    n = state.batch_size
-    done = state.phase == GAME_OVER
-    ids = np.arange(n)
-    finished: list[tuple[np.ndarray, State]] = []
-    limit = max_steps if max_steps is not None else NUM_CARDS * 2
-    for _ in range(limit):
-        if np.count_nonzero(done):
-            finished.append((ids[done], state[done]))
-            keep = ~done
-            ids, state = ids[keep], state[keep]
-        if not len(ids):
-            break
-        if policy is None:
-            actions = sample_actions(state, rng)
-        else:
-            actions = np.asarray(policy(infoset(state), legal_mask(state)))
-        state = step(state, actions)
-        done = state.phase == GAME_OVER
-    else:
-        raise RuntimeError("rollout did not end")
-    if len(finished) == 1:
-        return finished[0][1]
-    order = np.argsort(np.concatenate([i for i, _ in finished]))
-    parts = [s for _, s in finished]
-    return concatenate(parts)[order]
+def rollout(state: State, rng: np.random.Generator, policy: Policy | None = None) -> State:
+    """Every game of ``state`` played to its end by ``policy`` at every seat (default: uniformly
+    random legal cards drawn from ``rng``), through the runner; the final states in input order."""
+    if policy is None:
+        policy = RandomPolicy()
+        policy.rng = rng  # the caller's stream: the search's draws stay one sequence
+    return runner.play(state, [policy] * state.num_players)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,11 +276,9 @@ class PIMCPolicy:
         self.max_batch = int(max_batch)
         # The compiled rollout player, if any (None: the policy is called from Python).
         if rollout is None:
-            self._player, self._knobs = kern.RANDOM, np.zeros(0)
-        elif isinstance(rollout, HeuristicPolicy):
-            self._player, self._knobs = kern.HEURISTIC, rollout.knobs
-        elif isinstance(rollout, SimplePolicy):
-            self._player, self._knobs = kern.SIMPLE, np.zeros(0)
+            self._player, self._knobs = RANDOM, np.zeros(0)
+        elif isinstance(rollout, CompiledTable):
+            self._player, self._knobs = rollout.compiled_player, rollout.knobs
         else:
             self._player = None
         self.seed(seed)
@@ -393,7 +336,7 @@ class PIMCPolicy:
             kern.rollout_values(
                 info.data,
                 info.layout.offsets,
-                _places(hands),
+                world_places(hands),
                 mask_to_bits(mask),
                 layout.offsets,
                 layout.width,
@@ -411,7 +354,7 @@ class PIMCPolicy:
             )
             values[~mask] = np.nan
             return values
-        worlds = determinize(info, hands, one_hand)
+        worlds = world_states(info, hands, one_hand)
         game, card = np.nonzero(mask)  # the candidates, (M,)
         index = (game[:, None] * W + np.arange(W)).repeat(R, axis=1).ravel()  # (M * W * R,)
         start = worlds[index]
@@ -440,7 +383,6 @@ __all__ = [
     "constraints",
     "deal_constructive",
     "deal_resampled",
-    "determinize",
     "pass_high_cards",
     "pimc_heuristic",
     "rollout",

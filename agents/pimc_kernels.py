@@ -1,7 +1,7 @@
 """PIMC's compiled parts (see ``hearts_env.agents.pimc`` for what they do and why): what the observer knows
 about where the cards are, world deals (rejection, then sampling-importance-resampling of
-constructive deals), core states built from an info row and a world, and rollouts to the
-hand's end with random, simple or heuristic players.
+constructive deals), and rollouts to the hand's end with random, simple or heuristic players from
+the core states of the worlds (``hearts_env.infoset.world_row``).
 
 Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) and
 rollout (game, card, world, rollout) draws from its own stream ``mix64(key ^ mix64(index))``, so
@@ -16,16 +16,13 @@ import numpy as np
 from numba import njit
 
 from hearts_env import kernels as k
-from hearts_env.agents.bitboards import count, low_card
-from hearts_env.agents.heuristic import heuristic_card
-from hearts_env.agents.simple import simple_card
+from hearts_env.agents.bitboards import count
+from hearts_env.agents.players import RANDOM, player_card
 from hearts_env.cards import NUM_CARDS, NUM_SUITS
 from hearts_env.compiled import row_kernel
 from hearts_env.infoset import (
     I_HAND,
     I_HAND2,
-    I_HAND_NUMBER,
-    I_HEARTS_BROKEN,
     I_KITTY_SIZE,
     I_PASS_OFFSET,
     I_PASSED,
@@ -33,31 +30,21 @@ from hearts_env.infoset import (
     I_PHASE,
     I_PLAYED,
     I_PLAYED2,
-    I_POT,
-    I_POT2,
-    I_RECEIVED,
-    I_RECEIVED2,
-    I_SCORES,
     I_SEAT,
-    I_TAKEN,
-    I_TAKEN2,
-    I_TO_PLAY,
-    I_TRICK,
-    I_TRICK_LEADER,
-    I_TRICK_WINNER,
-    I_TRICKS_PLAYED,
     I_UNSEEN,
     I_UNSEEN2,
     I_VOIDS,
     infoset_row,
+    world_row,
 )
+from hearts_env.kernels import low_card
+from hearts_env.seeding import GAMMA
 
 U64 = np.uint64
-_GOLDEN = U64(0x9E3779B97F4A7C15)
+_GAMMA = U64(GAMMA)
 _TO_UNIT = 1.0 / float(1 << 53)
 # VOID_BITS[v]: the cards of the suits in the 4-bit void set v.
 VOID_BITS = np.array([sum(int(k.SUIT_BITS[s]) for s in range(NUM_SUITS) if v >> s & 1) for v in range(16)], dtype=U64)
-RANDOM, SIMPLE, HEURISTIC = 0, 1, 2  # rollout players
 ERROR_NONE, ERROR_NOT_PLAY, ERROR_SIZES, ERROR_NO_DEAL = 0, 1, 2, 3  # why a game's worlds failed
 MAX_PLACES = 12  # places a deal fills: up to 11 seats and, with two decks, the kitty
 WORK = 72  # scratch words of a constructive deal (up to ``MAX_PLACES`` places)
@@ -72,7 +59,7 @@ def seed_stream(rng: np.ndarray, key: np.uint64, index: int) -> None:
 @njit(cache=True, inline="always")
 def uniform(rng: np.ndarray) -> float:
     """The next uniform number in [0, 1) of the stream in ``rng`` (SplitMix64)."""
-    rng[0] += _GOLDEN
+    rng[0] += _GAMMA
     return float(k.mix64(rng[0]) >> U64(11)) * _TO_UNIT
 
 
@@ -399,106 +386,6 @@ def deal_rows(
 
 
 # ---------------------------------------------------------------------------------------------
-# Core states from an info row and a world
-
-
-@row_kernel
-def determinize_row(
-    i64: np.ndarray,
-    i32: np.ndarray,
-    i8: np.ndarray,
-    ioff: np.ndarray,
-    world: np.ndarray,
-    s64: np.ndarray,
-    s32: np.ndarray,
-    s8: np.ndarray,
-    soff: np.ndarray,
-    rp: np.ndarray,
-) -> None:
-    """Write the state row (no trick history) of the info row's game with the places' hands
-    ``world`` (C, Q) (see ``sample_worlds``): the play phase, the observer to act, everything
-    public from the info row; the other seats' passes unknown (only what the observer passed and
-    received), no last trick."""
-    P = rp[k.R_PLAYERS]
-    s8[:] = 0
-    seat = i8[ioff[I_SEAT]]
-    s32[soff[k.F_HAND_NUMBER]] = i32[ioff[I_HAND_NUMBER]]
-    s8[soff[k.F_PHASE]] = k.PLAY
-    s8[soff[k.F_TO_PLAY]] = (seat + i8[ioff[I_TO_PLAY]]) % P
-    s8[soff[k.F_LEADER]] = (seat + i8[ioff[I_TRICK_LEADER]]) % P
-    winner = i8[ioff[I_TRICK_WINNER]]  # -1 (two decks) while the led suit is all cancelled
-    s8[soff[k.F_WINNER]] = -1 if winner < 0 else (seat + winner) % P
-    s8[soff[k.F_TRICKS_PLAYED]] = i8[ioff[I_TRICKS_PLAYED]]
-    s8[soff[k.F_HEARTS_BROKEN]] = i8[ioff[I_HEARTS_BROKEN]]
-    s8[soff[k.F_LAST_TRICK_WINNER]] = -1
-    size = 0
-    for r in range(P):
-        a = (seat + r) % P
-        card = i8[ioff[I_TRICK] + r]
-        s8[soff[k.F_TRICK] + a] = card
-        played = i64[ioff[I_PLAYED] + r]
-        if card >= 0:
-            size += 1
-            played &= ~k.BIT[card]  # the current trick is not a completed one
-        s64[soff[k.F_HANDS] + a] = world[0, r]
-        s64[soff[k.F_PLAYED] + a] = played
-        s8[soff[k.F_VOIDS] + a] = i8[ioff[I_VOIDS] + r]
-        s64[soff[k.F_TAKEN] + a] = i64[ioff[I_TAKEN] + r]
-        s32[soff[k.F_SCORES] + a] = i32[ioff[I_SCORES] + r]
-        s8[soff[k.F_LAST_TRICK] + a] = -1
-    s8[soff[k.F_TRICK_SIZE]] = size
-    s64[soff[k.F_PASSED] + seat] = i64[ioff[I_PASSED]]
-    giver = (seat - i8[ioff[I_PASS_OFFSET]]) % P
-    if giver != seat:
-        s64[soff[k.F_PASSED] + giver] |= i64[ioff[I_RECEIVED]]
-    if rp[k.R_DECKS] == 2:
-        second_copies_row(i64, i8, ioff, world, s64, soff, rp, seat, giver)
-    s64[soff[k.F_LEGAL]] = k.legal_cards(s64, s8, soff, rp)
-
-
-@njit(cache=True, inline="always")
-def second_copies_row(
-    i64: np.ndarray,
-    i8: np.ndarray,
-    ioff: np.ndarray,
-    world: np.ndarray,
-    s64: np.ndarray,
-    soff: np.ndarray,
-    rp: np.ndarray,
-    seat: int,
-    giver: int,
-) -> None:
-    """Two decks: the second copies, the kitty (the world's place P) and the pot of a state row."""
-    P = rp[k.R_PLAYERS]
-    for r in range(P):
-        a = (seat + r) % P
-        played, played2 = i64[ioff[I_PLAYED] + r], i64[ioff[I_PLAYED2] + r]
-        card = i8[ioff[I_TRICK] + r]
-        if card >= 0:  # the current trick is not a completed one
-            played, played2 = k.remove_pile(played, played2, k.BIT[card], U64(0))
-        s64[soff[k.F_PLAYED] + a], s64[soff[k.F_PLAYED2] + a] = played, played2
-        s64[soff[k.F_HANDS2] + a] = world[1, r]
-        s64[soff[k.F_TAKEN2] + a] = i64[ioff[I_TAKEN2] + r]
-    s64[soff[k.F_PASSED2] + seat] = i64[ioff[I_PASSED2]]
-    if giver != seat:
-        s64[soff[k.F_PASSED2] + giver] |= i64[ioff[I_RECEIVED2]]
-    s64[soff[k.F_KITTY]], s64[soff[k.F_KITTY] + 1] = world[0, P], world[1, P]
-    s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1] = i64[ioff[I_POT]], i64[ioff[I_POT2]]
-
-
-@row_kernel
-def determinize(idata, ioff, worlds, sdata, soff, rp) -> None:
-    """State rows (B * W, game-major) of the worlds (B, W, C, Q) of each info row."""
-    B, W = worlds.shape[:2]
-    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
-    s64, s32, s8 = sdata.view(U64), sdata.view(np.int32), sdata.view(np.int8)
-    for g in range(B):
-        for w in range(W):
-            n = g * W + w
-            determinize_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], s64[n], s32[n], s8[n], soff, rp)
-
-
-# ---------------------------------------------------------------------------------------------
 # Rollouts
 
 
@@ -537,11 +424,12 @@ def rollout_values(
 ) -> None:
     """``values[g, c]``: the observer's mean hand score over the worlds (B, W, C, Q) of game g
     (see ``sample_worlds``) and ``rollouts`` rollouts each, after it plays candidate card c (a bit
-    of ``candidates[g]``) and every seat then plays ``player`` (``RANDOM``, ``SIMPLE`` or
-    ``HEURISTIC`` with knobs ``kn``) to the hand's end under the rules ``rp`` (one hand: target
-    score 0), or until every card that scores has been taken. The hand is scored with the real
-    rules ``rp_real`` and the game totals; ``margin``: minus the others' mean. Forced cards (a
-    single legal one) are played without asking the player.
+    of ``candidates[g]``) and every seat then plays the compiled player ``player``
+    (``hearts_env.agents.players``: ``RANDOM``, ``SIMPLE``, or ``HEURISTIC`` with knobs ``kn``) to the
+    hand's end under the rules ``rp`` (one hand: target score 0), or until every card that scores
+    has been taken. The hand is scored with the real rules ``rp_real`` and the game totals;
+    ``margin``: minus the others' mean. Forced cards (a single legal one) are played without asking
+    the player.
     ``soff``/``width``: the rollout states' layout; ``roff``/``rwidth``: their info rows'.
     ``values`` must hold zeros at the candidates."""
     B, W = worlds.shape[:2]
@@ -563,7 +451,7 @@ def rollout_values(
     for g in range(B):
         observer = i8[g, ioff[I_SEAT]]
         for w in range(W):
-            determinize_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], b64, b32, b8, soff, rp)
+            world_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], b64, b32, b8, soff, rp)
             cards = candidates[g]
             while cards:
                 card = low_card(cards)
@@ -586,10 +474,7 @@ def rollout_values(
                             play = np.int64(k.nth_set_bit(legal, int(uniform(rng) * count(legal))))
                         else:
                             infoset_row(s64, s32, s8, soff, rp, s8[soff[k.F_TO_PLAY]], r64, r32, r8, roff)
-                            if player == HEURISTIC:
-                                play = heuristic_card(r64, r32, r8, roff, rp, kn)
-                            else:
-                                play = simple_card(r64, r8, roff, rp)
+                            play = player_card(player, kn, r64, r32, r8, roff, rp)
                     k.hand_score2(
                         s64[taken : taken + P], s64[taken2 : taken2 + P], b32[scores : scores + P], rp_real, points
                     )

@@ -8,7 +8,7 @@ For each play-phase decision the seat to act
    cards the network finds plausible, and a card it all but rules out is never played on the
    strength of a few noisy rollouts. A single candidate is played without search;
 2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
-   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``determinize``);
+   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``hearts_env.infoset.world_states``);
 3. plays each candidate in each world and rolls the hand out with the network's greedy card for
    every seat: games x worlds x candidates are ONE batch of core states stepped together
    (``hearts_env.core.step_in_place``), observed for their seats to act in one compiled pass
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env.agents.pimc import determinize, sample_worlds
+from hearts_env.agents.pimc import sample_worlds
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
@@ -53,7 +53,7 @@ from hearts_env.core import (
     step,
     step_in_place,
 )
-from hearts_env.infoset import InfoSet
+from hearts_env.infoset import InfoSet, world_states
 from hearts_env.observation import encode, observe
 from hearts_env.rules import HeartsRules
 
@@ -202,7 +202,7 @@ class PIMCPPOPolicy:
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
         one_hand = dataclasses.replace(rules, target_score=None)  # each rollout ends with its hand
-        worlds = determinize(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
+        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
         game, card = np.nonzero(candidates)  # (M,) candidates
         start = worlds[(game[:, None] * W + np.arange(W)).ravel()]  # (M * W,) candidate-major
         taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)

@@ -27,9 +27,12 @@ from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.core import (
     BIT,
     GAME_OVER,
+    HEART_POINTS,
+    JD_POINTS,
+    MOON_POINTS,
     PASS,
     PLAY,
-    POINT_BITS,
+    QS_POINTS,
     State,
     bits_to_cards,
     explain_illegal,
@@ -64,7 +67,7 @@ Commands:
   scores  show the points of this hand and the game totals
   help    show this help
   quit    leave the game (so does end of input, Ctrl-D)"""
-MOON_OUTCOMES = {  # {n}: every point of a hand (26, or 52 with two decks)
+MOON_OUTCOMES = {  # {n}: every point of a hand (MOON_POINTS, twice with two decks)
     "add_to_others": "the others score {n} each instead",
     "subtract_from_self": "you score -{n} instead",
     "shooter_choice": "the others score {n} each instead, or you -{n} when that keeps you winning",
@@ -76,7 +79,7 @@ def rules_summary(rules: HeartsRules) -> str:
     two = rules.decks == 2
     first = ", and no hearts or Q♠ may be dropped on it" if rules.no_points_on_first_trick else ""
     broken = "a heart or Q♠" if rules.queen_breaks_hearts else "a heart"
-    jack = ", J♦ -10" if rules.jack_of_diamonds else ""
+    jack = f", J♦ {JD_POINTS}" if rules.jack_of_diamonds else ""
     target = rules.target_score
     end = f"when someone reaches {target}" if target is not None else "after this one hand"
     if two:
@@ -88,11 +91,11 @@ def rules_summary(rules: HeartsRules) -> str:
     else:
         opener, cancel = f"{cards.card_symbol(cards.lowest_club(rules.num_players))}", ""
     every = "every heart and both Q♠" if two else "all hearts and Q♠"
-    moon = MOON_OUTCOMES[rules.moon].format(n=26 * rules.decks)
+    moon = MOON_OUTCOMES[rules.moon].format(n=MOON_POINTS * rules.decks)
     return (
         f"Rules: follow the led suit if you can. {opener} opens the first trick{first}.\n{cancel}"
-        f"Hearts may be led once broken (by {broken}). Each heart is 1 point, Q♠ 13{jack}; the lowest total\n"
-        f"wins {end}.\nTake {every} (shoot the moon) and {moon}."
+        f"Hearts may be led once broken (by {broken}). Each heart is {HEART_POINTS} point, Q♠ {QS_POINTS}{jack}; "
+        f"the lowest total\nwins {end}.\nTake {every} (shoot the moon) and {moon}."
     )
 
 
@@ -427,8 +430,7 @@ def pile_text(table: Table, state: State, seat: int) -> str:
 def moon_shooter(after: State) -> int | None:
     """The seat that took every heart and QS (every copy, with two decks) in the hand that
     ``after`` completed, if any."""
-    taken = after.last_hand_taken2[0] if after.rules.decks == 2 else after.last_hand_taken[0]
-    shooters = np.flatnonzero((taken & POINT_BITS) == POINT_BITS)
+    shooters = np.flatnonzero(after.last_hand_moons[0])
     return int(shooters[0]) if len(shooters) else None
 
 

@@ -7,54 +7,25 @@
 * Void in the led suit: the QS if it may, else the highest heart, else the highest card by rank.
 * Leading: the lowest legal card by rank (equal ranks: clubs, diamonds, spades, hearts).
 
-The rules are compiled: ``simple_card`` decides one game from its info row (and can be called
-from other compiled code), ``simple_cards`` loops over a batch.
+The rules are compiled (``simple_kernels``): ``simple_card`` decides one game from its info row
+(and can be called from other compiled code), ``simple_cards`` loops over a batch.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from hearts_env.agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, high_card, low_card, read_trick
-from hearts_env.agents.compiled import CompiledTable
-from hearts_env.compiled import row_kernel
-from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS, rule_params
-from hearts_env.infoset import I_LEGAL, I_PHASE, InfoSet
-from hearts_env.kernels import BIT, R_PLAYERS
-
-U64 = np.uint64
-_QS_BIT = BIT[QS]
-
-
-@njit(cache=True, inline="always")
-def simple_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray) -> int:
-    """The simple player's card for the seat to act in one info row (0 when it has no legal card)."""
-    legal = i64[ioff[I_LEGAL]]
-    if legal == 0:
-        return 0
-    _, _, led_suit, winning, _ = read_trick(i8, ioff, rp[R_PLAYERS])
-    if led_suit < 0:  # passing: the highest by rank; leading: the lowest by rank
-        return best_by_key(legal, HIGH_KEY if i8[ioff[I_PHASE]] == PASS else LOW_KEY)
-    follow = legal & SUIT_BITS[led_suit]
-    if follow:
-        duck = high_card(follow & BELOW[winning])
-        return duck if duck >= 0 else low_card(follow)
-    if legal & _QS_BIT:
-        return QS
-    heart = high_card(legal & HEART_BITS)
-    return heart if heart >= 0 else best_by_key(legal, HIGH_KEY)
-
-
-@row_kernel
-def simple_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
-    i64, i8 = idata.view(U64), idata.view(np.int8)
-    for g in range(idata.shape[0]):
-        out[g] = simple_card(i64[g], i8[g], ioff, rp)
+from hearts_env.agents.players import SIMPLE
+from hearts_env.agents.simple_kernels import simple_cards
+from hearts_env.agents.table import CompiledTable
+from hearts_env.core import rule_params
+from hearts_env.infoset import InfoSet
 
 
 class SimplePolicy(CompiledTable):
     """A classic low-risk player: pass high cards, duck, dump the QS and high hearts, lead low."""
+
+    compiled_player = SIMPLE
 
     def __init__(self, seed: int | None = None) -> None:
         """Deterministic: ``seed`` is accepted so that ``make_agent(name, seed=...)`` builds any agent."""

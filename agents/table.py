@@ -16,19 +16,35 @@ import numpy as np
 
 from hearts_env import core
 from hearts_env import kernels as k
-from hearts_env.agents.heuristic import NUM_KNOBS, HeuristicPolicy, heuristic_card
-from hearts_env.agents.simple import SimplePolicy, simple_card
+from hearts_env.agents.heuristic_tables import NUM_KNOBS
+from hearts_env.agents.players import player_card
 from hearts_env.cards import card_name
 from hearts_env.compiled import row_kernel
 from hearts_env.infoset import info_layout, infoset_row
+from hearts_env.policy import Policy
 
 U64 = np.uint64
-HEURISTIC, SIMPLE = 0, 1  # the kinds of compiled agent
 _QS_BIT = k.BIT[k.QS]
 
 
+class CompiledTable:
+    """Base of the agents whose card choice is a compiled player (``hearts_env.agents.players``):
+    a subclass says which (``compiled_player``, with its ``knobs``), so compiled loops (search
+    rollouts) can play it, and whole tables of such agents play in one compiled loop
+    (``play_table``: ``hearts_env.policy.TablePolicy``)."""
+
+    compiled_player: int
+    knobs: np.ndarray = np.zeros(0)
+
+    def play_table(
+        self, state: core.State, agent_at: np.ndarray, agents: Sequence[Policy]
+    ) -> tuple[core.State, np.ndarray, np.ndarray] | None:
+        """Whole games with compiled players at every seat, in one compiled loop (``play_table``)."""
+        return play_table(state, agent_at, agents)
+
+
 def play_table(
-    state: core.State, agent_at: np.ndarray, agents: Sequence[object]
+    state: core.State, agent_at: np.ndarray, agents: Sequence[Policy]
 ) -> tuple[core.State, np.ndarray, np.ndarray] | None:
     """Play every game of ``state`` to its end with ``agents[agent_at[g, s]]`` at seat ``s`` of
     game ``g``: the final state, and (B, P) int64 the hands in which each seat took the QS and
@@ -37,12 +53,10 @@ def play_table(
     kinds = np.empty(len(agents), np.int8)
     knobs = np.zeros((len(agents), NUM_KNOBS), np.float64)
     for a, agent in enumerate(agents):
-        if type(agent) is HeuristicPolicy:
-            kinds[a], knobs[a] = HEURISTIC, agent.knobs
-        elif type(agent) is SimplePolicy:
-            kinds[a] = SIMPLE
-        else:
+        if not isinstance(agent, CompiledTable):
             return None
+        kinds[a] = agent.compiled_player
+        knobs[a, : len(agent.knobs)] = agent.knobs
     B, P = state.batch_size, state.num_players
     agent_at = np.ascontiguousarray(np.broadcast_to(agent_at, (B, P)), np.int64)
     final = state.replace()  # a copy, played in place
@@ -91,10 +105,7 @@ def play_games(
             seat = r8[soff[k.F_TO_PLAY]]
             a = agent_at[g, seat]
             infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
-            if kinds[a] == HEURISTIC:
-                card = heuristic_card(i64, i32, i8, ioff, rp, knobs[a])
-            else:
-                card = simple_card(i64, i8, ioff, rp)
+            card = player_card(kinds[a], knobs[a], i64, i32, i8, ioff, rp)
             if not r64[soff[k.F_LEGAL]] & k.BIT[card]:
                 chosen[0] = card
                 return g

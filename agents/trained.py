@@ -61,7 +61,9 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0)
 
 
-_ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}  # module-level functions: a policy pickles (process pools, Ray)
+ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}
+"""The hidden activations an exported policy may use (module-level functions: a policy pickles, for
+process pools and Ray)."""
 _MASKED = np.float32(-1e8)  # the logit sb3-contrib's MaskableCategorical gives illegal actions
 
 
@@ -82,7 +84,7 @@ class MLPPolicy:
         history: bool = False,
     ) -> None:
         self.rules, self.layout = rules, ObservationLayout(rules, history)
-        self.scale, self.layers, self.activation = scale, layers, _ACTIVATIONS[activation]
+        self.scale, self.layers, self.activation = scale, layers, ACTIVATIONS[activation]
         self.sample = sample
         self.rng = np.random.default_rng(seed)
 
@@ -187,8 +189,8 @@ def _load_meta(path: Path) -> dict[str, Any]:
             f"trained on observation layout version {meta['layout_version']!r}, "
             f"this hearts_env encodes version {LAYOUT_VERSION}",
         )
-    if not isinstance(meta["activation"], str) or meta["activation"] not in _ACTIVATIONS:
-        raise _refuse(path, f"unknown activation {meta['activation']!r} (known: {', '.join(_ACTIVATIONS)})")
+    if not isinstance(meta["activation"], str) or meta["activation"] not in ACTIVATIONS:
+        raise _refuse(path, f"unknown activation {meta['activation']!r} (known: {', '.join(ACTIVATIONS)})")
     layers = meta["layers"]
     if (
         not isinstance(layers, list)

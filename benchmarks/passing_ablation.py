@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from hearts_env.agents import make_agent
-from hearts_env.arena import paired_difference, play_match
+from hearts_env.arena import play_match
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> None:
     directions = list(dict.fromkeys(results["ppo"].directions))
     print(f"\nppo minus the variant, points/hand paired by deal (95%): {', '.join(directions)}, all")
     for variant in ("ppo-random-pass", "ppo-heuristic-pass"):
-        cells = [paired_difference(results["ppo"], "ppo", results[variant], variant, direction=d) for d in directions]
-        cells.append(paired_difference(results["ppo"], "ppo", results[variant], variant))
+        cells = [results["ppo"].paired_difference("ppo", results[variant], variant, direction=d) for d in directions]
+        cells.append(results["ppo"].paired_difference("ppo", results[variant], variant))
         print(f"{variant:<20} " + "  ".join(f"{d.mean:+.2f} ± {d.half_width:.2f}" for d in cells))
 
 

@@ -1,7 +1,8 @@
 """
 # Hearts
 
-A PettingZoo AEC environment of Hearts for 3 to 7 players, over the vectorised core
+A PettingZoo AEC environment of Hearts for 3 to 7 players (6 to 11 with two decks, Cancellation
+Hearts), over the vectorised core
 (``hearts_env.core``) with a batch of one game. The env holds no rule logic: every rule, knob
 and score comes from the core.
 
@@ -11,7 +12,7 @@ and score comes from the core.
 | Parallel API       | No                                                        |
 | Manual Control     | No                                                        |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
-| Agents             | `num_players`: 3..7 (4 by default)                        |
+| Agents             | `num_players`: 3..7, 6..11 with `decks=2` (4 by default)  |
 | Action Shape       | (1,)                                                      |
 | Action Values      | Discrete(52)                                              |
 | Observation Shape  | (765,) for the standard 4-player game (`layout.size`)     |

@@ -25,6 +25,9 @@ RANK_CHARS = "23456789TJQKA"
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 PLAYERS_BY_DECKS = {1: (MIN_PLAYERS, MAX_PLAYERS), 2: (6, 11)}  # players allowed with one and two decks
 KITTY = -2  # the "seat" of a kitty card in a two-deck ``deals`` row
+SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS  # (52,) suit of each card id
+RANK_OF = (np.arange(NUM_CARDS, dtype=np.int8) % NUM_RANKS + 2).astype(np.int8)  # (52,) rank 2..14 of each card id
+SUIT_OF.flags.writeable = RANK_OF.flags.writeable = False
 
 # Cards taken out so that the deck divides evenly among the players (never a point card).
 REMOVED_CARDS: dict[int, tuple[str, ...]] = {
@@ -44,12 +47,12 @@ def card_id(suit: int, rank: int) -> int:
 
 
 def suit_of(card: int) -> int:
-    return card // NUM_RANKS
+    return int(SUIT_OF[_check_id(card)])
 
 
 def rank_of(card: int) -> int:
     """Rank 2..14 (J=11, Q=12, K=13, A=14)."""
-    return card % NUM_RANKS + 2
+    return int(RANK_OF[_check_id(card)])
 
 
 def parse_card(text: str) -> int:

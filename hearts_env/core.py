@@ -34,7 +34,7 @@ import os
 import numpy as np
 
 from hearts_env import cards, kernels, seeding
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, card_name
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, SUIT_OF, card_name
 from hearts_env.kernels import (  # noqa: F401  (the card tables are part of the core's API)
     BIT,
     GAME_OVER,
@@ -50,7 +50,6 @@ from hearts_env.kernels import (  # noqa: F401  (the card tables are part of the
     QS_POINTS,
     STATE_FIELDS,
     SUIT_BITS,
-    SUIT_OF,
 )
 from hearts_env.records import Layout, Records, cached_layout
 from hearts_env.records import concatenate as _concatenate
@@ -152,6 +151,16 @@ class State(Records):
     def hand_points(self) -> np.ndarray:
         """(B, P) int32: points taken so far this hand (JD rule included), before any moon adjustment."""
         return points_taken(self.rules, self.taken, self.taken2 if self.rules.decks == 2 else None)
+
+    @property
+    def last_hand_moons(self) -> np.ndarray:
+        """(B, P) bool: the seat shot the moon in the last completed hand (took every point card
+        of it: each copy, with two decks)."""
+        two = self.rules.decks == 2
+        taken = np.ascontiguousarray(self.last_hand_taken)
+        out = np.zeros(taken.shape, np.bool_)
+        kernels.moon_shooters(taken, np.ascontiguousarray(self.last_hand_taken2) if two else taken, two, out)
+        return out
 
     @property
     def lead_suit(self) -> np.ndarray:
@@ -502,7 +511,7 @@ def step(state: State, actions: np.ndarray) -> State:
     """
     data = state.data.copy()
     _step_data(state, data, actions)
-    return state._new(data)
+    return state.with_data(data)
 
 
 def step_in_place(state: State, actions: np.ndarray) -> None:
@@ -532,7 +541,7 @@ def recompute_legal(state: State) -> State:
     """The state with ``legal`` worked out again from its other fields (after ``replace``)."""
     data = state.data.copy()
     kernels.update_legal(data, state.layout.offsets, state.params)
-    return state._new(data)  # type: ignore[return-value]
+    return state.with_data(data)  # type: ignore[return-value]
 
 
 def explain_illegal(state: State, game: int, card: int) -> str:

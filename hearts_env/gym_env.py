@@ -147,12 +147,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hearts_env import core, seeding
+from hearts_env import core, runner, seeding
 from hearts_env.cards import NUM_CARDS, card_name
-from hearts_env.core import BIT, State, bits_to_mask, legal_mask, new_games
-from hearts_env.infoset import infoset
+from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
-from hearts_env.policy import Policy
+from hearts_env.policy import Policy, StreamPolicy
 from hearts_env.render import render_game
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
@@ -162,7 +161,7 @@ ILLEGAL_ACTIONS = ("raise", "random")
 RENDER_MODES = ("ansi", "human")
 
 _U64 = np.uint64
-_GAMMA = _U64(0x9E3779B97F4A7C15)  # an odd step: the i-th draw of a stream hashes stream + i * _GAMMA
+_GAMMA = _U64(seeding.GAMMA)  # the i-th draw of a game's stream hashes stream + i * _GAMMA
 _ALL = slice(None)  # index of every game: keeps arrays as views and states unsplit
 
 Index = slice | np.ndarray  # games of the batch: _ALL or an int array
@@ -207,7 +206,15 @@ class _Tables:
         self.history = bool(history)
         self.layout = ObservationLayout(rules, self.history)
         self.policies = _opponent_policies(opponents, P)
-        self.one_policy = self.policies is not None and all(p is self.policies[0] for p in self.policies)
+        # The runner's view of the opponents: the policies, and the one at each seat counted from
+        # the learner's left (the default random opponents draw from each game's own stream).
+        self.players: list[Policy | StreamPolicy] = (
+            [_GameStreams(self)] if self.policies is None else list(self.policies)
+        )
+        self.player_names = (
+            ["the random opponents"] if self.policies is None else [repr(policy) for policy in self.policies]
+        )
+        self.player_at = np.array([-1, *([0] * (P - 1) if self.policies is None else range(P - 1))], np.int64)
         self.state: State | None = None
         self.seat = np.full(num_games, 0 if learner_seat == "rotate" else learner_seat, np.int8)
         self.game_seed = np.zeros(num_games, _U64)  # the seed the game's episodes derive from
@@ -297,46 +304,32 @@ class _Tables:
         return rewards, terminated, all_replaced
 
     def _play_opponents(self) -> None:
-        """Step the games where an opponent is to act, a turn at a time, until none is."""
-        while True:
-            idx = _where(self.state.to_play != self.seat, ~self.ended)
-            if idx is None:
-                return
-            sub = self.state if _is_all(idx) else self.state[idx]
-            actions = self._opponent_actions(idx, sub)
-            illegal = (actions < 0) | (actions >= NUM_CARDS)
-            illegal |= (sub.legal & BIT.take(np.where(illegal, 0, actions))) == 0
-            if illegal.any():
-                g = int(np.argmax(illegal))
-                self._refuse(idx, sub, g, int(actions[g]))
-            self._step(idx, actions, sub)
+        """Play the opponents (``hearts_env.runner``) in every game whose episode goes on, until
+        its learner is to act again or its episode is over."""
+        live = np.flatnonzero(~self.ended)
+        if not len(live):
+            return
+        idx = _ALL if len(live) == self.num_games else live
+        P = self.rules.num_players
+        relative = (np.arange(P) - self.seat[idx][:, None]) % P  # each seat counted from the learner
+        sub = self.state if _is_all(idx) else self.state[idx]
 
-    def _refuse(self, idx: Index, sub: State, g: int, card: int) -> None:
-        """Name the opponent that chose an illegal card, and the card and the rule."""
-        game = int(np.arange(self.num_games)[idx][g])
-        relative = (int(sub.to_play[g]) - int(self.seat[game])) % self.rules.num_players
-        policy = "the random opponents" if self.policies is None else repr(self.policies[relative - 1])
-        what = (
-            f"{card_name(card)} is illegal: {core.explain_illegal(sub, g, card)}"
-            if 0 <= card < NUM_CARDS
-            else f"{card} is not a card id (0..51)"
-        )
-        raise ValueError(
-            f"game {game}: the opponent at seat {int(sub.to_play[g])} ({relative} left of the learner), {policy}, "
-            f"chose {what}; nothing changed"
-        )
+        def account(step: runner.Step) -> None:
+            self._account(step.games, step.state, step.after)
 
-    def _opponent_actions(self, idx: Index, sub: State) -> np.ndarray:
-        if self.policies is None:
-            return self._random_cards(idx, sub.legal)
-        if self.one_policy:  # one call for every opponent seat
-            return _call(self.policies[0], sub)
-        relative = (sub.to_play - self.seat[idx]) % self.rules.num_players
-        actions = np.zeros(sub.batch_size, np.int64)
-        for r in np.unique(relative):  # one batched call per opponent seat
-            rows = np.flatnonzero(relative == r)
-            actions[rows] = _call(self.policies[r - 1], sub[rows])
-        return actions
+        try:
+            final = runner.play(
+                sub, self.players, self.player_at[relative], self.episode, account, self.player_names, live
+            )
+        except runner.IllegalCard as error:
+            relative_seat = (error.seat - int(self.seat[error.game])) % P
+            card = error.card
+            what = f"{card_name(card)} is illegal: {error.why}" if 0 <= card < NUM_CARDS else f"{card}: {error.why}"
+            raise ValueError(
+                f"game {error.game}: the opponent at seat {error.seat} ({relative_seat} left of the learner), "
+                f"{error.policy}, chose {what}; nothing changed"
+            ) from None
+        self.state = final if _is_all(idx) else _splice(self.state, idx, final)
 
     def _random_cards(self, idx: Index, legal: np.ndarray, advance: bool = True) -> np.ndarray:
         """A uniformly random card of each bitboard, from each game's own stream (counter-based)."""
@@ -348,10 +341,14 @@ class _Tables:
 
     def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
         after = core.step(before, actions)
+        self._account(idx, before, after)
+        self.state = after if _is_all(idx) else _splice(self.state, idx, after)
+
+    def _account(self, idx: Index, before: State, after: State) -> None:
+        """The learners' rewards and episode ends of one step of the games ``idx``."""
         rewards = step_rewards(before, after, self.reward)
         self.pending[idx] += rewards[np.arange(before.batch_size), self.seat[idx]]
         self.ended[idx] |= after.hand_over if self.episode == "hand" else after.done
-        self.state = after if _is_all(idx) else _splice(self.state, idx, after)
 
     # -- views
 
@@ -381,11 +378,22 @@ class _Tables:
         return f"{render_game(self.state, game)}\nlearner: seat {self.seat[game]}"
 
 
+class _GameStreams:
+    """The default random opponents (a ``StreamPolicy``): a uniformly random legal card from each
+    game's own random stream."""
+
+    def __init__(self, tables: _Tables) -> None:
+        self.tables = tables
+
+    def draw(self, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        return self.tables._random_cards(games, legal)
+
+
 def _splice(state: State, idx: np.ndarray, sub: State) -> State:
     """``state`` with the games ``idx`` replaced by ``sub``."""
     data = state.data.copy()
     data[idx] = sub.data
-    return state._new(data)
+    return state.with_data(data)
 
 
 def _where(mask: np.ndarray, also: np.ndarray) -> Index | None:
@@ -398,16 +406,6 @@ def _where(mask: np.ndarray, also: np.ndarray) -> Index | None:
 
 def _is_all(idx: Index) -> bool:
     return isinstance(idx, slice)
-
-
-def _call(policy: Policy, sub: State) -> np.ndarray:
-    actions = np.asarray(policy(infoset(sub), legal_mask(sub)))
-    if actions.shape != (sub.batch_size,) or actions.dtype.kind not in "iu":
-        raise ValueError(
-            f"opponent policy {policy!r} must return ({sub.batch_size},) integer card ids, "
-            f"got {actions.dtype} {actions.shape}"
-        )
-    return actions
 
 
 def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players: int) -> tuple[Policy, ...] | None:

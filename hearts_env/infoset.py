@@ -12,7 +12,9 @@ as in the core: ``hand`` the cards held at least once and ``hand2`` those held t
 The observer also knows the pot on the table and how many cards lie face down in the kitty, but
 not which, until the kitty is taken (then its cards are in the taker's ``taken``). With one deck
 the fields of the second copies, the pot and the kitty are zero.
-An ``InfoSet`` is built by a compiled kernel from the core's state (``infoset(state, seat)``).
+An ``InfoSet`` is built by a compiled kernel from the core's state (``infoset(state, seat)``);
+``world_states`` goes back: core states from info sets and the cards hidden from the observer (a
+search's sampled worlds).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import numpy as np
 
 from hearts_env import kernels as k
 from hearts_env.compiled import inline_kernel, row_kernel
-from hearts_env.core import State
+from hearts_env.core import State, rule_params, state_layout
 from hearts_env.records import Layout, Records, cached_layout
+from hearts_env.rules import HeartsRules
 
 U64 = np.uint64
 
@@ -332,3 +335,133 @@ def second_copies(
         seen, seen2 = k.add_piles(seen, seen2, taken, taken2)
     deck = U64(rp[k.R_DECK])
     i64[ioff[I_UNSEEN]], i64[ioff[I_UNSEEN2]] = k.remove_pile(deck, deck, seen, seen2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Worlds: core states from an info set and the hidden cards (the inverse of ``infoset_row``)
+
+
+def world_places(hands: np.ndarray) -> np.ndarray:
+    """Worlds (``world_states``' ``hands``) as the kernels read them, (B, W, copies, places): one
+    deck's (B, W, P) gain an axis."""
+    hands = np.ascontiguousarray(hands, U64)
+    return hands[:, :, None, :] if hands.ndim == 3 else hands
+
+
+def world_states(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = None) -> State:
+    """Core states (B * W games, game-major) of the worlds ``hands`` (B, W, P): the cards of every
+    relative seat (0 = the observer) in W deals of the hidden cards consistent with each info set
+    (two decks: (B, W, 2, P + 1), [..., 0, :] the cards each place holds at least once, [..., 1, :]
+    those it holds twice, the places the relative seats then the kitty). The inverse of
+    ``infoset``: a world's state seen from the observer's seat is the info set again, on all the
+    observer knows (a test checks it). Play phase only, the observer to act.
+
+    ``rules`` (default: the info set's) become the states' rules. What the info set cannot give is
+    set plainly: no trick history, no last trick, the other seats' passes unknown (only what the
+    observer passed and received is filled in), zero hand-over flags.
+    """
+    if np.any(info.phase != k.PLAY):
+        raise ValueError("only play-phase information sets have worlds")
+    rules = info.rules if rules is None else rules
+    places = world_places(hands)
+    B, W = places.shape[:2]
+    layout = state_layout(rules.num_players, 0, rules.decks)
+    data = layout.zeros(B * W)
+    world_rows(info.data, info.layout.offsets, places, data, layout.offsets, rule_params(rules))
+    return State(rules, data, layout)
+
+
+@row_kernel
+def world_row(
+    i64: np.ndarray,
+    i32: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    world: np.ndarray,
+    s64: np.ndarray,
+    s32: np.ndarray,
+    s8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+) -> None:
+    """Write the state row (no trick history) of the info row's game with the places' hands
+    ``world`` (C, Q) (see ``world_states``): the play phase, the observer to act, everything
+    public from the info row; the other seats' passes unknown (only what the observer passed and
+    received), no last trick."""
+    P = rp[k.R_PLAYERS]
+    s8[:] = 0
+    seat = i8[ioff[I_SEAT]]
+    s32[soff[k.F_HAND_NUMBER]] = i32[ioff[I_HAND_NUMBER]]
+    s8[soff[k.F_PHASE]] = k.PLAY
+    s8[soff[k.F_TO_PLAY]] = (seat + i8[ioff[I_TO_PLAY]]) % P
+    s8[soff[k.F_LEADER]] = (seat + i8[ioff[I_TRICK_LEADER]]) % P
+    winner = i8[ioff[I_TRICK_WINNER]]  # -1 (two decks) while the led suit is all cancelled
+    s8[soff[k.F_WINNER]] = -1 if winner < 0 else (seat + winner) % P
+    s8[soff[k.F_TRICKS_PLAYED]] = i8[ioff[I_TRICKS_PLAYED]]
+    s8[soff[k.F_HEARTS_BROKEN]] = i8[ioff[I_HEARTS_BROKEN]]
+    s8[soff[k.F_LAST_TRICK_WINNER]] = -1
+    size = 0
+    for r in range(P):
+        a = (seat + r) % P
+        card = i8[ioff[I_TRICK] + r]
+        s8[soff[k.F_TRICK] + a] = card
+        played = i64[ioff[I_PLAYED] + r]
+        if card >= 0:
+            size += 1
+            played &= ~k.BIT[card]  # the current trick is not a completed one
+        s64[soff[k.F_HANDS] + a] = world[0, r]
+        s64[soff[k.F_PLAYED] + a] = played
+        s8[soff[k.F_VOIDS] + a] = i8[ioff[I_VOIDS] + r]
+        s64[soff[k.F_TAKEN] + a] = i64[ioff[I_TAKEN] + r]
+        s32[soff[k.F_SCORES] + a] = i32[ioff[I_SCORES] + r]
+        s8[soff[k.F_LAST_TRICK] + a] = -1
+    s8[soff[k.F_TRICK_SIZE]] = size
+    s64[soff[k.F_PASSED] + seat] = i64[ioff[I_PASSED]]
+    giver = (seat - i8[ioff[I_PASS_OFFSET]]) % P
+    if giver != seat:
+        s64[soff[k.F_PASSED] + giver] |= i64[ioff[I_RECEIVED]]
+    if rp[k.R_DECKS] == 2:
+        _world_second_copies(i64, i8, ioff, world, s64, soff, rp, seat, giver)
+    s64[soff[k.F_LEGAL]] = k.legal_cards(s64, s8, soff, rp)
+
+
+@inline_kernel
+def _world_second_copies(
+    i64: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    world: np.ndarray,
+    s64: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    seat: int,
+    giver: int,
+) -> None:
+    """Two decks: the second copies, the kitty (the world's place P) and the pot of a state row."""
+    P = rp[k.R_PLAYERS]
+    for r in range(P):
+        a = (seat + r) % P
+        played, played2 = i64[ioff[I_PLAYED] + r], i64[ioff[I_PLAYED2] + r]
+        card = i8[ioff[I_TRICK] + r]
+        if card >= 0:  # the current trick is not a completed one
+            played, played2 = k.remove_pile(played, played2, k.BIT[card], U64(0))
+        s64[soff[k.F_PLAYED] + a], s64[soff[k.F_PLAYED2] + a] = played, played2
+        s64[soff[k.F_HANDS2] + a] = world[1, r]
+        s64[soff[k.F_TAKEN2] + a] = i64[ioff[I_TAKEN2] + r]
+    s64[soff[k.F_PASSED2] + seat] = i64[ioff[I_PASSED2]]
+    if giver != seat:
+        s64[soff[k.F_PASSED2] + giver] |= i64[ioff[I_RECEIVED2]]
+    s64[soff[k.F_KITTY]], s64[soff[k.F_KITTY] + 1] = world[0, P], world[1, P]
+    s64[soff[k.F_POT]], s64[soff[k.F_POT] + 1] = i64[ioff[I_POT]], i64[ioff[I_POT2]]
+
+
+@row_kernel
+def world_rows(idata, ioff, worlds, sdata, soff, rp) -> None:
+    """State rows (B * W, game-major) of the worlds (B, W, C, Q) of each info row."""
+    B, W = worlds.shape[:2]
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
+    s64, s32, s8 = sdata.view(U64), sdata.view(np.int32), sdata.view(np.int8)
+    for g in range(B):
+        for w in range(W):
+            n = g * W + w
+            world_row(i64[g], i32[g], i8[g], ioff, worlds[g, w], s64[n], s32[n], s8[n], soff, rp)

@@ -4,7 +4,10 @@ Each kernel takes the batch's ``(B, width)`` byte buffer, the layout's field off
 rules as an int array (``rule_params``), and loops over the games; the same code serves one game
 and thousands. Inside, a game's row is read through three typed views (64-, 32- and 8-bit), and
 field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
-``hearts_env.core`` wraps these kernels in the public API; nothing else calls them.
+``hearts_env.core`` wraps these kernels in the public API. Compiled code elsewhere (the info-set
+and observation kernels, the agents' card choices, search rollouts, compiled tables) calls the
+per-card kernels and the rule facts published here (points, the trick winner with cancellation,
+the end of the game, the moon), so each rule has one compiled copy.
 
 Two decks (``rp[R_DECKS] == 2``, Cancellation Hearts): a pile that may hold both copies of a card
 is two bitboards, the cards it holds at least once and the cards it holds twice (``hands`` and
@@ -19,8 +22,9 @@ import numpy as np
 from numba import njit, prange
 
 from hearts_env import cards
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_OF
 from hearts_env.compiled import inline_kernel, row_kernel, store_bits
+from hearts_env.seeding import GAMMA, MIX_MULTIPLIERS
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
@@ -32,7 +36,6 @@ HEART_BITS = SUIT_BITS[cards.HEARTS]
 QS = cards.parse_card("QS")
 JD = cards.parse_card("JD")
 POINT_BITS = HEART_BITS | BIT[QS]
-SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS
 HEART_POINTS = 1  # each heart taken
 QS_POINTS = 13  # the queen of spades taken
 JD_POINTS = -10  # the jack of diamonds taken, with the JD rule
@@ -159,6 +162,26 @@ def wrap_seat(x: int, P: int) -> int:
     return x - P if x >= P else x
 
 
+@inline_kernel
+def low_card(bits: np.uint64) -> int:
+    """The lowest card id of a bitboard, -1 for an empty one."""
+    if bits == 0:
+        return -1
+    return np.int64(popcount((bits & (~bits + _ONE)) - _ONE))  # an int64: numba makes uint64 arithmetic floats
+
+
+@inline_kernel
+def high_card(bits: np.uint64) -> int:
+    """The highest card id of a bitboard, -1 for an empty one."""
+    bits |= bits >> U64(1)
+    bits |= bits >> U64(2)
+    bits |= bits >> U64(4)
+    bits |= bits >> U64(8)
+    bits |= bits >> U64(16)
+    bits |= bits >> U64(32)
+    return np.int64(popcount(bits)) - 1
+
+
 def _select_in_byte() -> np.ndarray:
     """``[byte | k << 8]``: position of the k-th set bit of the byte (8 if it has no k-th)."""
     table = np.full(256 * 8, 8, np.int8)
@@ -238,14 +261,34 @@ def remove_pile(a: np.uint64, a2: np.uint64, b: np.uint64, b2: np.uint64) -> tup
     return (a & ~b) | (a2 & ~b2), a2 & ~b
 
 
+@inline_kernel
+def pair_points(once: np.uint64, twice: np.uint64, jack_of_diamonds: bool) -> int:
+    """Points of a two-deck pile (``once``: its cards, ``twice``: those it holds twice) before the moon."""
+    return pile_points(once, jack_of_diamonds) + pile_points(twice, jack_of_diamonds)
+
+
 @row_kernel
 def seat_points(r64: np.ndarray, off: np.ndarray, rp: np.ndarray, seat: int) -> int:
     """Points ``seat`` has taken so far this hand (both copies with two decks), before the moon."""
     jd = rp[R_JD] != 0
-    points = pile_points(r64[off[F_TAKEN] + seat], jd)
     if rp[R_DECKS] == 2:
-        points += pile_points(r64[off[F_TAKEN2] + seat], jd)
-    return points
+        return pair_points(r64[off[F_TAKEN] + seat], r64[off[F_TAKEN2] + seat], jd)
+    return pile_points(r64[off[F_TAKEN] + seat], jd)
+
+
+@inline_kernel
+def game_ends(highest: int, rp: np.ndarray) -> bool:
+    """Whether a hand that leaves the highest game total at ``highest`` ends the game (a single-hand
+    game, ``target_score`` None, always ends)."""
+    return rp[R_TARGET] == 0 or highest >= rp[R_TARGET]
+
+
+@inline_kernel
+def uncancelled_winner(once: np.uint64, twice: np.uint64, led_suit: int) -> int:
+    """Two decks: the winning card of a trick holding the pile (``once``, ``twice``): the highest
+    card of the led suit played only once (two copies of a card cancel each other), -1 if every
+    card of the led suit is cancelled."""
+    return high_card(once & ~twice & SUIT_BITS[led_suit])
 
 
 # --- Legal cards: the cascade ------------------------------------------------------------------
@@ -290,12 +333,15 @@ def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
 # --- Dealing and starting hands ------------------------------------------------------------------
 
 
+_GAMMA, _MIX1, _MIX2 = U64(GAMMA), U64(MIX_MULTIPLIERS[0]), U64(MIX_MULTIPLIERS[1])
+
+
 @inline_kernel
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a well-mixed word from a counter."""
-    x = x + U64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> U64(27))) * U64(0x94D049BB133111EB)
+    x = x + _GAMMA
+    x = (x ^ (x >> U64(30))) * _MIX1
+    x = (x ^ (x >> U64(27))) * _MIX2
     return x ^ (x >> U64(31))
 
 
@@ -419,9 +465,12 @@ def shot_the_moon(taken: np.uint64, taken2: np.uint64, two: bool) -> bool:
 
 
 @row_kernel
-def hand_score(taken: np.ndarray, totals: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
-    """``hand_score2`` of a one-deck game (no second copies to give)."""
-    hand_score2(taken, taken, totals, rp, out)
+def moon_shooters(taken: np.ndarray, taken2: np.ndarray, two: bool, out: np.ndarray) -> None:
+    """``out[g, s]``: seat s shot the moon with the cards ``taken[g, s]`` (``taken2``: those taken
+    twice, read with two decks)."""
+    for g in range(taken.shape[0]):
+        for s in range(taken.shape[1]):
+            out[g, s] = shot_the_moon(taken[g, s], taken2[g, s], two)
 
 
 @row_kernel
@@ -448,8 +497,7 @@ def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
             highest = max(highest, after)
             if s == shooter:
                 mine = after
-        ends = rp[R_TARGET] == 0 or highest >= rp[R_TARGET]
-        moon = SUBTRACT_FROM_SELF if ends and mine > lowest else ADD_TO_OTHERS
+        moon = SUBTRACT_FROM_SELF if game_ends(highest, rp) and mine > lowest else ADD_TO_OTHERS
     for s in range(P):
         if shooter >= 0:
             if moon == ADD_TO_OTHERS:
@@ -495,17 +543,16 @@ def end_hand(
     scores = r32[off[F_SCORES] : off[F_SCORES] + P]
     points = r32[off[F_LAST_HAND_POINTS] : off[F_LAST_HAND_POINTS] + P]
     hand_score2(taken, taken2, scores, rp, points)
-    over = rp[R_TARGET] == 0
-    lowest = scores[0] + points[0]
+    lowest = highest = scores[0] + points[0]
     for s in range(P):
         scores[s] += points[s]
         r64[off[F_LAST_HAND_TAKEN] + s] = taken[s]
         if two:
             r64[off[F_LAST_HAND_TAKEN2] + s] = taken2[s]
-        over |= scores[s] >= rp[R_TARGET]
         lowest = min(lowest, scores[s])
+        highest = max(highest, scores[s])
     r8[off[F_HAND_OVER]] = 1
-    if over:
+    if game_ends(highest, rp):
         r8[off[F_PHASE]] = GAME_OVER
         r8[off[F_TO_PLAY]] = -1
         for s in range(P):
@@ -581,18 +628,16 @@ def end_trick(
 def trick_winner(r8: np.ndarray, off: np.ndarray, rp: np.ndarray) -> int:
     """Two decks: the seat of the highest card of the led suit in the trick that no other copy of
     it cancels, or -1 if every such card is cancelled."""
-    lead_suit = SUIT_OF[r8[off[F_TRICK] + r8[off[F_LEADER]]]]
     once = twice = _ZERO
     for s in range(rp[R_PLAYERS]):
         card = r8[off[F_TRICK] + s]
         if card >= 0:
             once, twice = add_piles(once, twice, BIT[card], _ZERO)
-    winner, best = -1, -1
+    best = uncancelled_winner(once, twice, SUIT_OF[r8[off[F_TRICK] + r8[off[F_LEADER]]]])
     for s in range(rp[R_PLAYERS]):
-        card = r8[off[F_TRICK] + s]
-        if card > best and SUIT_OF[card] == lead_suit and not (twice & BIT[card]):
-            winner, best = s, card
-    return winner
+        if best >= 0 and r8[off[F_TRICK] + s] == best:
+            return s
+    return -1
 
 
 @inline_kernel

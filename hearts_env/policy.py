@@ -5,6 +5,10 @@ id per game: ``policy(info, mask) -> (B,) int``. Environments call opponents thi
 agents of ``agents/`` implement it. A policy with a ``seed(seed)`` method is reseeded by the
 environment's ``reset(seed=...)``, so a seeded run is reproducible.
 
+A ``StreamPolicy`` reads no information set: the runner gives it the ids of its games and their
+legal cards, so it can draw from a random stream of each game's own (the environments' default
+random opponents: a game then plays the same in any batch).
+
 A policy whose decisions are compiled may also offer ``play_table`` (``TablePolicy``): whole games
 with it and its kind at every seat, played in one compiled loop with the same cards the runner
 would get from it. The arena takes that path when every agent of a match offers it.
@@ -24,6 +28,14 @@ from hearts_env.infoset import InfoSet
 @runtime_checkable
 class Policy(Protocol):
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class StreamPolicy(Protocol):
+    def draw(self, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """(n,) int card ids: one of the ``legal`` cards (n,) uint64 bitboards of the games with
+        these ids (``runner.play(ids=...)``)."""
+        ...
 
 
 @runtime_checkable

@@ -88,7 +88,9 @@ class Records:
     def batch_size(self) -> int:
         return self.data.shape[0]
 
-    def _new(self, data: np.ndarray) -> Records:
+    def with_data(self, data: np.ndarray) -> Records:
+        """A record of the same kind, rules and layout over another ``(B, width)`` buffer (a stepped
+        copy, a splice of games, a sub-batch): nothing is checked or copied."""
         new = object.__new__(type(self))
         fresh, mine = new.__dict__, self.__dict__  # plain dict writes: every step makes one
         for name in self.META:
@@ -100,7 +102,7 @@ class Records:
         """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
         if isinstance(index, (int, np.integer)):
             index = slice(index, index + 1) if index != -1 else slice(-1, None)
-        return self._new(np.ascontiguousarray(self.data[index]))
+        return self.with_data(np.ascontiguousarray(self.data[index]))
 
     def replace(self, **fields: np.ndarray) -> Records:
         """A copy with the given fields replaced (each broadcast to the field's (B, ...) shape).
@@ -110,7 +112,7 @@ class Records:
             if name not in self.layout.fields:
                 raise ValueError(f"{type(self).__name__} has no field {name!r}")
             self.layout.view(data, name)[...] = value
-        return self._new(data)
+        return self.with_data(data)
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: self.__dict__[name] for name in (*self.META, "data")}
@@ -128,7 +130,7 @@ def concatenate(parts: Sequence[Records]) -> Records:
     for part in parts[1:]:
         if part.rules != first.rules or part.layout is not first.layout:
             raise ValueError("concatenate: every batch must have the same rules and layout")
-    return first._new(np.concatenate([p.data for p in parts]))
+    return first.with_data(np.concatenate([p.data for p in parts]))
 
 
 @functools.cache

@@ -3,7 +3,8 @@
 ``play(state, policies)`` steps every game of ``state`` (a ``core.State`` batch) with the card the
 policy at the seat to act chooses, until each game stops, and returns the games' final state.
 Every place that plays games with policies uses it: the arena's matches, imitation collection,
-and (one seat left to a learner or a person) the environments and the terminal game.
+search rollouts with a policy from Python, and (one seat left to a learner or a person) the
+Gymnasium environments' opponents and the terminal game.
 
     import numpy as np
     from hearts_env import core, runner
@@ -29,7 +30,9 @@ With ``seating``, an int array (P,) or (B, P), ``policies[seating[g, s]]`` plays
 game ``g`` (the arena rotates its agents through the seats this way); -1 is a seat without a policy.
 At each step every distinct policy *object* is called once, on every game where a seat it holds
 is to act, with the information sets of those seats and their legal masks; its cards are checked
-(an illegal one raises ``ValueError`` naming the policy, seat, game and card, and the rule).
+(an illegal one raises ``IllegalCard``, a ``ValueError`` naming the policy, seat, game and card,
+and the rule). A ``hearts_env.policy.StreamPolicy`` is called instead with the games' ids and
+their legal cards (bitboards), and no information set is built for it.
 
 Stopping
 --------
@@ -40,16 +43,20 @@ the returned state holds the next deal with ``hand_over`` set and the hand's sco
 ``play`` is called are not stepped.
 Stopped games leave the batch at once, so each step holds only the games still playing.
 
+Games are named by ``ids`` (default: their index in ``state``), in steps and to stream policies:
+a caller that plays some of its games passes their own numbers.
+
 Steps
 -----
-``on_step(step)`` is called after every step with a ``Step``: the games that acted (their index in
-``state``), their state before and after, the information sets and masks the policies saw and the
-cards they chose. It returns nothing to go on, or True to stop every game there (``play`` then
-returns each game as it stands).
+``on_step(step)`` is called after every step with a ``Step``: the games that acted (their ids),
+their state before and after, the information sets and masks of the seats to act (built when
+first read, if no policy needed them) and the cards chosen. It returns nothing to go on, or True
+to stop every game there (``play`` then returns each game as it stands).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -58,21 +65,40 @@ import numpy as np
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import Policy
+from hearts_env.policy import Policy, StreamPolicy
 
 UNTIL = ("game", "hand")
+
+
+class IllegalCard(ValueError):
+    """A policy chose a card that is not legal for the seat to act: ``policy`` (its name),
+    ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id) and ``why`` (the rule)."""
+
+    def __init__(self, policy: str, seat: int, game: int, card: int, why: str) -> None:
+        self.policy, self.seat, self.game, self.card, self.why = policy, seat, game, card, why
+        what = card_name(card) if 0 <= card < NUM_CARDS else str(card)
+        super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}")
 
 
 @dataclass(frozen=True)
 class Step:
     """One step of the games still playing (n of them)."""
 
-    games: np.ndarray  # (n,) int: each game's index in the batch given to ``play``
+    games: np.ndarray  # (n,) int: each game's id (its index in the batch given to ``play``, or ``ids``)
     state: core.State  # the n games before the step
-    info: InfoSet  # (n,) information set of the seat to act in each game
-    mask: np.ndarray  # (n, 52) bool: its legal cards
     actions: np.ndarray  # (n,) int64: the card its policy chose
     after: core.State  # the n games after the step
+    built: tuple[InfoSet, np.ndarray] | None = None  # the info sets and masks, if the policies read them
+
+    @functools.cached_property
+    def info(self) -> InfoSet:
+        """(n,) information set of the seat to act in each game."""
+        return self.built[0] if self.built is not None else infoset(self.state)
+
+    @functools.cached_property
+    def mask(self) -> np.ndarray:
+        """(n, 52) bool: the legal cards of the seat to act."""
+        return self.built[1] if self.built is not None else core.legal_mask(self.state)
 
     @property
     def seats(self) -> np.ndarray:
@@ -87,33 +113,44 @@ def play(
     until: str = "game",
     on_step: Callable[[Step], bool | None] | None = None,
     names: Sequence[str] | None = None,
+    ids: np.ndarray | None = None,
 ) -> core.State:
     """Play the games of ``state`` with ``policies`` at their seats until each stops (see the
     module docstring); returns the state of every game, in the order of ``state``. ``names`` (one
-    per policy) name the policies in error messages (default: their class or function name)."""
+    per policy) name the policies in error messages (default: their class or function name);
+    ``ids`` (B,) int name the games (default: 0..B-1)."""
     groups, group_names, index = _groups(policies, names)
     seat_group = _seat_groups(seating, index, state.batch_size, state.num_players)
     if until not in UNTIL:
         raise ValueError(f"until must be one of {', '.join(UNTIL)}; got {until!r}")
     if on_step is not None and not callable(on_step):
         raise ValueError(f"on_step must be callable or None, got {on_step!r}")
+    game_ids = np.arange(state.batch_size) if ids is None else np.asarray(ids)
+    if game_ids.shape != (state.batch_size,) or game_ids.dtype.kind not in "iu":
+        raise ValueError(f"ids must be ({state.batch_size},) integers, got {game_ids.dtype} {game_ids.shape}")
+    streams = [isinstance(policy, StreamPolicy) for policy in groups]
 
     unseated = bool((seat_group < 0).any())  # a seat without a policy: games may pause there
     parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
     live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
     current = state if len(live) == state.batch_size else state[live]
     while len(live):
-        info, mask = infoset(current), core.legal_mask(current)
         group = seat_group[live, current.to_play]
         actions = np.empty(len(live), np.int64)
         counts = np.bincount(group, minlength=len(group_names))
-        for j in np.flatnonzero(counts):
+        acting = np.flatnonzero(counts)
+        built = None if all(streams[j] for j in acting) else (infoset(current), core.legal_mask(current))
+        for j in acting:
             rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
-            chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
-            _check_cards(chosen, current, rows, live, group_names[j])
+            if streams[j]:
+                chosen = np.asarray(groups[j].draw(game_ids[live[rows]], current.legal[rows]))
+            else:
+                info, mask = built
+                chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
+            _check_cards(chosen, current, rows, game_ids[live], group_names[j])
             actions[rows] = chosen
         after = core.step(current, actions)
-        if on_step is not None and on_step(Step(live, current, info, mask, actions, after)):
+        if on_step is not None and on_step(Step(game_ids[live], current, actions, after, built)):
             parts.append((live, after))
             break
         stops = (after.done | _paused(after, seat_group, live)) if unseated else after.done
@@ -138,7 +175,7 @@ def _groups(
     if names is not None and len(names) != len(policies):
         raise ValueError(f"names must name each of the {len(policies)} policies, got {len(names)} names")
     for policy in policies:
-        if policy is not None and not callable(policy):
+        if policy is not None and not (callable(policy) or isinstance(policy, StreamPolicy)):
             raise ValueError(f"policies must be callables policy(info, mask) -> cards, or None; got {policy!r}")
     distinct = list({id(p): p for p in policies if p is not None}.values())
     index = np.array(
@@ -190,10 +227,7 @@ def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray
         row = i if isinstance(rows, slice) else int(rows[i])
         card = int(chosen[i])
         why = core.explain_illegal(state, row, card) if in_range[i] else "not a card id (0..51)"
-        what = card_name(card) if in_range[i] else str(card)
-        raise ValueError(
-            f"policy {name!r} chose an illegal card {what} (seat {state.to_play[row]}, game {games[row]}): {why}"
-        )
+        raise IllegalCard(name, int(state.to_play[row]), int(games[row]), card, why)
 
 
 def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> core.State:
@@ -205,7 +239,7 @@ def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> 
     data = state.data.copy()
     for games, part in parts:
         data[games] = part.data
-    return state._new(data)
+    return state.with_data(data)
 
 
 def _name(policy: Policy | None) -> str:

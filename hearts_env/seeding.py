@@ -22,7 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 _U64 = np.uint64
-_GAMMA = _U64(0x9E3779B97F4A7C15)  # SplitMix64's increment (2**64 / golden ratio, odd)
+GAMMA = 0x9E3779B97F4A7C15
+"""SplitMix64's increment (2**64 / golden ratio, odd): the i-th value of a counter-based stream
+hashes ``start + i * GAMMA`` (here, in the core's deals and in the search's random streams)."""
+MIX_MULTIPLIERS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+"""The multipliers of SplitMix64's finaliser (``mix64``, and the kernels' copy of it)."""
+_GAMMA = _U64(GAMMA)
 
 GAMES = 0
 """The stream of game keys (``game_keys``)."""
@@ -47,7 +52,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
     """A counter-based hash (SplitMix64's finaliser): well-mixed uint64 from uint64, elementwise.
     Hashing a key with a counter gives reproducible random streams per game."""
     x = x + _GAMMA
-    for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+    for shift, multiplier in zip((30, 27), MIX_MULTIPLIERS, strict=True):
         x ^= x >> _U64(shift)
         x *= _U64(multiplier)
     x ^= x >> _U64(31)

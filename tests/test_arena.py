@@ -21,7 +21,6 @@ from hearts_env.arena import (
     Estimate,
     deal_keys,
     format_table,
-    paired_difference,
     play_match,
     plot,
     round_robin,
@@ -595,23 +594,17 @@ def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     a = play_match(None, [("x", Highest())] + [("field", field)] * 3, deals=30, seed=4, episode="hand")
     variant = PhaseSplit(RandomPolicy(), Highest())
     b = play_match(None, [("y", variant)] + [("field", field)] * 3, deals=30, seed=4, episode="hand")
-    paired = paired_difference(a, "x", b, "y")
+    paired = a.paired_difference("x", b, "y")
     per_deal = a.sums().ratio("points_per_hand", "x") - b.sums().ratio("points_per_hand", "y")
     assert paired.n == 30 and paired.mean == pytest.approx(per_deal.mean())
     assert paired.mean == pytest.approx(a.estimate("x").mean - b.estimate("y").mean)
     # pairing by deal removes the deals' own variance: the interval is narrower than unpaired
     unpaired = math.hypot(a.estimate("x").half_width, b.estimate("y").half_width)
     assert paired.half_width < unpaired
-    left = paired_difference(a, "x", b, "y", direction="left")
+    left = a.paired_difference("x", b, "y", direction="left")
     assert left.n == 8 and left.mean == pytest.approx(per_deal[a.directions == "left"].mean())
     other = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=5, episode="hand")
     whole = play_match(None, [("y", Lowest())] + [("field", field)] * 3, deals=30, seed=4, episode="game")
     for mismatched in (other, whole):  # other deals; the same first deals, but whole games
         with pytest.raises(ValueError, match="same deals"):
-            paired_difference(a, "x", mismatched, "y")
-
-
-def test_the_old_games_flag_still_names_the_episode(capsys) -> None:
-    """``--games`` is kept as another spelling of ``--episode`` (commands written before it)."""
-    main(["random"] * 4 + ["--deals", "2", "--games", "hand", "--json", "-", "--no-progress"])
-    assert json.loads(capsys.readouterr().out)["episode"] == "hand"
+            a.paired_difference("x", mismatched, "y")

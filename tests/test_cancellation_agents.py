@@ -22,7 +22,7 @@ import pytest
 
 from hearts_env import HeartsRules, cards
 from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.pimc import PIMCPolicy, determinize, pimc_heuristic, sample_worlds
+from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic, sample_worlds
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.core import (
     PLAY,
@@ -33,7 +33,7 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import infoset
+from hearts_env.infoset import infoset, world_states
 from hearts_env.kernels import remove_pile
 
 PLAYERS = [6, 7, 8, 9, 10, 11]
@@ -181,7 +181,7 @@ def test_determinize_rebuilds_the_true_state(num_players: int) -> None:
             ],
             axis=2,
         )  # (B, 2, P + 1)
-        built = determinize(info, world[:, None])
+        built = world_states(info, world[:, None])
         for field in (
             "phase",
             "to_play",

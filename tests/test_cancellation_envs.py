@@ -120,10 +120,10 @@ def test_arena_plays_random_players_on_two_decks(capsys: pytest.CaptureFixture[s
     rules = HeartsRules(num_players=8, decks=2, target_score=40)
     result = play_match(rules, [("random", RandomPolicy(1))] * 8, deals=3, seed=0)
     assert result.scores.shape == (3, 8, 8) and (result.scores.max(axis=-1) >= 40).all()
-    arena_main(["random"] * 8 + ["--decks", "2", "--num-players", "8", "--deals", "3", "--games", "hand"])
+    arena_main(["random"] * 8 + ["--decks", "2", "--num-players", "8", "--deals", "3", "--episode", "hand"])
     assert "random" in capsys.readouterr().out
     table = ["heuristic", "pimc:worlds=2", "pimc-random:worlds=2", "simple"] + ["random"] * 4
-    arena_main(table + ["--decks", "2", "--num-players", "8", "--deals", "1", "--games", "hand"])
+    arena_main(table + ["--decks", "2", "--num-players", "8", "--deals", "1", "--episode", "hand"])
     assert "pimc-random" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # the shipped policy was trained for 4 players and one deck
         arena_main(["ppo"] + ["random"] * 7 + ["--decks", "2", "--num-players", "8", "--deals", "3"])

@@ -660,7 +660,7 @@ def test_training_config_round_trips_through_json(ppo):
         (["--opponents", "ppo", "--num-players", "5"], "agent 'ppo' cannot play"),
         (["--eval-opponent", "ppo", "--jack-of-diamonds"], "agent 'ppo' cannot play"),
         (["--bc-teacher", "ppo", "--num-players", "3", "--opponents", "random"], "agent 'ppo' cannot play"),
-        (["--opponents", "random,random"], "give 1 name or 3"),
+        (["--opponents", "random", "random"], "give 1 name or 3"),
         (["--total-timesteps", "lots"], "--total-timesteps"),
         (["--progress-bar", "maybe"], "--progress-bar"),
         (["--seed", "-1"], "seed must be >= 0"),
@@ -695,9 +695,9 @@ def test_train_command_takes_every_rules_flag(ppo):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["--baselines", "random,nobody"], "baselines: unknown 'nobody'"),
+        (["--baselines", "random", "nobody"], "baselines: unknown 'nobody'"),
         (["--num-players", "5"], "agent 'ppo' cannot play"),
-        (["--jack-of-diamonds", "--baselines", "random,ppo", "--shipped", "false"], "agent 'ppo' cannot play"),
+        (["--jack-of-diamonds", "--baselines", "random", "ppo", "--shipped", "false"], "agent 'ppo' cannot play"),
         (["--deals", "0"], "deals must be >= 1"),
         (["--exp-name", "../x"], "exp_name"),
     ],

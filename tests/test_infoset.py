@@ -31,7 +31,7 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import InfoSet, infoset
+from hearts_env.infoset import InfoSet, infoset, world_states
 from hearts_env.observation import ObservationLayout, encode, encode_packed
 
 INFO_FIELDS = list(InfoSet.FIELDS)
@@ -687,3 +687,36 @@ def test_selecting_no_games_gives_empty_fields():
     assert empty.batch_size == 0 and empty.hands.shape == (0, 4) and empty.scores.shape == (0, 4)
     info = infoset(state)[np.array([], np.int64)]
     assert info.hand.shape == (0,) and info.played.shape == (0, 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Worlds: info set -> world -> info set
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [HeartsRules(), HeartsRules(num_players=3, jack_of_diamonds=True), HeartsRules(num_players=8, decks=2)],
+    ids=["4 players", "3 players JD", "8 players, two decks"],
+)
+def test_a_world_seen_from_the_observer_is_its_info_set_again(rules: HeartsRules) -> None:
+    """``world_states`` inverts ``infoset`` on all the observer knows: any world consistent with
+    the info set (the true one, and sampled ones) gives back the same info set, field by field."""
+    from hearts_env.agents.pimc import sample_worlds
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for state in random_states(
+        rules, batch=24, seed=5, history=False, steps=rules.hand_size * rules.num_players, keep=0.3
+    ):
+        playing = np.flatnonzero(state.phase == PLAY)
+        if not len(playing):
+            continue
+        state = state[playing]
+        info = infoset(state)
+        worlds = sample_worlds(info, 3, rng)  # (B, 3, ...) hidden cards consistent with each info set
+        built = world_states(info, worlds)  # B * 3 states, game-major
+        again = infoset(built, np.repeat(info.seat, 3).astype(np.int64))
+        for field in INFO_FIELDS:
+            np.testing.assert_array_equal(getattr(again, field), np.repeat(getattr(info, field), 3, axis=0), field)
+        checked += len(playing)
+    assert checked > 50

@@ -52,7 +52,7 @@ def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_benchmark_flags_parse() -> None:
-    config = parse_config(MainJobConfig, ["--baselines", "random,simple", "--deals", "50"], "x", "")
+    config = parse_config(MainJobConfig, ["--baselines", "random", "simple", "--deals", "50"], "x", "")
     assert config.baselines == ["random", "simple"] and config.deals == 50
     assert config.bc_teacher == "heuristic"
 

@@ -28,7 +28,6 @@ from hearts_env.agents.pimc import (
     constraints,
     deal_constructive,
     deal_resampled,
-    determinize,
     pass_high_cards,
     rollout,
     sample_worlds,
@@ -44,7 +43,7 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import infoset
+from hearts_env.infoset import infoset, world_states
 from hearts_env.policy import RandomPolicy
 from hearts_env.records import concatenate as concatenate_states
 
@@ -203,7 +202,7 @@ def test_determinize_rebuilds_the_true_state(P):
     for state in play_states(rules, batch=16, seed=P):
         info = infoset(state)
         true_rel = absolute_to_relative(state.hands, state.to_play)
-        built = determinize(info, true_rel[:, None, :])
+        built = world_states(info, true_rel[:, None, :])
         for field in (
             "hand_number",
             "phase",
@@ -244,7 +243,7 @@ def test_rollout_ends_every_hand():
     rules = rules_for(5)
     state = play_states(rules, batch=32, seed=3)[2]
     info = infoset(state)
-    worlds = determinize(info, sample_worlds(info, 4, np.random.default_rng(0)))
+    worlds = world_states(info, sample_worlds(info, 4, np.random.default_rng(0)))
     final = rollout(worlds, np.random.default_rng(1))
     assert final.batch_size == worlds.batch_size
     assert np.all(final.done) and np.all(np.bitwise_count(final.hands) == 0)

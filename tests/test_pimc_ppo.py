@@ -163,7 +163,7 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     with torch.no_grad():
         np.testing.assert_allclose(Network(ppo)(torch.as_tensor(obs)).numpy(), ppo.logits(obs), rtol=1e-4, atol=1e-4)
     folder = main(
-        ExItConfig(decisions=200, worlds=2, top_k=2, epochs=2, learning_rate=1e-3, eval_deals=2, runs_dir=str(tmp_path))
+        ExItConfig(decisions=200, worlds=2, top_k=2, epochs=2, learning_rate=1e-3, eval_deals=2, run_dir=str(tmp_path))
     )
     metrics = json.loads((folder / "exit.json").read_text())
     assert metrics["agreement_after"] > metrics["agreement_before"]

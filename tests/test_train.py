@@ -64,7 +64,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_parse_args_builds_the_config() -> None:
-    config = parse_args(["--total-timesteps", "4096", "--opponents", "random,simple,heuristic", "--net-arch", "64,64"])
+    config = parse_args(
+        ["--total-timesteps", "4096", "--opponents", "random", "simple", "heuristic", "--net-arch", "64,64"]
+    )
     assert config.total_timesteps == 4096
     assert config.opponents == ["random", "simple", "heuristic"]
     assert config.hidden == [64, 64]

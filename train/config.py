@@ -1,8 +1,13 @@
-"""Training settings as typed dataclasses parsed into command lines (CleanRL's pattern), shared by
-``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo`` and ``hearts_env.train.main_job``: each field is a flag
-(``--total-timesteps 100000``; lists comma separated; a ``HeartsRules`` field becomes the rules
-flags of ``hearts_env.rules.add_rules_arguments``) whose help is the field's docstring, and each
-value is checked against the type of the field's default."""
+"""Training settings as typed dataclasses parsed into command lines (CleanRL's pattern): each field
+is a flag (``--total-timesteps 100000``; a list takes several values, ``--opponents heuristic
+pimc:worlds=8``, as the agents of ``hearts-arena``; a ``HeartsRules`` field becomes the rules flags
+of ``hearts_env.rules.add_rules_arguments``) whose help is the field's docstring, and each value is
+checked against the type of the field's default.
+
+``RunConfig`` holds what every training run has (its name, seed, rules, runs folder, progress
+bar); ``PPOSettings`` adds the PPO settings that ``hearts_env.train.ppo`` (MaskablePPO) and
+``hearts_env.train.rllib_ppo`` (RLlib) share, flag for flag; each trainer's config extends one of
+them (``expert_iteration.ExItConfig`` the first)."""
 
 from __future__ import annotations
 
@@ -11,25 +16,134 @@ import dataclasses
 import math
 import os
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
+from hearts_env.agents.trained import ACTIVATIONS
 from hearts_env.gym_env import EPISODES
 from hearts_env.rewards import REWARD_MODES
 from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
 
 C = TypeVar("C")
 
+SELF = "self"
+"""The opponent name of the learner itself: a frozen snapshot of it at a seat (``hearts-train``),
+or self-play with the learner at every seat (``hearts-train-rllib``)."""
+
+
+class StartError(ValueError):
+    """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
+    load, no Ray to join, a run folder that cannot be made, ...); raised before anything is written."""
+
+
+@dataclass
+class RunConfig:
+    """What every training run has. Subclasses add their settings and extend ``check``."""
+
+    exp_name: str = "run"
+    """the name of this experiment (part of the run folder's name)"""
+    seed: int = 1
+    """seed of the environments, the opponents and the network"""
+    rules: HeartsRules = field(default_factory=HeartsRules)
+    """the rules of the games (a flag per knob: --num-players, --moon, ...)"""
+    run_dir: str = "runs"
+    """folder that holds the run folders"""
+    progress_bar: bool = True
+    """show a progress bar"""
+
+    def __post_init__(self) -> None:
+        coerce_fields(self)
+        self.check()
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting out of its range."""
+        check_name("exp_name", self.exp_name)
+        check_at_least("seed", self.seed, 0)
+        if os.path.exists(self.run_dir) and not os.path.isdir(self.run_dir):
+            raise ValueError(f"run_dir: cannot make the run folder: {self.run_dir} is not a folder")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON-ready values (``type(config)(**d)`` reads them back)."""
+        return config_dict(self)
+
+
+@dataclass
+class PPOSettings(RunConfig):
+    """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``)."""
+
+    reward: str = "points"
+    """reward mode: points, hand, zero_sum or win (hearts_env.rewards)"""
+    episode: str = "hand"
+    """episode length: hand (scores carry over to the next hand of the game) or game"""
+    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
+    """opponent agent specs (pimc:worlds=8), one for every other seat or one per seat"""
+    num_envs: int = 256
+    """tables played in parallel"""
+    total_timesteps: int = 2_000_000
+    """learner decisions to train on"""
+    n_steps: int = 64
+    """steps per table per rollout (a rollout is num_envs * n_steps decisions)"""
+    batch_size: int = 1024
+    """minibatch size of the PPO update"""
+    n_epochs: int = 2
+    """PPO epochs over each rollout"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 1.0
+    """discount factor"""
+    gae_lambda: float = 0.95
+    """lambda of generalised advantage estimation"""
+    ent_coef: float = 0.001
+    """entropy bonus coefficient"""
+    net_arch: str = "256,256"
+    """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
+    activation: str = "relu"
+    """hidden layer activation: tanh or relu"""
+    eval_every: int = 500_000
+    """timesteps between arena evaluations (0: only at the end)"""
+    eval_deals: int = 200
+    """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
+    eval_opponent: str = "heuristic"
+    """the agent at the other seats in evaluations"""
+    verbose: int = 0
+    """1 prints the training statistics as they come"""
+
+    OPPONENTS: ClassVar[tuple[str, ...]] = ()
+    """Opponent names the trainer takes besides the agents (``SELF``, ...)."""
+
+    def check(self) -> None:
+        super().check()
+        for name in ("num_envs", "n_steps", "n_epochs", "eval_deals"):
+            check_at_least(name, getattr(self, name), 1)
+        for name in ("total_timesteps", "eval_every", "verbose"):
+            check_at_least(name, getattr(self, name), 0)
+        check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
+        check_ppo_settings(self, tuple(ACTIVATIONS), (*AGENTS, *self.OPPONENTS))
+
+    @property
+    def hidden(self) -> list[int]:
+        """The hidden layer widths of ``net_arch``."""
+        return [int(width) for width in self.net_arch.split(",")]
+
+    def check_opponent_count(self) -> None:
+        """One opponent for every other seat, or one per other seat."""
+        others = self.rules.num_players - 1
+        if len(self.opponents) not in (1, others):
+            raise ValueError(
+                f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
+            )
+
 
 def coerce_fields(config: Any) -> None:
-    """Bring a config dataclass's values to its fields' types (comma-separated text to a list of
-    names, a rules dict to ``HeartsRules``, an int to a float), then check each type: a wrong one
-    raises ``ValueError`` naming the field."""
+    """Bring a config dataclass's values to its fields' types (a rules dict to ``HeartsRules``, an
+    int to a float, a tuple to a list), then check each type: a wrong one raises ``ValueError``
+    naming the field."""
     for f in dataclasses.fields(config):
         value, default = getattr(config, f.name), _default(f)
-        if isinstance(default, list) and isinstance(value, str):  # comma-separated text (the command line)
-            value = [name for name in value.split(",") if name]
+        if isinstance(default, list) and isinstance(value, tuple):
+            value = list(value)
         elif isinstance(default, HeartsRules) and isinstance(value, dict):  # config.json loaded back
             value = HeartsRules.from_dict(value)
         elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
@@ -102,9 +216,9 @@ def _parse_bool(text: str) -> bool:
 
 
 def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, description: str) -> C:
-    """A config dataclass from command-line flags (``--total-timesteps 100000``; lists comma
-    separated; a ``HeartsRules`` field as the rules flags of ``add_rules_arguments``). A bad value
-    exits through ``parser.error`` naming it."""
+    """A config dataclass from command-line flags (``--total-timesteps 100000``; a list field takes
+    one or more values; a ``HeartsRules`` field as the rules flags of ``add_rules_arguments``). A
+    bad value exits through ``parser.error`` naming it."""
     parser = argparse.ArgumentParser(description=description, prog=prog)
     docs = field_docs(cls)
     fields = dataclasses.fields(cls)
@@ -114,11 +228,14 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
             add_rules_arguments(parser)
             continue
         kind = {int: int, float: float, bool: _parse_bool}.get(type(default), str)
-        shown = ",".join(default) if isinstance(default, list) else default
+        listed = isinstance(default, list)
+        shown = " ".join(default) if listed else default
         parser.add_argument(
             f"--{f.name.replace('_', '-')}",
             type=kind,
-            default=shown,
+            default=list(default) if listed else default,
+            nargs="+" if listed else None,
+            metavar="SPEC" if listed else None,
             help=f"{docs.get(f.name, '')} (default: {shown})",
         )
     args = parser.parse_args(argv)

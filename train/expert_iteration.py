@@ -31,17 +31,20 @@ from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, Trai
 from hearts_env.arena import play_match
 from hearts_env.rules import HeartsRules
 from hearts_env.seeding import COLLECTION, derive
-from hearts_env.train.config import check_at_least, coerce_fields, parse_config
+from hearts_env.train.config import RunConfig, check_at_least, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder
 
 
 @dataclass
-class ExItConfig:
-    policy: str = ""
-    """run folder of the network to improve (empty: the shipped ppo)"""
+class ExItConfig(RunConfig):
+    exp_name: str = "exit"
+    seed: int = 0
+    """seeds the collection, the training order and the evaluation"""
     rules: HeartsRules = field(default_factory=HeartsRules)
     """the table (one the network was trained for; single hands are played)"""
+    policy: str = ""
+    """run folder of the network to improve (empty: the shipped ppo)"""
     decisions: int = 50_000
     """pimc-ppo decisions to collect (every seat of single hands)"""
     worlds: int = 64
@@ -56,27 +59,19 @@ class ExItConfig:
     """decisions per gradient step"""
     eval_deals: int = 2000
     """duplicate single-hand deals of the new network against three of the old one (0: none)"""
-    seed: int = 0
-    """seeds the collection, the training order and the evaluation"""
     workers: int = 1
     """processes collecting at once (one core each; the decisions are split evenly)"""
-    runs_dir: str = "runs"
-    """folder that receives the run folder hearts_v0__exit__SEED__TIME"""
-    progress_bar: bool = True
-    """show a progress bar over the collected decisions"""
 
-    def __post_init__(self) -> None:
-        coerce_fields(self)
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting out of its range."""
+        super().check()
         for name in ("decisions", "worlds", "top_k", "epochs", "batch_size", "workers"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
-        check_at_least("seed", self.seed, 0)
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         network = TrainedPolicy(self.policy or SHIPPED_DIR / "ppo")  # a bad folder: one ValueError naming it
         network.check_rules(self.rules)
-        if Path(self.runs_dir).exists() and not Path(self.runs_dir).is_dir():
-            raise ValueError(f"runs_dir: {self.runs_dir} is not a folder")
 
 
 class Network(torch.nn.Module):
@@ -183,7 +178,7 @@ def main(config: ExItConfig) -> Path:
         "collect_seconds": collected - start,
         "fit_seconds": time.perf_counter() - collected,
     }
-    folder = make_run_folder(config.runs_dir, "exit", config.seed)
+    folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     np.savez(folder / WEIGHTS_FILE, **net.arrays(source.meta["layers"]))
     meta = dict(source.meta)
     meta["trained_on"] = {

@@ -7,7 +7,7 @@ proportional to ``exp(-R_m / temperature)``, where ``R_m`` is the learner's mean
 in the rollouts ``m`` sat in (an exponential moving average, so that old results fade as the
 learner changes). A member the learner still loses to is drawn often, one it beats by far
 rarely; a member not yet drawn counts as the hardest so far, so that each is tried. The league
-starts with its named agents (``--league-agents heuristic,pimc:worlds=8``) and a snapshot of the learner,
+starts with its named agents (``--league-agents heuristic pimc:worlds=8``) and a snapshot of the learner,
 and takes a new snapshot every ``snapshot_every`` timesteps, keeping the ``size`` latest.
 
 A result is credited to every member seated in its rollout (two league seats share it), and a

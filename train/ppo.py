@@ -36,7 +36,7 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
 ``policy.json`` (layout version, rules, net shape, activation).
 
     python -m hearts_env.train.ppo --total-timesteps 2000000                        # cloning, then PPO vs 3 heuristic
-    python -m hearts_env.train.ppo --bc-teacher "" --opponents random,simple,heuristic   # PPO from scratch
+    python -m hearts_env.train.ppo --bc-teacher "" --opponents random simple heuristic   # PPO from scratch
     python -m hearts_env.train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
     python -m hearts_env.train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
 """
@@ -50,7 +50,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -70,35 +70,18 @@ from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
-from hearts_env.train.config import (
-    check_at_least,
-    check_choice,
-    check_name,
-    check_ppo_settings,
-    coerce_fields,
-    config_dict,
-    parse_config,
-)
+from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, check_choice, parse_config
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
-ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"
 
 
 @dataclass
-class PPOConfig:
+class PPOConfig(PPOSettings):
     exp_name: str = "ppo"
-    """the name of this experiment (part of the run folder's name)"""
-    seed: int = 1
-    """seed of the environments, the opponents and the network"""
-    rules: HeartsRules = field(default_factory=HeartsRules)
-    """the rules of the games (a flag per knob: --num-players, --moon, ...)"""
-    reward: str = "points"
-    """reward mode of HeartsVectorEnv: points, hand, zero_sum or win"""
-    episode: str = "hand"
-    """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
     """opponent specs (pimc:worlds=8; self: the learner's snapshot; league: a league member): one, or one per seat"""
     snapshot_every: int = 500_000
@@ -109,24 +92,6 @@ class PPOConfig:
     """snapshots of the learner the league keeps (the latest)"""
     league_temperature: float = 1.0
     """a league member is drawn with probability proportional to exp(-learner's mean return against it / this)"""
-    num_envs: int = 256
-    """tables played in parallel"""
-    total_timesteps: int = 2_000_000
-    """learner decisions to train on"""
-    n_steps: int = 64
-    """steps per table per rollout (a rollout is num_envs * n_steps decisions)"""
-    batch_size: int = 1024
-    """minibatch size of the PPO update"""
-    n_epochs: int = 2
-    """PPO epochs over each rollout"""
-    learning_rate: float = 3e-4
-    """Adam learning rate"""
-    gamma: float = 1.0
-    """discount factor"""
-    gae_lambda: float = 0.95
-    """lambda of generalised advantage estimation"""
-    ent_coef: float = 0.001
-    """entropy bonus coefficient"""
     bc_teacher: str = "heuristic"
     """agent whose choices the policy imitates before PPO starts (behaviour cloning; empty: none)"""
     init_policy: str = ""
@@ -141,54 +106,32 @@ class PPOConfig:
     """minibatch size of the behaviour-cloning fit"""
     bc_learning_rate: float = 1e-3
     """peak Adam learning rate of the behaviour-cloning fit (cosine decay to 0)"""
-    net_arch: str = "256,256"
-    """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
-    activation: str = "relu"
-    """hidden layer activation: tanh or relu"""
-    eval_every: int = 500_000
-    """timesteps between arena evaluations (0: only at the end)"""
-    eval_deals: int = 200
-    """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
-    eval_opponent: str = "heuristic"
-    """the agent at the other seats in evaluations"""
     checkpoint_every: int = 1_000_000
     """timesteps between checkpoints (checkpoint.pt; 0: only at the end)"""
     resume: str = ""
     """run folder whose checkpoint.pt the training continues from (same network; counts its timesteps)"""
-    run_dir: str = "runs"
-    """folder that holds the run folders"""
     device: str = "cpu"
     """torch device"""
-    progress_bar: bool = True
-    """show a progress bar over timesteps"""
     verbose: int = 0
     """SB3 verbosity (1 prints the training tables)"""
 
-    def __post_init__(self) -> None:
-        coerce_fields(self)
-        self.check()
+    OPPONENTS: ClassVar[tuple[str, ...]] = (SELF, LEAGUE)
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
-        check_name("exp_name", self.exp_name)
-        for name in ("num_envs", "n_steps", "n_epochs", "bc_epochs", "bc_batch_size", "eval_deals", "league_size"):
+        super().check()
+        for name in ("bc_epochs", "bc_batch_size", "league_size"):
             check_at_least(name, getattr(self, name), 1)
-        for name in ("seed", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every"):
+        for name in ("snapshot_every", "checkpoint_every"):
             check_at_least(name, getattr(self, name), 0)
-        check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_at_least("bc_decisions", self.bc_decisions, 1 if self.bc_teacher or self.init_policy else 0)
-        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF, LEAGUE))
         for spec in self.league_agents:
             check_choice("league_agents", parse_spec(spec)[0], tuple(AGENTS))
         if not 0 < self.league_temperature < math.inf:
             raise ValueError(f"league_temperature must be > 0, got {self.league_temperature}")
         if not 0 < self.bc_learning_rate < math.inf:
             raise ValueError(f"bc_learning_rate must be > 0, got {self.bc_learning_rate}")
-        others = self.rules.num_players - 1
-        if len(self.opponents) not in (1, others):
-            raise ValueError(
-                f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
-            )
+        self.check_opponent_count()
         if self.bc_teacher:
             check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
         if self.init_policy and self.resume:
@@ -198,27 +141,10 @@ class PPOConfig:
         except RuntimeError:
             raise ValueError(f"device: torch knows no device {self.device!r}") from None
 
-    @property
-    def hidden(self) -> list[int]:
-        return [int(width) for width in self.net_arch.split(",")]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The settings as JSON-ready values (``PPOConfig(**d)`` reads them back)."""
-        return config_dict(self)
-
-
-class StartError(ValueError):
-    """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
-    load, a run folder that cannot be made); raised before anything is written."""
-
 
 def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
     """A ``PPOConfig`` from command-line flags."""
     return parse_config(PPOConfig, argv, "hearts-train", __doc__.split("\n\n")[0])
-
-
-SELF = "self"
-"""The opponent name of a frozen snapshot of the learner (self-play)."""
 
 
 class Snapshot(MLPPolicy):
@@ -550,7 +476,7 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
         ent_coef=config.ent_coef,
         policy_kwargs={
             "net_arch": {"pi": hidden, "vf": hidden},
-            "activation_fn": ACTIVATIONS[config.activation],
+            "activation_fn": ACTIVATION_MODULES[config.activation],
             "features_extractor_class": ScaledObservation,
             "features_extractor_kwargs": {"scale": ObservationLayout(config.rules).scale().tolist()},
         },

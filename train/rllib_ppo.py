@@ -49,45 +49,27 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from hearts_env import rllib
-from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
 from hearts_env.arena.sharding import init_ray
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
-from hearts_env.train.config import (
-    check_at_least,
-    check_name,
-    check_ppo_settings,
-    coerce_fields,
-    config_dict,
-    parse_config,
-)
+from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
-SELF = "self"
-"""The opponents of self-play: the learner at every seat."""
-ACTIVATIONS = ("tanh", "relu")
 TABLES_ENV = "hearts_tables_v0"
 """The name ``table_env_creator`` is registered under with Ray Tune."""
 
 
 @dataclass
-class RLlibPPOConfig:
+class RLlibPPOConfig(PPOSettings):
     exp_name: str = "rllib_ppo"
-    """the name of this experiment (part of the run folder's name)"""
-    seed: int = 1
-    """seed of the environments, the opponents and the network"""
-    rules: HeartsRules = field(default_factory=HeartsRules)
-    """the rules of the games (a flag per knob: --num-players, --moon, ...)"""
-    reward: str = "points"
-    """reward mode: points, hand, zero_sum or win"""
     episode: str = "game"
     """episode length: game, or hand (scores carry over to the next hand; named opponents only)"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
@@ -103,84 +85,38 @@ class RLlibPPOConfig:
     n_steps: int = 64
     """steps per table per rollout (a rollout is num_envs * n_steps decisions per env runner)"""
     batch_size: int = 4096
-    """minibatch size of the PPO update"""
     n_epochs: int = 4
-    """PPO epochs over each rollout"""
     learning_rate: float = 1e-4
-    """Adam learning rate"""
-    gamma: float = 1.0
-    """discount factor"""
-    gae_lambda: float = 0.95
-    """lambda of generalised advantage estimation"""
-    ent_coef: float = 0.001
-    """entropy bonus coefficient"""
-    net_arch: str = "256,256"
-    """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
-    activation: str = "relu"
-    """hidden layer activation: tanh or relu"""
-    eval_every: int = 500_000
-    """timesteps between arena evaluations of the exported policy (0: only at the end)"""
-    eval_deals: int = 200
-    """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
-    eval_opponent: str = "heuristic"
-    """the agent at the other seats in evaluations"""
-    run_dir: str = "runs"
-    """folder that holds the run folders"""
-    progress_bar: bool = True
-    """show a progress bar over timesteps"""
     verbose: int = 0
     """1 prints a line per training iteration"""
 
-    def __post_init__(self) -> None:
-        coerce_fields(self)
-        self.check()
+    OPPONENTS: ClassVar[tuple[str, ...]] = (SELF,)
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
-        check_name("exp_name", self.exp_name)
-        for name in ("num_envs", "n_steps", "n_epochs", "eval_deals"):
-            check_at_least(name, getattr(self, name), 1)
-        for name in ("seed", "num_env_runners", "total_timesteps", "eval_every", "verbose"):
-            check_at_least(name, getattr(self, name), 0)
-        check_at_least("batch_size", self.batch_size, 2)
+        super().check()
+        check_at_least("num_env_runners", self.num_env_runners, 0)
         if self.batch_size > self.rollout:
             raise ValueError(
                 f"batch_size must be <= the rollout, num_envs * n_steps * max(1, num_env_runners) = {self.rollout}, "
                 f"got {self.batch_size}"
             )
-        check_ppo_settings(self, ACTIVATIONS, (*AGENTS, SELF))
-        others = self.rules.num_players - 1
         if self.self_play:
             if self.episode != "game":
                 raise ValueError("episode: self-play plays whole games (--episode game; --target-score 0: one hand)")
         elif SELF in self.opponents:
             raise ValueError(f"opponents: self (self-play) fills every seat and takes no other names: {self.opponents}")
-        elif len(self.opponents) not in (1, others):
-            raise ValueError(
-                f"opponents: give 1 name or {others} (one per other seat), got {len(self.opponents)}: {self.opponents}"
-            )
+        else:
+            self.check_opponent_count()
 
     @property
     def self_play(self) -> bool:
         return self.opponents == [SELF]
 
     @property
-    def hidden(self) -> list[int]:
-        return [int(width) for width in self.net_arch.split(",")]
-
-    @property
     def rollout(self) -> int:
         """Timesteps sampled per training iteration."""
         return self.num_envs * self.n_steps * max(1, self.num_env_runners)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The settings as JSON-ready values (``RLlibPPOConfig(**d)`` reads them back)."""
-        return config_dict(self)
-
-
-class StartError(ValueError):
-    """The run cannot start (an opponent that cannot play the rules, no Ray to join, an algorithm
-    RLlib refuses to build, a run folder that cannot be made); raised before anything is written."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> RLlibPPOConfig:

@@ -92,7 +92,7 @@ dict as loaded back from JSON) and ``result.plot(path)`` (PNG, needs matplotlib;
 a panel of each agent's difference to the field by pass direction).
 
 Modules: ``match`` (``play_match``, ``round_robin`` and their results), ``statistics``
-(``Estimate``, ``DealSums``, t-quantiles, paired differences), ``report`` (summaries, tables,
+(``Estimate``, ``DealSums``, t-quantiles), ``report`` (summaries, tables,
 plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when used).
 """
 
@@ -113,7 +113,6 @@ from hearts_env.arena.statistics import (
     METRICS,
     DealSums,
     Estimate,
-    paired_difference,
     t_quantile,
 )
 
@@ -129,7 +128,6 @@ __all__ = [
     "TournamentResult",
     "deal_keys",
     "format_table",
-    "paired_difference",
     "direction_cycle",
     "play_match",
     "plot",

@@ -105,6 +105,30 @@ class MatchResult:
         difference whose interval excludes 0 is better."""
         return self.sums(direction).difference(name, other, metric)
 
+    def paired_difference(
+        self,
+        name: str,
+        other: MatchResult,
+        other_name: str,
+        metric: str = "points_per_hand",
+        direction: str | None = None,
+    ) -> Estimate:
+        """``name``'s metric in this match minus ``other_name``'s in match ``other``, paired by deal
+        (the deals passing ``direction`` alone, if given): the two matches must have been played on
+        the same deals (same seed, deal count and kind of game). An ablation's measure: e.g. an
+        agent and its variant, each against three heuristic players."""
+        same_directions = (self.directions is None and other.directions is None) or (
+            self.directions is not None
+            and other.directions is not None
+            and np.array_equal(self.directions, other.directions)
+        )
+        if not np.array_equal(self.deal_keys, other.deal_keys) or not same_directions:
+            raise ValueError(
+                "paired_difference needs two matches on the same deals (same seed, number of deals and games mode)"
+            )
+        mine, theirs = self.sums(direction).ratio(metric, name), other.sums(direction).ratio(metric, other_name)
+        return Estimate.of(mine - theirs)
+
     def summary(self) -> dict[str, Any]:
         """A JSON-ready dict of the match: settings, counts, every name's estimates and, for single
         hands, the same by pass direction (``by_direction``)."""
@@ -388,11 +412,8 @@ def _deals_passing(directions: np.ndarray | None, direction: str) -> np.ndarray:
 def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
     games ``ended`` (``after`` already holds the next deal)."""
-    taken = after.last_hand_taken[ended]
-    moon = (taken & core.POINT_BITS) == core.POINT_BITS
-    if after.rules.decks == 2:  # every point card twice
-        moon &= (after.last_hand_taken2[ended] & core.POINT_BITS) == core.POINT_BITS
-    return (taken & core.BIT[core.QS]) != 0, moon
+    ended_games = after[ended]
+    return (ended_games.last_hand_taken & core.BIT[core.QS]) != 0, ended_games.last_hand_moons
 
 
 def _match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:

@@ -8,12 +8,9 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from hearts_env.arena.match import MatchResult
 
 CONFIDENCE = 0.95
 
@@ -183,25 +180,3 @@ def _metric(metric: str) -> tuple[str, str, str]:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(METRICS)}")
     return METRICS[metric]
-
-
-def paired_difference(
-    a: MatchResult,
-    name_a: str,
-    b: MatchResult,
-    name_b: str,
-    metric: str = "points_per_hand",
-    direction: str | None = None,
-) -> Estimate:
-    """``name_a``'s metric in match ``a`` minus ``name_b``'s in match ``b``, paired by deal (the
-    deals passing ``direction`` alone, if given): the two matches must have been played on the same
-    deals (same seed, deal count and kind of game). An ablation's measure: e.g. an agent and its
-    variant, each against three heuristic players."""
-    same_directions = (a.directions is None and b.directions is None) or (
-        a.directions is not None and b.directions is not None and np.array_equal(a.directions, b.directions)
-    )
-    if not np.array_equal(a.deal_keys, b.deal_keys) or not same_directions:
-        raise ValueError(
-            "paired_difference needs two matches on the same deals (same seed, number of deals and games mode)"
-        )
-    return Estimate.of(a.sums(direction).ratio(metric, name_a) - b.sums(direction).ratio(metric, name_b))

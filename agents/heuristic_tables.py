@@ -1,0 +1,119 @@
+"""The heuristic's numbers: its weights, the knobs as its kernels read them, and the card tables
+and helpers that its one-deck rules (``heuristic_kernels``) and two-deck rules
+(``heuristic_two_decks``) share. The rules themselves are described in ``hearts_env.agents.heuristic``."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from hearts_env.cards import DIAMONDS, NUM_CARDS, RANK_OF, SPADES, SUIT_OF
+from hearts_env.core import ABOVE, BIT, JD, QS, SUIT_BITS
+from hearts_env.infoset import I_POINTS, I_SCORES
+from hearts_env.kernels import R_PLAYERS, game_ends
+
+U64 = np.uint64
+F32 = np.float32
+QS_BIT, JD_BIT, AH_BIT = BIT[QS], BIT[JD], BIT[NUM_CARDS - 1]
+SPADE_BITS = SUIT_BITS[SPADES]
+SPADE_HONOURS = BIT[QS] | BIT[QS + 1] | BIT[QS + 2]  # QS, KS, AS
+LOW_SPADES = SPADE_BITS & ~SPADE_HONOURS
+ABOVE_JD = SUIT_BITS[DIAMONDS] & ABOVE[JD]
+LOW_5 = U64(sum(1 << c for c in range(NUM_CARDS) if RANK_OF[c] <= 5))  # every card ranked 2..5
+RANK_F32 = RANK_OF.astype(np.float32)
+NEVER = F32(-1000.0)  # score of a card a rule forbids (still legal: it is played if nothing else is)
+HONOUR_PASS = np.array([102.0, 100.0, 101.0], np.float32)  # passed in the order QS, AS, KS
+# Pass score of each card before the hand's adjustments: its rank; 2s and 3s kept, low spades never.
+PASS_BASE = np.where(RANK_OF <= 3, NEVER / 2, RANK_F32).astype(np.float32)
+PASS_BASE[(SUIT_OF == SPADES) & (RANK_OF < 12)] = NEVER
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The numbers behind the rules (tuned on duplicate deals against the simple player and itself)."""
+
+    pass_short: float = 3.0
+    """Passing: bonus per card under 4 in a side suit (short suits are emptied first)."""
+    pass_long_low: float = 8.0
+    """Passing: malus for the cards of a suit of 4+ cards holding a card ranked 5 or less."""
+    pass_heart: float = 5.0
+    """Passing: malus of a (passable) heart against a side card of its rank."""
+    pass_honour_kept: float = 6.0
+    """Passing: malus of a spade honour that rule 1 keeps, against a side card of its rank."""
+    dump_heart: float = 6.0
+    """Discarding: bonus of a heart over a side card of its rank."""
+    dump_master: float = 3.0
+    """Discarding: bonus of a master (it would win a later trick)."""
+    dump_exit: float = 6.0
+    """Discarding: malus of a side-suit exit (kept to lose the lead later)."""
+    dump_exit_heart: float = 3.0
+    """Discarding: malus of a heart exit."""
+    dump_spade_honour: float = 40.0
+    """Discarding: bonus of the AS and KS while the QS is out."""
+    dump_singleton: float = 2.0
+    """Discarding: bonus of a card alone in its suit (discarding it makes a void)."""
+    lead_share: float = 10.0
+    """Leading: cost per share of the out cards of the suit ranked below the led card."""
+    lead_sure_win: float = 50.0
+    """Leading: cost of a card nobody can beat (doubled while points are out)."""
+    lead_void: float = 6.0
+    """Leading: cost per opponent void in the suit (1 when the led card is an exit), points out."""
+    lead_spades_with_queen: float = 30.0
+    """Leading: cost of a spade while holding the QS."""
+    lead_spades_with_honour: float = 8.0
+    """Leading: cost of a spade while holding the AS or KS and the QS is out."""
+    lead_heart: float = -2.0
+    """Leading: cost of a heart (negative: giving hearts away is welcome)."""
+    lead_length: float = 2.0
+    """Leading: cost per card held in the suit (short suits first)."""
+    moon_slack: int = 3
+    """Moon: out cards of a suit the masters may leave unpulled (masters * (P - 1) + slack >= out)."""
+    moon_losers: int = 3
+    """Moon: side-suit losers allowed (plus the pass count while passing)."""
+
+
+# The knobs as the kernels read them (``HeuristicPolicy.knobs``): the options, then ``Weights`` in field order.
+NUM_KNOBS = 24
+(
+    K_SHOOT_MOON,
+    K_SPADE_GUARD,
+    K_KEEP_TOP_HEARTS,  # -1: None
+    K_MOON_ALARM,
+    K_SAFE_RATIO,
+    K_PASS_SHORT,
+    K_PASS_LONG_LOW,
+    K_PASS_HEART,
+    K_PASS_HONOUR_KEPT,
+    K_DUMP_HEART,
+    K_DUMP_MASTER,
+    K_DUMP_EXIT,
+    K_DUMP_EXIT_HEART,
+    K_DUMP_SPADE_HONOUR,
+    K_DUMP_SINGLETON,
+    K_LEAD_SHARE,
+    K_LEAD_SURE_WIN,
+    K_LEAD_VOID,
+    K_LEAD_SPADES_WITH_QUEEN,
+    K_LEAD_SPADES_WITH_HONOUR,
+    K_LEAD_HEART,
+    K_LEAD_LENGTH,
+    K_MOON_SLACK,
+    K_MOON_LOSERS,
+) = range(NUM_KNOBS)
+assert len(dataclasses.fields(Weights)) == NUM_KNOBS - K_PASS_SHORT
+
+
+@njit(cache=True, inline="always")
+def queen_loses_the_game(i32: np.ndarray, ioff: np.ndarray, rp: np.ndarray, winner: int, cost: int) -> bool:
+    """Whether giving the trick's winner (relative seat) ``cost`` more points would end the game
+    with the observer above the lowest total."""
+    highest, lowest, own = -(2**31), 2**31, 0
+    for r in range(rp[R_PLAYERS]):
+        total = i32[ioff[I_SCORES] + r] + i32[ioff[I_POINTS] + r] + (cost if r == winner else 0)
+        highest, lowest = max(highest, total), min(lowest, total)
+        if r == 0:
+            own = total
+    return game_ends(highest, rp) and own > lowest
