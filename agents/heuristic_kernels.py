@@ -15,29 +15,12 @@ from hearts_env.agents.bitboards import LOW_KEY, best_by_key, count, read_trick
 from hearts_env.agents.heuristic_tables import (
     ABOVE_JD,
     AH_BIT,
-    HONOUR_PASS,
     JD_BIT,
-    K_DUMP_EXIT,
-    K_DUMP_EXIT_HEART,
-    K_DUMP_HEART,
-    K_DUMP_MASTER,
-    K_DUMP_SINGLETON,
-    K_DUMP_SPADE_HONOUR,
     K_KEEP_TOP_HEARTS,
-    K_LEAD_HEART,
-    K_LEAD_LENGTH,
-    K_LEAD_SHARE,
-    K_LEAD_SPADES_WITH_HONOUR,
-    K_LEAD_SPADES_WITH_QUEEN,
-    K_LEAD_SURE_WIN,
-    K_LEAD_VOID,
     K_MOON_ALARM,
     K_MOON_LOSERS,
     K_MOON_SLACK,
     K_PASS_HEART,
-    K_PASS_HONOUR_KEPT,
-    K_PASS_LONG_LOW,
-    K_PASS_SHORT,
     K_SAFE_RATIO,
     K_SHOOT_MOON,
     K_SPADE_GUARD,
@@ -49,10 +32,15 @@ from hearts_env.agents.heuristic_tables import (
     RANK_F32,
     SPADE_BITS,
     SPADE_HONOURS,
+    discard_danger,
+    honour_pass_score,
+    jd_pass_score,
+    lead_cost,
     queen_loses_the_game,
+    side_suit_pass_score,
 )
 from hearts_env.agents.heuristic_two_decks import pass_card2, play_card2
-from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
+from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
 from hearts_env.compiled import row_kernel
 from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS, POINT_BITS, QS, QS_POINTS, SUIT_BITS
 from hearts_env.infoset import (
@@ -206,28 +194,18 @@ def _pass_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray
         if s == HEARTS:
             by_suit = F32(-kn[K_PASS_HEART])
         else:
-            by_suit = F32(F32(short) * F32(kn[K_PASS_SHORT]))
-            if length >= 4 and dealt & SUIT_BITS[s] & LOW_5:
-                by_suit = F32(by_suit - F32(kn[K_PASS_LONG_LOW]))
+            by_suit = side_suit_pass_score(length, short_length, (dealt & SUIT_BITS[s] & LOW_5) != 0, kn)
         while bits:
             c = low_card(bits)
             bits &= bits - U64(1)
             if moon:
                 score = NEVER if moon_keep & BIT[c] else F32(F32(20.0 - RANK_F32[c]) + F32(short))
             else:
-                score = F32(PASS_BASE[c] + by_suit)
-                if QS <= c <= QS + 2:  # the spade honours
-                    if few_spades and (c == QS or not right):
-                        score = HONOUR_PASS[c - QS]
-                    else:
-                        score = F32(RANK_F32[c] - F32(kn[K_PASS_HONOUR_KEPT]))
+                score = honour_pass_score(c, F32(PASS_BASE[c] + by_suit), few_spades, right, kn)
                 if never & BIT[c]:
                     score = NEVER
-                if jd_rule:  # keep the JD and the diamonds that can capture it
-                    if c == JD:
-                        score = NEVER
-                    elif JD < c <= JD + 3:
-                        score = F32(score - F32(8.0))
+                if jd_rule:
+                    score = jd_pass_score(c, score)
             if score > best_score:
                 best, best_score = c, score
     return best
@@ -294,10 +272,7 @@ def _lead(i8, ioff, rp, kn, legal, hand, out, moon, threat) -> int:
         return high_card(spades)
 
     # Otherwise the lowest card of the suit with the best exit (the lowest cost, the first among equals).
-    P = rp[R_PLAYERS]
     points_out = count(out & HEART_BITS) + QS_POINTS * qs_out > 0
-    holds_qs = (hand & QS_BIT) != 0
-    holds_honour = (hand & SPADE_HONOURS & ~QS_BIT) != 0
     best, best_cost = -1, np.inf
     for s in range(NUM_SUITS):
         low = low_card(legal & SUIT_BITS[s])
@@ -306,25 +281,10 @@ def _lead(i8, ioff, rp, kn, legal, hand, out, moon, threat) -> int:
         out_suit = out & SUIT_BITS[s]
         n_above = F32(count(out_suit & ABOVE[low]))
         n_below = F32(count(out_suit & BELOW[low]))
-        if n_above == 0:  # a sure winner costs most
-            cost = kn[K_LEAD_SURE_WIN] * (2.0 if points_out else 1.0)
-        else:  # a card others can beat: the more out cards below it, the worse
-            share = F32(n_below / max(F32(n_above + n_below), F32(1.0)))
-            cost = float(F32(F32(kn[K_LEAD_SHARE]) * share))
-        # Opponents known void in the suit dump points on the trick's winner.
-        voids = 0
-        for r in range(1, P):
-            voids += (i8[ioff[I_VOIDS] + r] >> s) & 1
-        cost += voids * (kn[K_LEAD_VOID] if n_below > 0 else 1.0) * (1.0 if points_out else 0.0)
-        if s == SPADES:
-            cost += (1.0 if holds_qs else 0.0) * kn[K_LEAD_SPADES_WITH_QUEEN] + (
-                1.0 if holds_honour and qs_out else 0.0
-            ) * kn[K_LEAD_SPADES_WITH_HONOUR]
-        elif s == HEARTS:
-            cost += kn[K_LEAD_HEART] + (20.0 if threat else 0.0)
-        cost += kn[K_LEAD_LENGTH] * count(hand & SUIT_BITS[s])
-        if s == DIAMONDS and rp[R_JD] and hand & JD_BIT:
-            cost += 5.0
+        length = count(hand & SUIT_BITS[s])
+        heart_cost = 20.0 if threat else 0.0  # no heart into a moon threat
+        sure = n_above == 0
+        cost = lead_cost(i8, ioff, rp, kn, s, n_above, n_below, sure, points_out, hand, qs_out, length, heart_cost)
         if cost < best_cost or best < 0:
             best, best_cost = low, cost
     return best
@@ -420,28 +380,12 @@ def _discard(i32, i8, ioff, rp, kn, legal, hand, out, moon, threat, shooter, tri
     while bits:
         c = low_card(bits)
         bits &= bits - U64(1)
-        s = SUIT_OF[c]
-        above = count(out & ABOVE[c])
-        below = count(out & BELOW[c])
-        danger = RANK_F32[c]
-        if s == HEARTS:
-            danger = F32(danger + F32(kn[K_DUMP_HEART]))
-        if above == 0 and below > 0:  # a master would win a later trick
-            danger = F32(danger + F32(kn[K_DUMP_MASTER]))
-        if below == 0 and above > 0:  # an exit is kept to lose the lead later
-            danger = F32(danger - F32(kn[K_DUMP_EXIT_HEART] if s == HEARTS else kn[K_DUMP_EXIT]))
-        if qs_out and (c == QS + 1 or c == QS + 2):
-            danger = F32(danger + F32(kn[K_DUMP_SPADE_HONOUR]))
-        if count(hand & SUIT_BITS[s]) == 1:  # discarding a singleton makes a void
-            danger = F32(danger + F32(kn[K_DUMP_SINGLETON]))
-        value = float(danger)
+        above, below = count(out & ABOVE[c]), count(out & BELOW[c])
+        singleton = count(hand & SUIT_BITS[SUIT_OF[c]]) == 1
+        master = above == 0 and below > 0  # it would win a later trick
+        value = discard_danger(c, above, below, master, singleton, qs_out, jd_out, rp[R_JD] != 0, kn)
         if c == QS:
             value = -np.inf if hold_queen else 200.0
-        if rp[R_JD]:  # the JD, and the diamonds that capture it while it is out, are kept
-            if c == JD:
-                value = -60.0
-            elif jd_out and s == DIAMONDS and RANK_OF[c] > 11:
-                value -= 8.0
         if value > best_danger:
             best, best_danger = c, value
     return best if best >= 0 else QS  # nothing but the QS, kept at -inf, is left

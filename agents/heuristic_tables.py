@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hearts_env.cards import DIAMONDS, NUM_CARDS, RANK_OF, SPADES, SUIT_OF
+from hearts_env.cards import DIAMONDS, HEARTS, NUM_CARDS, RANK_OF, SPADES, SUIT_OF
 from hearts_env.core import ABOVE, BIT, JD, QS, SUIT_BITS
-from hearts_env.infoset import I_POINTS, I_SCORES
-from hearts_env.kernels import R_PLAYERS, game_ends
+from hearts_env.infoset import I_POINTS, I_SCORES, I_VOIDS
+from hearts_env.kernels import R_JD, R_PLAYERS, game_ends
 
 U64 = np.uint64
 F32 = np.float32
@@ -117,3 +117,110 @@ def queen_loses_the_game(i32: np.ndarray, ioff: np.ndarray, rp: np.ndarray, winn
         if r == 0:
             own = total
     return game_ends(highest, rp) and own > lowest
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores both deck counts give (the callers count the cards: once, or by copies)
+
+
+@njit(cache=True, inline="always")
+def side_suit_pass_score(length: int, short_length: int, holds_low: bool, kn: np.ndarray) -> np.float32:
+    """Passing: what every card of a side suit of ``length`` cards gets: short suits first (to make
+    voids), long suits holding a card ranked 5 or less (``holds_low``) last."""
+    score = F32(F32(max(0, short_length - length)) * F32(kn[K_PASS_SHORT]))
+    if length >= 4 and holds_low:
+        score = F32(score - F32(kn[K_PASS_LONG_LOW]))
+    return score
+
+
+@njit(cache=True, inline="always")
+def honour_pass_score(c: int, score: np.float32, few_spades: bool, right: bool, kn: np.ndarray) -> np.float32:
+    """Passing: a spade honour (QS, KS, AS) goes when short in spades (passing right with a low spade
+    kept: the QS alone), else it ranks below the side cards of its rank; other cards keep ``score``."""
+    if QS <= c <= QS + 2:
+        if few_spades and (c == QS or not right):
+            return HONOUR_PASS[c - QS]
+        return F32(RANK_F32[c] - F32(kn[K_PASS_HONOUR_KEPT]))
+    return score
+
+
+@njit(cache=True, inline="always")
+def jd_pass_score(c: int, score: np.float32) -> np.float32:
+    """Passing with the JD rule: the JD is kept, and the diamonds that can capture it mostly too."""
+    if c == JD:
+        return NEVER
+    if JD < c <= JD + 3:
+        return F32(score - F32(8.0))
+    return score
+
+
+@njit(cache=True, inline="always")
+def lead_cost(
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    rp: np.ndarray,
+    kn: np.ndarray,
+    s: int,
+    n_above: np.float32,
+    n_below: np.float32,
+    sure: bool,
+    points_out: bool,
+    hand: np.uint64,
+    qs_out: bool,
+    length: int,
+    heart_cost: float,
+) -> float:
+    """Leading the lowest card of suit ``s`` (``n_above``/``n_below`` out cards of the suit above and
+    below it; ``sure``: nobody can beat it; ``length`` cards held in the suit; ``heart_cost``: more
+    cost of a heart): a sure winner costs most, else the share of the out cards below it; voids
+    seen in the suit (points out), spades while holding the QS or an honour, length, the JD."""
+    if sure:
+        cost = kn[K_LEAD_SURE_WIN] * (2.0 if points_out else 1.0)
+    else:  # a card others can beat: the more out cards below it, the worse
+        share = F32(n_below / max(F32(n_above + n_below), F32(1.0)))
+        cost = float(F32(F32(kn[K_LEAD_SHARE]) * share))
+    # Opponents known void in the suit dump points on the trick's winner.
+    voids = 0
+    for r in range(1, rp[R_PLAYERS]):
+        voids += (i8[ioff[I_VOIDS] + r] >> s) & 1
+    cost += voids * (kn[K_LEAD_VOID] if n_below > 0 else 1.0) * (1.0 if points_out else 0.0)
+    if s == SPADES:
+        holds_honour = (hand & SPADE_HONOURS & ~QS_BIT) != 0
+        cost += (1.0 if hand & QS_BIT else 0.0) * kn[K_LEAD_SPADES_WITH_QUEEN] + (
+            1.0 if holds_honour and qs_out else 0.0
+        ) * kn[K_LEAD_SPADES_WITH_HONOUR]
+    elif s == HEARTS:
+        cost += kn[K_LEAD_HEART] + heart_cost
+    cost += kn[K_LEAD_LENGTH] * length
+    if s == DIAMONDS and rp[R_JD] and hand & JD_BIT:
+        cost += 5.0
+    return cost
+
+
+@njit(cache=True, inline="always")
+def discard_danger(
+    c: int, above: int, below: int, master: bool, singleton: bool, qs_out: bool, jd_out: bool, jd_rule: bool, kn
+) -> float:
+    """Discarding ``c`` (``above``/``below`` out cards of its suit; ``master``: it would win a later
+    trick; ``singleton``: alone in its suit): how dangerous it is to keep, the highest goes first.
+    High cards, hearts, masters, the AS/KS while the QS is out and singletons go; exits are kept,
+    and with the JD rule the JD and (while it is out) the diamonds above it."""
+    s = SUIT_OF[c]
+    danger = RANK_F32[c]
+    if s == HEARTS:
+        danger = F32(danger + F32(kn[K_DUMP_HEART]))
+    if master:
+        danger = F32(danger + F32(kn[K_DUMP_MASTER]))
+    if below == 0 and above > 0:  # an exit is kept to lose the lead later
+        danger = F32(danger - F32(kn[K_DUMP_EXIT_HEART] if s == HEARTS else kn[K_DUMP_EXIT]))
+    if qs_out and (c == QS + 1 or c == QS + 2):
+        danger = F32(danger + F32(kn[K_DUMP_SPADE_HONOUR]))
+    if singleton:  # discarding it makes a void
+        danger = F32(danger + F32(kn[K_DUMP_SINGLETON]))
+    value = float(danger)
+    if jd_rule:
+        if c == JD:
+            value = -60.0
+        elif jd_out and s == DIAMONDS and RANK_OF[c] > 11:
+            value -= 8.0
+    return value

@@ -16,38 +16,24 @@ from numba import njit
 
 from hearts_env.agents.bitboards import count, read_trick
 from hearts_env.agents.heuristic_tables import (
-    HONOUR_PASS,
     JD_BIT,
-    K_DUMP_EXIT,
-    K_DUMP_EXIT_HEART,
-    K_DUMP_HEART,
-    K_DUMP_MASTER,
-    K_DUMP_SINGLETON,
-    K_DUMP_SPADE_HONOUR,
-    K_LEAD_HEART,
-    K_LEAD_LENGTH,
-    K_LEAD_SHARE,
-    K_LEAD_SPADES_WITH_HONOUR,
-    K_LEAD_SPADES_WITH_QUEEN,
-    K_LEAD_SURE_WIN,
-    K_LEAD_VOID,
-    K_PASS_HONOUR_KEPT,
-    K_PASS_LONG_LOW,
-    K_PASS_SHORT,
     K_SAFE_RATIO,
     K_SPADE_GUARD,
     LOW_5,
     LOW_SPADES,
-    NEVER,
     PASS_BASE,
     QS_BIT,
-    RANK_F32,
     SPADE_BITS,
     SPADE_HONOURS,
+    discard_danger,
+    honour_pass_score,
+    jd_pass_score,
+    lead_cost,
     queen_loses_the_game,
+    side_suit_pass_score,
 )
-from hearts_env.cards import DIAMONDS, HEARTS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
-from hearts_env.core import ABOVE, BELOW, BIT, JD, QS, QS_POINTS, SUIT_BITS
+from hearts_env.cards import HEARTS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
+from hearts_env.core import ABOVE, BELOW, BIT, QS, QS_POINTS, SUIT_BITS
 from hearts_env.infoset import (
     I_HAND,
     I_HAND2,
@@ -128,23 +114,13 @@ def pass_card2(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray
         if s == HEARTS:  # 26 hearts out: high ones are as dangerous as high side cards
             by_suit = F32(0.0)
         else:
-            by_suit = F32(F32(max(0, short_length - length)) * F32(kn[K_PASS_SHORT]))
-            if length >= 4 and dealt & SUIT_BITS[s] & LOW_5:
-                by_suit = F32(by_suit - F32(kn[K_PASS_LONG_LOW]))
+            by_suit = side_suit_pass_score(length, short_length, (dealt & SUIT_BITS[s] & LOW_5) != 0, kn)
         while bits:
             c = low_card(bits)
             bits &= bits - U64(1)
-            score = F32(PASS_BASE[c] + by_suit)
-            if QS <= c <= QS + 2:  # the spade honours
-                if few_spades and (c == QS or not right):
-                    score = HONOUR_PASS[c - QS]
-                else:
-                    score = F32(RANK_F32[c] - F32(kn[K_PASS_HONOUR_KEPT]))
-            if jd_rule:  # keep the JDs and the diamonds that can capture them
-                if c == JD:
-                    score = NEVER
-                elif JD < c <= JD + 3:
-                    score = F32(score - F32(8.0))
+            score = honour_pass_score(c, F32(PASS_BASE[c] + by_suit), few_spades, right, kn)
+            if jd_rule:
+                score = jd_pass_score(c, score)
             if score > best_score:
                 best, best_score = c, score
     return best
@@ -173,7 +149,6 @@ def play_card2(
 
 @njit(cache=True, inline="always")
 def _lead2(i8, ioff, rp, kn, legal, hand, hand2, out, out2, stake) -> int:
-    P = rp[R_PLAYERS]
     # Smoke out a QS: spades while holding none above the jack.
     qs_out = (out & QS_BIT) != 0
     spades = legal & SPADE_BITS
@@ -181,7 +156,6 @@ def _lead2(i8, ioff, rp, kn, legal, hand, hand2, out, out2, stake) -> int:
         return high_card(spades)
     # Otherwise the lowest card of the suit with the best exit, as with one deck, counted by copies.
     points_out = raw_points(out) + raw_points(out2) + stake > 0
-    holds_honour = (hand & SPADE_HONOURS & ~QS_BIT) != 0
     best, best_cost = -1, np.inf
     for s in range(NUM_SUITS):
         low = low_card(legal & SUIT_BITS[s])
@@ -189,24 +163,9 @@ def _lead2(i8, ioff, rp, kn, legal, hand, hand2, out, out2, stake) -> int:
             continue
         n_above = F32(_copies(out & ABOVE[low], out2 & ABOVE[low]))
         n_below = F32(_copies(out & BELOW[low], out2 & BELOW[low]))
-        if n_above == 0 and not out & BIT[low]:  # a sure winner (its twin seen) costs most
-            cost = kn[K_LEAD_SURE_WIN] * (2.0 if points_out else 1.0)
-        else:
-            share = F32(n_below / max(F32(n_above + n_below), F32(1.0)))
-            cost = float(F32(F32(kn[K_LEAD_SHARE]) * share))
-        voids = 0
-        for r in range(1, P):
-            voids += (i8[ioff[I_VOIDS] + r] >> s) & 1
-        cost += voids * (kn[K_LEAD_VOID] if n_below > 0 else 1.0) * (1.0 if points_out else 0.0)
-        if s == SPADES:
-            cost += (1.0 if hand & QS_BIT else 0.0) * kn[K_LEAD_SPADES_WITH_QUEEN] + (
-                1.0 if holds_honour and qs_out else 0.0
-            ) * kn[K_LEAD_SPADES_WITH_HONOUR]
-        elif s == HEARTS:
-            cost += kn[K_LEAD_HEART]
-        cost += kn[K_LEAD_LENGTH] * _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s])
-        if s == DIAMONDS and rp[R_JD] and hand & JD_BIT:
-            cost += 5.0
+        sure = n_above == 0 and not out & BIT[low]  # a sure winner has its twin seen
+        length = _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s])
+        cost = lead_cost(i8, ioff, rp, kn, s, n_above, n_below, sure, points_out, hand, qs_out, length, 0.0)
         if cost < best_cost or best < 0:
             best, best_cost = low, cost
     return best
@@ -303,25 +262,11 @@ def _discard2(i32, i8, ioff, rp, kn, legal, hand, hand2, out, out2, size, winner
         s = SUIT_OF[c]
         above = _copies(out & ABOVE[c], out2 & ABOVE[c])
         below = _copies(out & BELOW[c], out2 & BELOW[c])
-        danger = RANK_F32[c]
-        if s == HEARTS:
-            danger = F32(danger + F32(kn[K_DUMP_HEART]))
-        if above == 0 and below > 0 and not out & BIT[c]:  # a master would win a later trick
-            danger = F32(danger + F32(kn[K_DUMP_MASTER]))
-        if below == 0 and above > 0:  # an exit is kept to lose the lead later
-            danger = F32(danger - F32(kn[K_DUMP_EXIT_HEART] if s == HEARTS else kn[K_DUMP_EXIT]))
-        if qs_out and (c == QS + 1 or c == QS + 2):
-            danger = F32(danger + F32(kn[K_DUMP_SPADE_HONOUR]))
-        if _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s]) == 1:  # discarding a singleton makes a void
-            danger = F32(danger + F32(kn[K_DUMP_SINGLETON]))
-        value = float(danger)
+        singleton = _copies(hand & SUIT_BITS[s], hand2 & SUIT_BITS[s]) == 1
+        master = above == 0 and below > 0 and not out & BIT[c]  # it would win a later trick, its twin seen
+        value = discard_danger(c, above, below, master, singleton, qs_out, jd_out, rp[R_JD] != 0, kn)
         if c == QS:
             value = -np.inf
-        if rp[R_JD]:
-            if c == JD:
-                value = -60.0
-            elif jd_out and s == DIAMONDS and RANK_OF[c] > 11:
-                value -= 8.0
         if value > best_danger:
             best, best_danger = c, value
     return best if best >= 0 else QS

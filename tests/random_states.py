@@ -80,3 +80,50 @@ def cancelling_states(rules: HeartsRules, batch: int, seed: int, steps: int, kee
         if rng.random() < keep:
             kept.append(state)
     return kept
+
+
+# ---------------------------------------------------------------------------------------------
+# Worlds (``hearts_env.infoset.world_states``)
+
+WORLD_FIELDS = (
+    "hand_number",
+    "phase",
+    "to_play",
+    "hands",
+    "hands2",
+    "trick",
+    "leader",
+    "winner",
+    "trick_size",
+    "tricks_played",
+    "played",
+    "played2",
+    "hearts_broken",
+    "taken",
+    "taken2",
+    "kitty",
+    "pot",
+    "scores",
+    "legal",
+)
+"""The state fields the true world rebuilds exactly; no info set holds the others (the other
+seats' passes, the trick history, the last trick, the last hand's results, the game's key)."""
+
+
+def assert_world_is_the_state(state: State, built: State, rng: np.random.Generator) -> None:
+    """``built``, the world of the true hidden cards of ``state``'s info sets, is ``state`` on
+    ``WORLD_FIELDS`` and plays the rest of the hand identically under the same random cards."""
+    for field in WORLD_FIELDS:
+        np.testing.assert_array_equal(getattr(built, field), getattr(state, field), err_msg=field)
+    a, b = state, built
+    seed = int(rng.integers(2**32))
+    ra, rb = np.random.default_rng(seed), np.random.default_rng(seed)
+    for _ in range(state.num_players * state.rules.hand_size):
+        a, b = step(a, sample_actions(a, ra)), step(b, sample_actions(b, rb))
+        if np.any(a.hand_over):
+            assert np.all(a.hand_over) and np.all(b.hand_over)
+            np.testing.assert_array_equal(b.last_hand_points, a.last_hand_points)
+            return
+        for field in ("taken", "taken2", "pot", "legal"):
+            np.testing.assert_array_equal(getattr(b, field), getattr(a, field), err_msg=field)
+    raise AssertionError("the hand did not end")

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from scripted_policies import Highest, Lowest
 
 import hearts_env.agents
 from hearts_env import cards, core
@@ -28,20 +29,6 @@ from hearts_env.arena import (
 )
 from hearts_env.policy import PhaseSplit, RandomPolicy
 from hearts_env.rules import HeartsRules
-
-
-class Lowest:
-    """Plays (and passes) its lowest legal card."""
-
-    def __call__(self, info, mask):
-        return mask.argmax(axis=1)
-
-
-class Highest:
-    """Plays (and passes) its highest legal card."""
-
-    def __call__(self, info, mask):
-        return 51 - mask[:, ::-1].argmax(axis=1)
 
 
 class Counting:

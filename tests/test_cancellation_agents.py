@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from random_states import assert_world_is_the_state
 
 from hearts_env import HeartsRules, cards
 from hearts_env.agents.heuristic import HeuristicPolicy
@@ -182,40 +183,7 @@ def test_determinize_rebuilds_the_true_state(num_players: int) -> None:
             axis=2,
         )  # (B, 2, P + 1)
         built = world_states(info, world[:, None])
-        for field in (
-            "phase",
-            "to_play",
-            "hands",
-            "hands2",
-            "trick",
-            "leader",
-            "winner",
-            "trick_size",
-            "tricks_played",
-            "played",
-            "played2",
-            "hearts_broken",
-            "taken",
-            "taken2",
-            "kitty",
-            "pot",
-            "scores",
-            "legal",
-        ):
-            np.testing.assert_array_equal(getattr(built, field), getattr(state, field), err_msg=field)
-        a, b = state, built
-        seed = int(rng.integers(2**32))
-        ra, rb = np.random.default_rng(seed), np.random.default_rng(seed)
-        for _ in range(num_players * rules.hand_size):
-            a, b = step(a, sample_actions(a, ra)), step(b, sample_actions(b, rb))
-            if np.any(a.hand_over):
-                assert np.all(a.hand_over) and np.all(b.hand_over)
-                np.testing.assert_array_equal(b.last_hand_points, a.last_hand_points)
-                break
-            np.testing.assert_array_equal(b.taken2, a.taken2)
-            np.testing.assert_array_equal(b.pot, a.pot)
-        else:
-            raise AssertionError("the hand did not end")
+        assert_world_is_the_state(state, built, rng)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scripted_policies import Highest, Lowest
 
 from hearts_env import core, runner
 from hearts_env.infoset import INFO_FIELDS, infoset
 from hearts_env.policy import RandomPolicy
 from hearts_env.rules import HeartsRules
 from hearts_env.seeding import game_keys
-
-
-class Lowest:
-    def __call__(self, info, mask):
-        return mask.argmax(axis=1)
-
-
-class Highest:
-    def __call__(self, info, mask):
-        return 51 - mask[:, ::-1].argmax(axis=1)
 
 
 class Recording:

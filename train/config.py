@@ -15,8 +15,10 @@ import argparse
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from hearts_env.agents import AGENTS
@@ -36,6 +38,16 @@ or self-play with the learner at every seat (``hearts-train-rllib``)."""
 class StartError(ValueError):
     """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
     load, no Ray to join, a run folder that cannot be made, ...); raised before anything is written."""
+
+
+def run_command(prog: str, main: Callable[[C], Path], config: C) -> None:
+    """A training command's body: ``main(config)``, then its run folder printed; a run that cannot
+    start (``StartError``) ends with one line, ``prog: error: ...``."""
+    try:
+        folder = main(config)
+    except StartError as error:
+        sys.exit(f"{prog}: error: {error}")
+    print(folder)
 
 
 @dataclass
@@ -80,11 +92,11 @@ class PPOSettings(RunConfig):
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
     """opponent agent specs (pimc:worlds=8), one for every other seat or one per seat"""
     num_envs: int = 256
-    """tables played in parallel"""
+    """tables played at once (by each env runner, with RLlib)"""
     total_timesteps: int = 2_000_000
-    """learner decisions to train on"""
+    """learner decisions to train on (in RLlib's self-play, every seat's)"""
     n_steps: int = 64
-    """steps per table per rollout (a rollout is num_envs * n_steps decisions)"""
+    """steps per table per rollout (a rollout is num_envs * n_steps decisions, per env runner with RLlib)"""
     batch_size: int = 1024
     """minibatch size of the PPO update"""
     n_epochs: int = 2
@@ -108,7 +120,7 @@ class PPOSettings(RunConfig):
     eval_opponent: str = "heuristic"
     """the agent at the other seats in evaluations"""
     verbose: int = 0
-    """1 prints the training statistics as they come"""
+    """1 prints the training statistics as they come (SB3's tables; with RLlib a line per iteration)"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = ()
     """Opponent names the trainer takes besides the agents (``SELF``, ...)."""

@@ -70,7 +70,15 @@ from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
-from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, check_choice, parse_config
+from hearts_env.train.config import (
+    SELF,
+    PPOSettings,
+    StartError,
+    check_at_least,
+    check_choice,
+    parse_config,
+    run_command,
+)
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
@@ -112,8 +120,6 @@ class PPOConfig(PPOSettings):
     """run folder whose checkpoint.pt the training continues from (same network; counts its timesteps)"""
     device: str = "cpu"
     """torch device"""
-    verbose: int = 0
-    """SB3 verbosity (1 prints the training tables)"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = (SELF, LEAGUE)
 
@@ -655,12 +661,7 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
 
 
 def cli(argv: Sequence[str] | None = None) -> None:
-    config = parse_args(argv)
-    try:
-        folder = main(config)
-    except StartError as error:
-        sys.exit(f"hearts-train: error: {error}")
-    print(folder)
+    run_command("hearts-train", main, parse_args(argv))
 
 
 if __name__ == "__main__":

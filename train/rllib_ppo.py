@@ -60,7 +60,7 @@ from hearts_env.arena.sharding import init_ray
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
-from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config
+from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config, run_command
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
 TABLES_ENV = "hearts_tables_v0"
@@ -74,21 +74,13 @@ class RLlibPPOConfig(PPOSettings):
     """episode length: game, or hand (scores carry over to the next hand; named opponents only)"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
     """opponent agents by name, one for every other seat or one per seat; self: self-play (the learner at every seat)"""
-    num_envs: int = 256
-    """tables each env runner plays at once"""
     num_env_runners: int = 1
     """Ray actors that sample (one CPU each; 0: sample in this process)"""
     address: str = ""
     """the Ray cluster to join (auto, HOST:PORT); empty: start Ray on this machine"""
-    total_timesteps: int = 2_000_000
-    """decisions to train on (self-play: every seat's)"""
-    n_steps: int = 64
-    """steps per table per rollout (a rollout is num_envs * n_steps decisions per env runner)"""
     batch_size: int = 4096
     n_epochs: int = 4
     learning_rate: float = 1e-4
-    verbose: int = 0
-    """1 prints a line per training iteration"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = (SELF,)
 
@@ -440,12 +432,7 @@ def _progress_bar(config: RLlibPPOConfig) -> Any:
 
 
 def cli(argv: Sequence[str] | None = None) -> None:
-    config = parse_args(argv)
-    try:
-        folder = main(config)
-    except StartError as error:
-        sys.exit(f"hearts-train-rllib: error: {error}")
-    print(folder)
+    run_command("hearts-train-rllib", main, parse_args(argv))
 
 
 if __name__ == "__main__":
