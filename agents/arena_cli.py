@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
+from hearts_env.commands import command
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args
+from hearts_env.seeding import parse_seed
 
 if TYPE_CHECKING:
     from hearts_env.arena.sharding import RayExecutor
@@ -76,7 +78,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-ratings", action="store_true", help="round robin: statistics only, no OpenSkill")
     parser.add_argument("--deals", type=_positive_int, default=1000, help="deals, each played once per seat rotation")
-    parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the agents")
+    parser.add_argument("--seed", type=parse_seed, default=0, help="seed of the deals and the agents")
     parser.add_argument(
         "--block",
         type=_positive_int,
@@ -107,13 +109,6 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _seed(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative int, got {value}")
-    return value
-
-
 def _output_problem(path: str) -> str | None:
     """Why a result file cannot be written at ``path`` (None if it can), checked before the match."""
     target = Path(path)
@@ -138,6 +133,7 @@ def _join_ray(parser: argparse.ArgumentParser, address: str) -> RayExecutor:
         parser.error(f"--ray: cannot {where}: {error}")
 
 
+@command("hearts-arena")
 def main(argv: list[str] | None = None) -> None:
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -169,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error('--ray needs Ray: pip install -e ".[ray]"')
     try:
         agents = build_agents(args.agents, args.seed)
-        check_agents(rules, agents)
+        check_agents(rules, agents, history=args.history)
     except ValueError as error:
         parser.error(str(error))
     executor = None if args.ray is None else _join_ray(parser, args.ray)

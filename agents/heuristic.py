@@ -61,6 +61,7 @@ import math
 
 import numpy as np
 
+from hearts_env import checks
 from hearts_env.agents.heuristic_kernels import heuristic_cards
 from hearts_env.agents.heuristic_tables import Weights
 from hearts_env.agents.players import HEURISTIC
@@ -96,6 +97,9 @@ class HeuristicPolicy(CompiledTable):
         safe_ratio: float = 2.5,
         weights: Weights | None = None,
     ) -> None:
+        shoot_moon = checks.flag("shoot_moon", shoot_moon)
+        spade_guard = checks.integer("spade_guard", spade_guard, 0)
+        moon_alarm = checks.integer("moon_alarm", moon_alarm, 0)
         weights = Weights() if weights is None else weights
         if not isinstance(weights, Weights):
             raise ValueError(f"weights must be a Weights, got {type(weights).__name__}")

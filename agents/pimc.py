@@ -74,7 +74,7 @@ import functools
 
 import numpy as np
 
-from hearts_env import cards, runner
+from hearts_env import cards, checks, runner, seeding
 from hearts_env.agents import pimc_kernels as kern
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc_kernels import VOID_BITS
@@ -263,17 +263,17 @@ class PIMCPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
     ) -> None:
-        if int(worlds) < 1 or int(rollouts) < 1:
-            raise ValueError(f"worlds and rollouts must be >= 1, got {worlds} and {rollouts}")
-        if objective not in ("points", "margin"):
-            raise ValueError(f"objective must be 'points' or 'margin', got {objective!r}")
-        self.worlds, self.rollouts = int(worlds), int(rollouts)
+        self.worlds, self.rollouts = checks.integer("worlds", worlds, 1), checks.integer("rollouts", rollouts, 1)
+        checks.fits_in_memory(f"{worlds:,} worlds x {rollouts:,} rollouts", search_bytes(self.worlds * self.rollouts))
+        self.objective = checks.choice("objective", objective, ("points", "margin"))
+        self.rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
+        self.proposals = checks.integer("proposals", proposals, 1)
+        self.max_batch = checks.integer("max_batch", max_batch, 1)
+        for name, policy in (("rollout", rollout), ("pass_policy", pass_policy)):
+            if policy is not None and not callable(policy):
+                raise ValueError(f"{name} must be a policy (info, mask) -> cards, got {policy!r}")
         self.rollout_policy = rollout
         self.pass_policy = pass_high_cards if pass_policy is None else pass_policy
-        self.objective = objective
-        self.rejection_rounds = int(rejection_rounds)
-        self.proposals = int(proposals)
-        self.max_batch = int(max_batch)
         # The compiled rollout player, if any (None: the policy is called from Python).
         if rollout is None:
             self._player, self._knobs = RANDOM, np.zeros(0)
@@ -284,7 +284,7 @@ class PIMCPolicy:
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeding.generator(seed)
         for policy in (self.rollout_policy, self.pass_policy):
             if callable(getattr(policy, "seed", None)):
                 policy.seed(int(self.rng.integers(2**63)))
@@ -367,6 +367,12 @@ class PIMCPolicy:
         values = np.full((B, NUM_CARDS), np.nan)
         values[game, card] = own.reshape(len(game), W * R).mean(axis=1)
         return values
+
+
+def search_bytes(rollouts: int) -> int:
+    """About the memory one decision's search takes for a game with ``rollouts`` rollouts per
+    candidate card: a world and a game state per rollout, for every legal card."""
+    return rollouts * NUM_CARDS * 512
 
 
 def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int = 32, **options) -> PIMCPolicy:

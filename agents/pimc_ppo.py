@@ -37,8 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env.agents.pimc import sample_worlds
-from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
+from hearts_env import checks, seeding
+from hearts_env.agents.pimc import sample_worlds, search_bytes
+from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, shipped_policy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
     BIT,
@@ -101,7 +102,7 @@ def network_rollout(state: State, network: MLPPolicy, rules: HeartsRules, max_ba
             sub = state[rows]
             obs = observe(sub, sub.to_play.astype(np.int64), network.layout, out=buffer[: len(rows)])
             logits = network.logits(obs)
-            actions[rows] = np.where(legal_mask(sub), logits, -np.inf).argmax(axis=1)
+            actions[rows] = masked_argmax(logits, legal_mask(sub))
         step_in_place(state, actions)
     return taken
 
@@ -130,21 +131,25 @@ class PIMCPPOPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
     ) -> None:
-        for name, value, low in (("worlds", worlds, 1), ("top_k", top_k, 1), ("max_batch", max_batch, 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ValueError(f"pimc-ppo: {name} must be an int >= {low}, got {value!r}")
+        worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
+        max_batch = checks.integer("max_batch", max_batch, 1)
+        rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
+        proposals = checks.integer("proposals", proposals, 1)
+        checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
         for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
             if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
-                raise ValueError(f"pimc-ppo: {name} must be a number {ok}, got {value!r}")
+                raise ValueError(f"{name} must be a number {ok}, got {value!r}")
         self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
+        if self.network.layout.history:
+            raise ValueError(f"{self.network!r} reads the trick history, which the search's worlds do not hold")
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeding.generator(seed)
 
     def __repr__(self) -> str:
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}, network={self.network!r})"
@@ -160,7 +165,7 @@ class PIMCPPOPolicy:
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
         probs = _masked_probabilities(logits, mask)
-        actions = np.where(mask, logits, -np.inf).argmax(axis=1)  # the network's card, as ``ppo`` plays it
+        actions = masked_argmax(logits, mask)  # the network's card, as ``ppo`` plays it
         candidates = self.candidates(probs)
         rows = np.arange(len(actions))
         candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability

@@ -24,6 +24,7 @@ import numpy as np
 from hearts_env import cards, runner
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.commands import command
 from hearts_env.core import (
     BIT,
     GAME_OVER,
@@ -42,6 +43,7 @@ from hearts_env.core import (
 )
 from hearts_env.policy import Policy
 from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
+from hearts_env.seeding import parse_seed
 
 SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
 _SYMBOL_TO_LETTER = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUIT_CHARS, strict=True)))
@@ -496,7 +498,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="one agent for every other seat, or one per seat clockwise from your left: a name or "
         f"name:key=value,... ({', '.join(sorted(AGENTS))}; trained:path=RUN_FOLDER)",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: random)")
+    parser.add_argument(
+        "--seed", type=parse_seed, default=None, help="seed of the deals and the agents (default: random)"
+    )
     add_rules_arguments(parser)
     return parser
 
@@ -526,14 +530,13 @@ def make_table(
     return Table(rules, seat, agents, dict(zip(others, names, strict=True)), input_fn, output)
 
 
+@command("hearts-play")
 def main(
     argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, output: TextIO | None = None
 ) -> int:
     """Run ``hearts-play``; returns the exit status (0, also when the person quits)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
     rules = rules_from_args(args, parser)
     try:
         table = make_table(rules, args.seat, args.opponents, args.seed, input_fn, output)
@@ -541,6 +544,8 @@ def main(
         parser.error(str(error))
     state = new_games(rules, batch_size=1, seed=args.seed)
     _replace_unprintable(table.output)
+    if input_fn is input and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # bytes the terminal cannot decode: a word that is no card
     table.say(f"Hearts: you are seat {table.seat}. Type 'help' for how to play, 'quit' to leave.")
     for s in sorted(table.agents):
         table.say(f"  {table.who(s)}")

@@ -31,6 +31,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"agent option {item!r} of {spec!r} is not key=value")
+        if key.strip() in options:
+            raise ValueError(f"agent option {key.strip()!r} is given twice in {spec!r}")
         try:
             options[key.strip()] = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, RecursionError):
@@ -40,19 +42,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def agent_from_spec(spec: str, seed: int) -> Policy:
     """The agent of ``spec``, built with ``seed=seed`` unless its options give one. ``ValueError``
-    naming the spec for an unknown agent or options its factory does not take."""
+    naming the spec for an unknown agent, options its factory does not take, or an option's
+    value out of its range (each factory checks its own, naming the option and what it takes)."""
     name, options = parse_spec(spec)
     options.setdefault("seed", seed)
     try:
         return make_agent(name, **options)
     except TypeError as error:  # an option the factory does not take, or a required one missing
         raise ValueError(f"agent {spec!r}: {error} (options go as {name}:key=value,...)") from None
+    except ValueError as error:  # an option out of its range, named by the factory's check
+        raise ValueError(f"agent {spec!r}: {error}") from None
 
 
-def check_agents(rules: HeartsRules, agents: Sequence[tuple[str, Policy]]) -> None:
-    """Let a copy of each agent decide the first position of a game of ``rules`` (its own random
-    state stays untouched); ``ValueError`` naming the agent if one refuses these rules."""
-    state = new_games(rules, batch_size=1, seed=0)
+def check_agents(rules: HeartsRules, agents: Sequence[tuple[str, Policy]], history: bool = False) -> None:
+    """Let a copy of each agent decide the first position of a game of ``rules`` (recording its
+    tricks with ``history``, as the match will; its own random state stays untouched);
+    ``ValueError`` naming the agent if one refuses these rules."""
+    state = new_games(rules, batch_size=1, seed=0, history=history)
     info, mask = infoset(state), legal_mask(state)
     for name, agent in dict(agents).items():
         try:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from hearts_env import checks, seeding
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.rules import HeartsRules
@@ -64,7 +65,18 @@ def _relu(x: np.ndarray) -> np.ndarray:
 ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}
 """The hidden activations an exported policy may use (module-level functions: a policy pickles, for
 process pools and Ray)."""
-_MASKED = np.float32(-1e8)  # the logit sb3-contrib's MaskableCategorical gives illegal actions
+
+
+def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(B,) int64: the legal card (``mask`` (B, 52)) with the highest score, never a card outside
+    the mask, whatever the scores: a NaN counts lowest, and a row whose legal scores are all NaN
+    or -inf (weights that overflow) gets its lowest legal card."""
+    mask = np.asarray(mask, bool)
+    best = np.where(mask & ~np.isnan(scores), scores, -np.inf).argmax(axis=1)
+    stuck = ~mask[np.arange(len(best)), best]
+    if stuck.any():
+        best[stuck] = mask[stuck].argmax(axis=1)
+    return best.astype(np.int64)
 
 
 class MLPPolicy:
@@ -85,11 +97,11 @@ class MLPPolicy:
     ) -> None:
         self.rules, self.layout = rules, ObservationLayout(rules, history)
         self.scale, self.layers, self.activation = scale, layers, ACTIVATIONS[activation]
-        self.sample = sample
-        self.rng = np.random.default_rng(seed)
+        self.sample = checks.flag("sample", sample)
+        self.rng = seeding.generator(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeding.generator(seed)
 
     def check_rules(self, rules: HeartsRules) -> None:
         """Raise ``ValueError`` if ``rules`` differ from the training rules in a layout knob."""
@@ -113,11 +125,16 @@ class MLPPolicy:
         logits = self.logits(observations)
         if self.sample:  # Gumbel-max: the argmax of logits plus Gumbel noise is a softmax sample
             logits = logits - np.log(-np.log(self.rng.random(logits.shape, np.float32) + 1e-20) + 1e-20)
-        return np.where(np.asarray(mask, bool), logits, _MASKED).argmax(axis=1).astype(np.int64)
+        return masked_argmax(logits, mask)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         self.check_rules(info.rules)
         return self.act(encode(info, self.layout), mask)
+
+    @property
+    def hidden(self) -> list[int]:
+        """The hidden layers' widths."""
+        return [w.shape[0] for w, _ in self.layers[:-1]]
 
     def __repr__(self) -> str:
         return f"MLPPolicy({[w.shape[0] for w, _ in self.layers]})"
@@ -147,6 +164,11 @@ class TrainedPolicy(MLPPolicy):
         rules = HeartsRules.from_dict(self.meta["rules"])  # checked by _load_meta
         scale, layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
         super().__init__(rules, scale, layers, self.meta["activation"], sample, seed, self.meta["history"])
+        if self.meta.get("net_arch", self.hidden) != self.hidden:  # optional; the arrays' shapes decide
+            raise _refuse(
+                folder / META_FILE,
+                f"net_arch {self.meta['net_arch']!r:.80} disagrees with the arrays' hidden widths {self.hidden}",
+            )
 
     def __repr__(self) -> str:
         return f"TrainedPolicy({str(self.path)!r})"

@@ -148,7 +148,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hearts_env import core, seeding
+from hearts_env import checks, core, seeding
 from hearts_env.cards import NUM_CARDS
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.observation import ObservationLayout, observe
@@ -196,9 +196,7 @@ class raw_env(AECEnv[str, ObsType, int]):
             raise ValueError(f"give rules or rule knobs, not both (got rules and {', '.join(knobs)})")
         self.rules = rules if rules is not None else HeartsRules(**knobs)
         self.reward_mode = check_reward_mode(reward)
-        if not isinstance(history, (bool, np.bool_)):
-            raise ValueError(f"history must be True or False, got {history!r}")
-        self.history = bool(history)
+        self.history = checks.flag("history", history)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -243,15 +241,18 @@ class raw_env(AECEnv[str, ObsType, int]):
         return self._state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # Everything is checked and built before the env changes: a refused reset leaves it as it was.
         if seed is not None or self._seed is None:
-            self._seed = seeding.fresh_seed() if seed is None else seed
-            self._games = 0
-        keys = seeding.game_keys(self._seed, np.array([self._games]))
-        self._games += 1
+            game_seed, games = (seeding.fresh_seed() if seed is None else seeding.check_seed(seed)), 0
+        else:
+            game_seed, games = self._seed, self._games
+        keys = seeding.game_keys(game_seed, np.array([games]))
         deals = (options or {}).get("deals")
         if deals is not None:
             deals = np.asarray(deals).reshape(1, -1)
-        self._set_state(core.new_games(self.rules, deals=deals, history=self.history, keys=keys))
+        state = core.new_games(self.rules, deals=deals, history=self.history, keys=keys)
+        self._seed, self._games = game_seed, games + 1
+        self._set_state(state)
         self._ended_by_illegal = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

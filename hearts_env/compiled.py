@@ -6,17 +6,25 @@ kernels call both) would load stale machine code after that other file changed. 
 that holds kernels points numba's cache at a folder named after a hash of every source file its
 kernels can reach, before it defines any: a change to any of them compiles afresh once, into a
 new folder. ``NUMBA_CACHE_DIR``, when set, is left alone.
+
+The folder is made private to the user (numba loads its files as code), and a cache file there
+that does not read back (cut short by a full disk or a crash, emptied, overwritten) is taken as a
+cache miss: the kernel compiles afresh and the file is written anew, instead of every run failing.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numba
 from llvmlite import ir
 from numba import types
+from numba.core.caching import IndexDataCacheFile
 from numba.extending import intrinsic
 
 _HERE = Path(__file__).resolve().parent
@@ -30,14 +38,56 @@ def cache_folder(*packages: Path) -> Path:
         for source in sorted(package.glob("*.py")):
             digest.update(source.name.encode())
             digest.update(source.read_bytes())
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearts_env"
-    return root / f"numba-{digest.hexdigest()[:16]}"
+    return cache_root() / f"numba-{digest.hexdigest()[:16]}"
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/hearts_env`` (``~/.cache/hearts_env``): every folder of compiled kernels."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearts_env"
 
 
 def use_cache_for(*packages: Path) -> None:
     """Cache the kernels defined from now on in the folder of these packages' sources."""
     if "NUMBA_CACHE_DIR" not in os.environ:
+        root = cache_root()
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if root.stat().st_uid == os.getuid() and root.stat().st_mode & 0o077:
+                root.chmod(0o700)  # the kernels in it are loaded as code: other users keep out
+        except OSError:  # no cache to be had (a read-only home): numba compiles without one
+            pass
         numba.config.CACHE_DIR = str(cache_folder(_HERE, *packages))
+
+
+def _in_our_cache(path: str) -> bool:
+    mine = os.environ.get("NUMBA_CACHE_DIR") or str(cache_root())
+    return os.path.abspath(path).startswith(os.path.abspath(mine) + os.sep)
+
+
+def _unreadable_is_missing(load: Callable[..., Any], missing: Callable[[], Any]) -> Callable[..., Any]:
+    """Numba's reader of a cache file, taking a file of our cache that does not read back as
+    ``missing()`` (a cache miss) rather than an error."""
+
+    @functools.wraps(load)
+    def read(self: IndexDataCacheFile, *args: Any) -> Any:
+        try:
+            return load(self, *args)
+        except OSError:
+            raise  # a file removed under numba: numba's own miss
+        except Exception:  # pickle's errors on a truncated or garbled file
+            if not _in_our_cache(self._cache_path):
+                raise
+            return missing()
+
+    return read
+
+
+def _no_data() -> None:
+    raise OSError("an unreadable cache data file")  # ``IndexDataCacheFile.load`` takes it as a miss
+
+
+IndexDataCacheFile._load_index = _unreadable_is_missing(IndexDataCacheFile._load_index, dict)
+IndexDataCacheFile._load_data = _unreadable_is_missing(IndexDataCacheFile._load_data, _no_data)
 
 
 use_cache_for()  # hearts_env's own kernels

@@ -33,7 +33,7 @@ import os
 
 import numpy as np
 
-from hearts_env import cards, kernels, seeding
+from hearts_env import cards, checks, kernels, seeding
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, SUIT_OF, card_name
 from hearts_env.kernels import (  # noqa: F401  (the card tables are part of the core's API)
     BIT,
@@ -285,7 +285,7 @@ def deck_bits(num_players: int, decks: int = 1) -> np.uint64:
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
     """Bitboards of any shape (...) to a (..., 52) bool mask."""
-    bits = np.asarray(bits, dtype=_U64)
+    bits = _bitboards(bits)
     out = np.empty((bits.size, NUM_CARDS), np.uint8)
     kernels.spread_bits(np.ascontiguousarray(bits).reshape(-1), out)
     return out.view(bool).reshape(*bits.shape, NUM_CARDS)
@@ -293,11 +293,26 @@ def bits_to_mask(bits: np.ndarray) -> np.ndarray:
 
 def mask_to_bits(mask: np.ndarray) -> np.ndarray:
     """A (..., 52) bool mask to bitboards of shape (...)."""
-    mask = np.asarray(mask, dtype=bool)
+    mask = np.asarray(mask)
+    if mask.ndim == 0 or mask.shape[-1] != NUM_CARDS or mask.dtype.kind not in "biu":
+        raise ValueError(f"a mask has one entry per card: (..., {NUM_CARDS}) bools, got {mask.dtype} {mask.shape}")
+    mask = mask.astype(bool, copy=False)
     packed = np.packbits(mask, axis=-1, bitorder="little")  # (..., 7)
     padded = np.zeros((*mask.shape[:-1], 8), dtype=np.uint8)
     padded[..., : packed.shape[-1]] = packed
     return padded.view("<u8")[..., 0].astype(_U64)
+
+
+def _bitboards(bits: np.ndarray) -> np.ndarray:
+    """``bits`` as uint64 bitboards; other integers are taken if they are cards' bits (0..2**52)."""
+    bits = np.asarray(bits)
+    if bits.dtype == _U64:
+        return bits
+    if bits.dtype.kind not in "iu" or (bits.size and (bits.min() < 0 or bits.max() >= 1 << NUM_CARDS)):
+        raise ValueError(
+            f"bitboards are non-negative integers below 2**52 (bit c = card c), got {bits.dtype} {bits!r:.80}"
+        )
+    return bits.astype(_U64)
 
 
 def bits_to_cards(bits: int | np.integer) -> list[int]:
@@ -313,6 +328,8 @@ def legal_mask(state: State) -> np.ndarray:
 
 def concatenate(states: list[State]) -> State:
     """One batch of the games of several batches (same rules and history setting), in order."""
+    if not states:
+        raise ValueError("concatenate needs at least one batch of games")
     return _concatenate(states)  # type: ignore[return-value]
 
 
@@ -344,8 +361,7 @@ def new_games(
     rules = HeartsRules() if rules is None else rules
     if not isinstance(rules, HeartsRules):
         raise ValueError(f"rules must be a HeartsRules, got {type(rules).__name__}")
-    if not isinstance(history, (bool, np.bool_)):
-        raise ValueError(f"history must be True or False, got {history!r}")
+    history = checks.flag("history", history)
     if batch_size is not None and (
         isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
     ):
@@ -356,6 +372,9 @@ def new_games(
         if batch_size is None:
             raise ValueError("batch_size must be a positive int when no deals are given, got None")
         batch_size = int(batch_size)
+        checks.fits_in_memory(
+            f"{batch_size:,} games", batch_size * 2 * state_layout(rules.num_players, 0, rules.decks).width
+        )
     else:
         deals = _check_deals(rules, deals)
         if batch_size is not None and batch_size != deals.shape[0]:
@@ -366,7 +385,10 @@ def new_games(
     elif seed is not None or np.shape(keys) != (batch_size,):
         raise ValueError(f"keys must be a ({batch_size},) array given instead of a seed, got shape {np.shape(keys)}")
     else:
-        key = np.asarray(keys, dtype=_U64)
+        key = np.asarray(keys)
+        if key.dtype.kind not in "iu" or (key.dtype.kind == "i" and (key < 0).any()):
+            raise ValueError(f"keys must be non-negative integers (uint64 game keys), got {key.dtype} {key!r:.80}")
+        key = key.astype(_U64)
     layout = state_layout(rules.num_players, rules.hand_size if history else 0, rules.decks)
     data = layout.zeros(batch_size)
     layout.view(data, "key")[:] = key
@@ -461,9 +483,16 @@ def hand_score(
     """(n, P) int32 score of completed hands from the cards each seat took (n, P) and the game
     totals before the hand (n, P): hearts 1, QS 13, the moon rule, and the JD rule on top. With
     two decks ``taken2`` (n, P) gives the cards each seat took twice (none if not given)."""
-    taken = np.ascontiguousarray(taken, _U64)
+    taken = np.ascontiguousarray(_bitboards(taken))
+    totals = np.asarray(totals)
+    P = rules.num_players
+    if taken.ndim != 2 or taken.shape[1] != P or totals.shape != taken.shape or totals.dtype.kind not in "iu":
+        raise ValueError(
+            f"taken and totals must be (n, {P}): the cards each seat took, and integer totals; "
+            f"got {taken.shape} and {totals.dtype} {totals.shape}"
+        )
     totals = np.ascontiguousarray(totals, np.int32)
-    taken2 = np.zeros_like(taken) if taken2 is None else np.ascontiguousarray(taken2, _U64)
+    taken2 = np.zeros_like(taken) if taken2 is None else np.ascontiguousarray(_bitboards(taken2))
     if taken2.shape != taken.shape:
         raise ValueError(f"taken2 must have the shape of taken {taken.shape}, got {taken2.shape}")
     out = np.empty(taken.shape, np.int32)

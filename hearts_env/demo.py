@@ -9,7 +9,8 @@ import argparse
 
 import numpy as np
 
-from hearts_env import cards, runner
+from hearts_env import cards, runner, seeding
+from hearts_env.commands import command
 from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games
 from hearts_env.policy import RandomPolicy
 from hearts_env.render import format_cards
@@ -53,9 +54,12 @@ def _print_deal(state: State) -> None:
         print(f"  seat {s} dealt: {format_cards(bits_to_cards(state.hands[0, s]))}")
 
 
+@command("hearts-demo")
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="hearts-demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random players (default: 0)")
+    parser.add_argument(
+        "--seed", type=seeding.parse_seed, default=0, help="seed of the deals and the random players (default: 0)"
+    )
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     if args.seed < 0:

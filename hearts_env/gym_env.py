@@ -138,7 +138,8 @@ for _ in range(100):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -147,7 +148,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hearts_env import core, runner, seeding
+from hearts_env import checks, core, runner, seeding
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
@@ -203,7 +204,7 @@ class _Tables:
         ):
             raise ValueError(f"learner_seat must be a seat 0..{P - 1} or 'rotate', got {learner_seat!r}")
         self.learner_seat = learner_seat
-        self.history = bool(history)
+        self.history = checks.flag("history", history)
         self.layout = ObservationLayout(rules, self.history)
         self.policies = _opponent_policies(opponents, P)
         # The runner's view of the opponents: the policies, and the one at each seat counted from
@@ -216,6 +217,9 @@ class _Tables:
         )
         self.player_at = np.array([-1, *([0] * (P - 1) if self.policies is None else range(P - 1))], np.int64)
         self.state: State | None = None
+        # A state, its copies while stepping, and the observations and masks of every table.
+        per_table = 4 * core.state_layout(P, rules.hand_size if self.history else 0, rules.decks).width
+        checks.fits_in_memory(f"{num_games:,} tables", num_games * (per_table + 2 * (self.layout.size + NUM_CARDS)))
         self.seat = np.full(num_games, 0 if learner_seat == "rotate" else learner_seat, np.int8)
         self.game_seed = np.zeros(num_games, _U64)  # the seed the game's episodes derive from
         self.games_started = np.zeros(num_games, _U64)  # games started since that seed
@@ -269,16 +273,23 @@ class _Tables:
 
     # -- stepping
 
-    _SAVED = ("seat", "games_started", "stream", "draws", "pending", "ended")
+    _SAVED = ("seat", "game_seed", "games_started", "stream", "draws", "pending", "ended")
 
-    def snapshot(self) -> tuple:
-        """Everything a step changes (the core state is never modified, so a reference keeps it)."""
-        return self.state, *(getattr(self, name).copy() for name in self._SAVED)
-
-    def restore(self, saved: tuple) -> None:
-        self.state = saved[0]
-        for name, value in zip(self._SAVED, saved[1:], strict=True):
-            setattr(self, name, value)
+    @contextlib.contextmanager
+    def all_or_nothing(self, *more: np.ndarray) -> Iterator[None]:
+        """What happens inside happens wholly, or (on any exception: an illegal card, an opponent
+        that fails, Ctrl-C during a slow search) not at all: the tables, and the arrays ``more``,
+        are put back as they were. (The core state is never modified, so a reference keeps it.)"""
+        state, saved, kept = self.state, [getattr(self, name).copy() for name in self._SAVED], [a.copy() for a in more]
+        try:
+            yield
+        except BaseException:
+            self.state = state
+            for name, value in zip(self._SAVED, saved, strict=True):
+                setattr(self, name, value)
+            for array, value in zip(more, kept, strict=True):
+                array[...] = value
+            raise
 
     def learner_step(self, actions: np.ndarray, idx: Index = _ALL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play the learner's card (``actions``, one per game) in the games ``idx`` (all are to
@@ -436,12 +447,6 @@ def _rules(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
     return rules if rules is not None else HeartsRules(**knobs)
 
 
-def _seed_u64(seed: int) -> np.uint64:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seeds must be non-negative ints, got {seed!r}")
-    return _U64(int(seed) % 2**64)
-
-
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     try:
         return AutoresetMode(mode)
@@ -500,15 +505,17 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         return int(self._tables.seat[0])
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        seed = None if seed is None else seeding.check_seed(seed)  # a refused seed changes nothing
         super().reset(seed=seed)
         tables = self._tables
-        if seed is not None:
-            tables.seed_policies(int(_seed_u64(seed)))  # before the opponents' first cards
-            tables.start(_ALL, np.array([_seed_u64(seed)]))
-        elif tables.state is None:
-            tables.start(_ALL, self.np_random.integers(0, 2**64, size=1, dtype=_U64))
-        else:
-            tables.next_episode(_ALL)
+        with tables.all_or_nothing():
+            if seed is not None:
+                tables.seed_policies(seed)  # before the opponents' first cards
+                tables.start(_ALL, np.array([seed], _U64))
+            elif tables.state is None:
+                tables.start(_ALL, self.np_random.integers(0, 2**64, size=1, dtype=_U64))
+            else:
+                tables.next_episode(_ALL)
         return self._result(replaced=None)
 
     def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -520,12 +527,8 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         card = np.asarray(action)
         if card.size != 1 or card.dtype.kind not in "iu":
             raise ValueError(f"action must be one integer card id (0..51), got {action!r}")
-        saved = tables.snapshot()
-        try:
+        with tables.all_or_nothing():
             rewards, terminated, replaced = tables.learner_step(card.reshape(1).astype(np.int64))
-        except ValueError:
-            tables.restore(saved)  # an illegal card (the learner's or an opponent's) changes nothing
-            raise
         obs, info = self._result(replaced)
         return obs, float(rewards[0]), bool(terminated[0]), False, info
 
@@ -624,26 +627,28 @@ class HeartsVectorEnv(VectorEnv):
             idx = np.flatnonzero(mask)
             if tables.state is None and len(idx) < B:
                 raise ValueError("the first reset must reset every game")
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            super().reset(seed=int(seed))
-            seeds = _seed_u64(seed) + idx.astype(_U64)
-        elif seed is not None:
+        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, str):
             if len(seed) != B:
                 raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
+            given = [None if s is None else seeding.check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
             drawn = self.np_random.integers(0, 2**64, size=B, dtype=_U64)
-            seeds = np.array([drawn[i] if s is None else _seed_u64(s) for i, s in enumerate(seed)], _U64)[idx]
-        elif tables.state is None:
-            seeds = self.np_random.integers(0, 2**64, size=B, dtype=_U64)
+            seeds = np.array([drawn[i] if s is None else s for i, s in enumerate(given)], _U64)[idx]
+            policy_seed = next((s for s in given if s is not None), None)
+        elif seed is not None:
+            policy_seed = seeding.check_seed(seed)
+            super().reset(seed=policy_seed)
+            seeds = _U64(policy_seed) + idx.astype(_U64)
         else:
-            seeds = None
-        self._autoreset[idx] = False
-        if seeds is None:
-            tables.next_episode(idx)
-        else:
-            given = [s for s in (seed if isinstance(seed, Sequence | np.ndarray) else [seed]) if s is not None]
-            if given:  # before the opponents' first cards
-                tables.seed_policies(int(_seed_u64(given[0])))
-            tables.start(idx, seeds)
+            seeds = self.np_random.integers(0, 2**64, size=B, dtype=_U64) if tables.state is None else None
+            policy_seed = None
+        with tables.all_or_nothing(self._autoreset):
+            self._autoreset[idx] = False
+            if seeds is None:
+                tables.next_episode(idx)
+            else:
+                if policy_seed is not None:  # before the opponents' first cards
+                    tables.seed_policies(policy_seed)
+                tables.start(idx, seeds)
         return tables.observe(), self._info(tables.info(tables.masks()))
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -659,8 +664,7 @@ class HeartsVectorEnv(VectorEnv):
                 f"the episodes of games {games} are over and autoreset_mode is DISABLED: "
                 "reset them first (reset(options={'reset_mask': mask}))"
             )
-        saved = tables.snapshot()
-        try:
+        with tables.all_or_nothing(self._autoreset):
             # NEXT_STEP: the games whose episode ended last step start the next one (after the
             # others have stepped); their actions are ignored.
             resetting = self._autoreset
@@ -671,28 +675,21 @@ class HeartsVectorEnv(VectorEnv):
                 rewards, terminated, replaced = tables.learner_step(actions, stepping)
             if resetting.any():
                 tables.next_episode(np.flatnonzero(resetting))
-        except ValueError:
-            tables.restore(saved)  # an illegal card (the learner's or an opponent's) changes nothing
-            raise
+            obs = tables.observe()
+            info = self._info(tables.info(tables.masks(), replaced.copy()))
+            ended = np.flatnonzero(terminated)
+            if len(ended) and self.autoreset_mode == AutoresetMode.SAME_STEP:
+                final_obs = np.full(B, None, dtype=object)
+                for i in ended:  # builds the info's per-game objects only
+                    final_obs[i] = obs[i].copy()
+                final_info = {key: (terminated.copy() if key.startswith("_") else value) for key, value in info.items()}
+                tables.next_episode(ended)
+                obs[ended] = tables.observe(ended)
+                info = self._info(tables.info(tables.masks(), replaced))
+                info |= {"final_obs": final_obs, "_final_obs": terminated.copy()}
+                info |= {"final_info": final_info, "_final_info": terminated.copy()}
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             self._autoreset = terminated.copy()
-        obs = tables.observe()
-        info = self._info(tables.info(tables.masks(), replaced.copy()))
-        ended = np.flatnonzero(terminated)
-        if len(ended) and self.autoreset_mode == AutoresetMode.SAME_STEP:
-            final_obs = np.full(B, None, dtype=object)
-            for i in ended:  # builds the info's per-game objects only
-                final_obs[i] = obs[i].copy()
-            final_info = {key: (terminated.copy() if key.startswith("_") else value) for key, value in info.items()}
-            try:
-                tables.next_episode(ended)
-            except ValueError:
-                tables.restore(saved)
-                raise
-            obs[ended] = tables.observe(ended)
-            info = self._info(tables.info(tables.masks(), replaced))
-            info |= {"final_obs": final_obs, "_final_obs": terminated.copy()}
-            info |= {"final_info": final_info, "_final_info": terminated.copy()}
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminated, np.zeros(B, bool), info

@@ -199,9 +199,10 @@ def infoset(state: State, seat: np.ndarray | int | None = None) -> InfoSet:
     if seat is None:
         seats = np.maximum(state.to_play, 0).astype(np.int64)
     else:
-        seats = np.broadcast_to(np.asarray(seat), (B,))
-        if seats.dtype.kind not in "iu":
-            raise ValueError(f"seat must be an int in 0..{P - 1}, got {seats.dtype}")
+        seats = np.asarray(seat)
+        if seats.dtype.kind not in "iu" or seats.shape not in ((), (B,)):
+            raise ValueError(f"seat must be an int in 0..{P - 1} or ({B},) of them, got {seats.dtype} {seats.shape}")
+        seats = np.broadcast_to(seats, (B,))
         if B and (seats.min() < 0 or seats.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {seats.min() if seats.min() < 0 else seats.max()}")
         seats = seats.astype(np.int64)
@@ -345,6 +346,8 @@ def world_places(hands: np.ndarray) -> np.ndarray:
     """Worlds (``world_states``' ``hands``) as the kernels read them, (B, W, copies, places): one
     deck's (B, W, P) gain an axis."""
     hands = np.ascontiguousarray(hands, U64)
+    if hands.ndim not in (3, 4):
+        raise ValueError(f"worlds are (B, W, P) or, two decks, (B, W, 2, P + 1) bitboards, got shape {hands.shape}")
     return hands[:, :, None, :] if hands.ndim == 3 else hands
 
 
@@ -365,6 +368,10 @@ def world_states(info: InfoSet, hands: np.ndarray, rules: HeartsRules | None = N
     rules = info.rules if rules is None else rules
     places = world_places(hands)
     B, W = places.shape[:2]
+    P, two = rules.num_players, rules.decks == 2
+    if places.shape[0] != info.batch_size or places.shape[2:] != ((2, P + 1) if two else (1, P)):
+        want = f"({info.batch_size}, W, 2, {P + 1})" if two else f"({info.batch_size}, W, {P})"
+        raise ValueError(f"hands must be {want}: the hidden cards of each world, got shape {np.shape(hands)}")
     layout = state_layout(rules.num_players, 0, rules.decks)
     data = layout.zeros(B * W)
     world_rows(info.data, info.layout.offsets, places, data, layout.offsets, rule_params(rules))

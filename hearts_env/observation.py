@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from hearts_env import checks
 from hearts_env import infoset as inf
 from hearts_env import kernels as k
 from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
@@ -107,6 +108,9 @@ class ObservationLayout:
     packed_sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rules, HeartsRules):
+            raise ValueError(f"rules must be a HeartsRules, got {self.rules!r}")
+        checks.flag("history", self.history)
         P, H = self.rules.num_players, self.rules.hand_size
         two = self.rules.decks == 2
         shapes: dict[str, tuple[int, ...]] = {"hand": (NUM_CARDS,)}
@@ -229,21 +233,25 @@ def observe(
     """``encode(infoset(state, seat), layout)`` (or ``encode_packed`` with ``packed``) in one
     compiled pass, without building the info sets: what the environments call every step."""
     B = state.data.shape[0]
-    out = _output(out, B, layout.packed_size if packed else layout.size)
+    _check_rules(state.rules, layout, "states")
+    out = _output(out, B, layout.packed_size if checks.flag("packed", packed) else layout.size)
     if type(seat) is np.ndarray and seat.dtype == np.int64 and seat.shape == (B,):
-        seats = seat  # the environments' fast path
-    elif isinstance(seat, (int, np.integer)):
-        seats = np.full(B, seat, np.int64)
+        seats = seat  # the environments' fast path (the kernel checks the seats' range)
     else:
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seat, np.int64), (B,)))
+        given = np.asarray(seat)
+        if given.dtype.kind not in "iu" or given.shape not in ((), (B,)):
+            raise ValueError(f"seat must be an int or ({B},) ints, got {given.dtype} {given.shape}")
+        seats = np.ascontiguousarray(np.broadcast_to(given.astype(np.int64), (B,)))
     history = state.history
     if layout.history and not history:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
     ilayout = info_layout(state.rules.num_players, state.tricks.shape[1] if history else 0)
     starts = layout.packed_starts if packed else layout.starts
-    observe_states(
+    bad = observe_states(
         state.data, state.layout.offsets, state.params, seats, ilayout.offsets, ilayout.width, starts, packed, out
     )
+    if bad >= 0:
+        raise ValueError(f"seat must be in 0..{state.num_players - 1}, got {seats[bad]} (game {bad})")
     return out
 
 
@@ -277,13 +285,18 @@ def _output(out: np.ndarray | None, batch: int, size: int) -> np.ndarray:
     return out
 
 
+def _check_rules(rules: HeartsRules, layout: ObservationLayout, what: str) -> None:
+    """The layout is one of these rules' tables: the same players and decks (what its rows hold)."""
+    if not isinstance(layout, ObservationLayout):
+        raise ValueError(f"layout must be an ObservationLayout, got {layout!r}")
+    if rules.num_players != layout.rules.num_players:
+        raise ValueError(f"{what} of {rules.num_players} players for a {layout.rules.num_players}-player layout")
+    if rules.decks != layout.rules.decks:
+        raise ValueError(f"{what} of {rules.decks} deck(s) for a layout of {layout.rules.decks}")
+
+
 def _check_info(info: InfoSet, layout: ObservationLayout) -> None:
-    if info.rules.num_players != layout.rules.num_players:
-        raise ValueError(
-            f"info sets of {info.rules.num_players} players for a {layout.rules.num_players}-player layout"
-        )
-    if info.rules.decks != layout.rules.decks:
-        raise ValueError(f"info sets of {info.rules.decks} deck(s) for a layout of {layout.rules.decks}")
+    _check_rules(info.rules, layout, "info sets")
     if layout.history and info.tricks.shape[1] == 0:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
 
@@ -513,9 +526,11 @@ def observe_states(
     st: np.ndarray,
     packed: bool,
     out: np.ndarray,
-) -> None:
+) -> int:
+    """Write the observations; -1, or the first game whose seat is not at the table (nothing
+    written then)."""
     scratch = np.zeros((1, iwidth), np.uint8)  # one info row, rewritten for every game
-    observe_rows(sdata, soff, rp, seats, ioff, scratch, st, packed, out)
+    return observe_rows(sdata, soff, rp, seats, ioff, scratch, st, packed, out)
 
 
 @row_kernel
@@ -529,9 +544,13 @@ def observe_rows(
     st: np.ndarray,
     packed: bool,
     out: np.ndarray,
-) -> None:
+) -> int:
+    for g in range(sdata.shape[0]):  # a seat off the table would read outside the game's row
+        if seats[g] < 0 or seats[g] >= rp[k.R_PLAYERS]:
+            return g
     s64, s32, s8 = sdata.view(np.uint64), sdata.view(np.int32), sdata.view(np.int8)
     i64, i32, i8 = scratch.view(np.uint64)[0], scratch.view(np.int32)[0], scratch.view(np.int8)[0]
     for g in range(sdata.shape[0]):
         infoset_row(s64[g], s32[g], s8[g], soff, rp, seats[g], i64, i32, i8, ioff, False)
         encode_row(i64, i32, i8, ioff, rp, st, packed, out[g])
+    return -1

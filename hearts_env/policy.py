@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from hearts_env import seeding
 from hearts_env.core import PASS, State, mask_to_bits, sample_from_bits
 from hearts_env.infoset import InfoSet
 
@@ -53,10 +54,10 @@ class RandomPolicy:
     """A uniformly random legal card (passing included)."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeding.generator(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeding.generator(seed)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         return sample_from_bits(mask_to_bits(mask), self.rng)

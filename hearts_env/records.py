@@ -99,9 +99,15 @@ class Records:
         return new
 
     def __getitem__(self, index: int | slice | np.ndarray) -> Records:
-        """The sub-batch of the games at ``index`` (an int keeps a batch of one)."""
+        """The sub-batch of the games at ``index`` (an int keeps a batch of one, and raises
+        ``IndexError`` outside -B..B-1, as a list does)."""
+        if isinstance(index, (bool, np.bool_)):
+            raise IndexError(f"a batch is indexed by game numbers, slices or arrays, not by {index!r}")
         if isinstance(index, (int, np.integer)):
-            index = slice(index, index + 1) if index != -1 else slice(-1, None)
+            B = self.batch_size
+            if not -B <= index < B:
+                raise IndexError(f"game {index} is out of range for a batch of {B}")
+            index = slice(index % B, index % B + 1)
         return self.with_data(np.ascontiguousarray(self.data[index]))
 
     def replace(self, **fields: np.ndarray) -> Records:
@@ -111,7 +117,10 @@ class Records:
         for name, value in fields.items():
             if name not in self.layout.fields:
                 raise ValueError(f"{type(self).__name__} has no field {name!r}")
-            self.layout.view(data, name)[...] = value
+            try:
+                self.layout.view(data, name)[...] = value
+            except ValueError as error:
+                raise ValueError(f"{type(self).__name__}.replace: field {name!r}: {error}") from None
         return self.with_data(data)
 
     def __getstate__(self) -> dict[str, Any]:

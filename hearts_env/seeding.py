@@ -15,6 +15,11 @@ seed through ``derive``, so they never reuse a game's key.
 The hash is SplitMix64's: ``mix64`` is its finaliser (elementwise on uint64 arrays, wrapping), and
 the ``i``-th key of a stream is the ``i``-th output of a SplitMix64 generator started from a hash
 of (seed, stream).
+
+Seeds are non-negative ints (``check_seed``, used by every entry point: the core, the environments,
+the arena and the commands); a seed of 2**64 or more is the seed modulo 2**64 (the keys hash 64-bit
+words), so ``s`` and ``s + 2**64`` give the same run. Training seeds also seed stable-baselines3 and
+torch, which take 32-bit seeds, so the trainers take seeds below 2**32.
 """
 
 from __future__ import annotations
@@ -41,6 +46,42 @@ CARDS = 4
 """The stream of each game's random cards (the environments' default random opponents)."""
 COLLECTION = 5
 """The stream of the seeds of a parallel collection's workers (``hearts_env.train.expert_iteration``)."""
+
+
+SEED_LIMIT = 2**64
+"""Seeds are taken modulo this."""
+
+
+def check_seed(seed: object, name: str = "seed", below: int | None = None) -> int:
+    """``seed`` modulo ``SEED_LIMIT``, if it is a non-negative int (a bool, a float, a string or a
+    negative number is refused, naming ``name`` and what is accepted); ``below``: refuse seeds
+    from there up instead (for libraries that take smaller seeds)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        accepted = (
+            f"an int in 0..{below - 1:,}" if below else "a non-negative int (seeds of 2**64 and up: modulo 2**64)"
+        )
+        raise ValueError(f"{name} must be {accepted}, got {seed!r}")
+    if below is not None and seed >= below:
+        raise ValueError(f"{name} must be an int in 0..{below - 1:,}, got {seed:,}")
+    return int(seed) % SEED_LIMIT
+
+
+def generator(seed: int | np.random.SeedSequence | None) -> np.random.Generator:
+    """A policy's random generator: from a seed (checked: ``check_seed``), a ``SeedSequence`` (a
+    parent's child), or fresh entropy (None)."""
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    return np.random.default_rng(check_seed(seed))
+
+
+def parse_seed(text: str) -> int:
+    """A ``--seed`` flag's value (an ``argparse`` type): ``check_seed`` of the int it spells."""
+    import argparse
+
+    try:
+        return check_seed(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int, got {text!r}") from None
 
 
 def fresh_seed() -> int:
@@ -70,7 +111,7 @@ def derive(seed: int | np.ndarray, stream: int, indices: np.ndarray | int) -> np
     if isinstance(seed, np.ndarray):
         seeds = seed.astype(_U64)
     else:
-        seeds = np.array(_check_int("seed", seed) % 2**64, _U64)
+        seeds = np.array(check_seed(seed), _U64)
     shape = np.broadcast_shapes(seeds.shape, indices.shape)
     # (n,) arrays, never 0-d ones: numpy warns of wrapping in scalar arithmetic only
     seeds = np.broadcast_to(seeds, shape).reshape(-1)

@@ -15,12 +15,11 @@ import argparse
 import dataclasses
 import math
 import os
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from hearts_env import seeding
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
 from hearts_env.agents.trained import ACTIVATIONS
@@ -30,6 +29,9 @@ from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules
 
 C = TypeVar("C")
 
+TRAINING_SEEDS = 2**32
+"""Training seeds are below this: they seed stable-baselines3 and torch, which take 32-bit seeds."""
+
 SELF = "self"
 """The opponent name of the learner itself: a frozen snapshot of it at a seat (``hearts-train``),
 or self-play with the learner at every seat (``hearts-train-rllib``)."""
@@ -38,16 +40,6 @@ or self-play with the learner at every seat (``hearts-train-rllib``)."""
 class StartError(ValueError):
     """The run cannot start (an opponent that cannot play the rules, a checkpoint that does not
     load, no Ray to join, a run folder that cannot be made, ...); raised before anything is written."""
-
-
-def run_command(prog: str, main: Callable[[C], Path], config: C) -> None:
-    """A training command's body: ``main(config)``, then its run folder printed; a run that cannot
-    start (``StartError``) ends with one line, ``prog: error: ...``."""
-    try:
-        folder = main(config)
-    except StartError as error:
-        sys.exit(f"{prog}: error: {error}")
-    print(folder)
 
 
 @dataclass
@@ -72,7 +64,7 @@ class RunConfig:
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
         check_name("exp_name", self.exp_name)
-        check_at_least("seed", self.seed, 0)
+        seeding.check_seed(self.seed, "seed", below=TRAINING_SEEDS)
         if os.path.exists(self.run_dir) and not os.path.isdir(self.run_dir):
             raise ValueError(f"run_dir: cannot make the run folder: {self.run_dir} is not a folder")
 

@@ -29,11 +29,12 @@ import torch
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
+from hearts_env.commands import command
 from hearts_env.rules import HeartsRules
 from hearts_env.seeding import COLLECTION, derive
 from hearts_env.train.config import RunConfig, check_at_least, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
-from hearts_env.train.run_files import make_run_folder
+from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 
 @dataclass
@@ -70,8 +71,8 @@ class ExItConfig(RunConfig):
         check_at_least("eval_deals", self.eval_deals, 0)
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
-        network = TrainedPolicy(self.policy or SHIPPED_DIR / "ppo")  # a bad folder: one ValueError naming it
-        network.check_rules(self.rules)
+        # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
+        PIMCPPOPolicy(worlds=self.worlds, top_k=self.top_k, path=self.policy or None).check_rules(self.rules)
 
 
 class Network(torch.nn.Module):
@@ -170,15 +171,16 @@ def main(config: ExItConfig) -> Path:
     torch.manual_seed(config.seed)
     source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
     hand_rules = dataclasses.replace(config.rules, target_score=None)
+    folder = make_run_folder(config.run_dir, config.exp_name, config.seed)  # before minutes of collection
     start = time.perf_counter()
-    demos = collect_parallel(config, hand_rules)
+    with removed_on_failure(folder):
+        demos = collect_parallel(config, hand_rules)
     collected = time.perf_counter()
     net = Network(source)
     metrics = fit(net, demos, config) | {
         "collect_seconds": collected - start,
         "fit_seconds": time.perf_counter() - collected,
     }
-    folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     np.savez(folder / WEIGHTS_FILE, **net.arrays(source.meta["layers"]))
     meta = dict(source.meta)
     meta["trained_on"] = {
@@ -205,6 +207,7 @@ def main(config: ExItConfig) -> Path:
     return folder
 
 
+@command("python -m hearts_env.train.expert_iteration")
 def cli(argv: Sequence[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     main(parse_config(ExItConfig, argv, "python -m hearts_env.train.expert_iteration", __doc__.splitlines()[0]))

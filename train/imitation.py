@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from hearts_env import checks
 from hearts_env.core import new_games
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
@@ -58,13 +59,15 @@ def collect(
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
     half of them are over). Game i of the collection is game i of ``seed`` (``seeding.game_keys``).
-    Decisions of hands still running at the end are dropped, so every return is complete."""
+    Only the decisions of completed hands count and are kept, so every return is complete."""
+    decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
+    num_games = checks.integer("num_games", num_games, 1)
     check_reward_mode(reward)
     recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress)
     games_dealt = 0
-    while recorder.count < decisions:
+    while recorder.complete < decisions:
         state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
         games_dealt += num_games
         recorder.new_batch()
@@ -81,7 +84,7 @@ class _Recorder:
         self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
         self.records: list[tuple[np.ndarray, ...]] = []
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
-        self.count = self.next_hand = 0
+        self.complete = self.next_hand = 0  # decisions of completed hands; hands numbered
         self.bar = tqdm(total=decisions, unit="decision", desc="collect", disable=not progress)
 
     def new_batch(self) -> None:
@@ -89,6 +92,7 @@ class _Recorder:
         self.hand_id = self.next_hand + np.arange(self.num_games)  # the hand each game is playing
         self.next_hand += self.num_games
         self.paid = np.zeros((self.num_games, P), np.float32)  # reward paid to each seat so far this hand
+        self.in_hand = np.zeros(self.num_games, np.int64)  # decisions recorded in each game's hand so far
         self.games_over = 0
 
     def record(self, step: Step) -> bool:
@@ -98,15 +102,18 @@ class _Recorder:
             (encode(step.info, self.layout), step.mask, step.actions, self.hand_id[games], seat, before)
         )
         self.paid[games] += step_rewards(step.state, step.after, self.reward)
+        self.in_hand[games] += 1
         ended = games[step.after.hand_over]
         self.finals.append((self.hand_id[ended], self.paid[ended]))
         self.hand_id[ended] = self.next_hand + np.arange(len(ended))
         self.next_hand += len(ended)
         self.paid[ended] = 0
-        self.count += len(games)
+        done = int(self.in_hand[ended].sum())  # decisions of the hands that ended: kept
+        self.in_hand[ended] = 0
+        self.complete += done
         self.games_over += np.count_nonzero(step.after.done)
-        self.bar.update(len(games))
-        return self.count >= self.decisions or self.games_over > self.num_games // 2
+        self.bar.update(done)
+        return self.complete >= self.decisions or self.games_over > self.num_games // 2
 
 
 def _assemble(

@@ -29,6 +29,7 @@ from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import Estimate, play_match
+from hearts_env.commands import command
 from hearts_env.train import ppo
 
 
@@ -182,12 +183,9 @@ def main(config: MainJobConfig) -> Path:
     return folder
 
 
+@command("hearts-main-job")
 def cli(argv: Sequence[str] | None = None) -> None:
-    config = ppo.parse_config(MainJobConfig, argv, "hearts-main-job", __doc__.split("\n\n")[0])
-    try:
-        main(config)
-    except ppo.StartError as error:
-        sys.exit(f"hearts-main-job: error: {error}")
+    main(ppo.parse_config(MainJobConfig, argv, "hearts-main-job", __doc__.split("\n\n")[0]))
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
+from hearts_env.commands import command
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import ObservationLayout, encode
@@ -77,11 +78,10 @@ from hearts_env.train.config import (
     check_at_least,
     check_choice,
     parse_config,
-    run_command,
 )
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
-from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
+from hearts_env.train.run_files import evaluate_policy, make_run_folder, removed_on_failure, write_policy
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -526,17 +526,18 @@ def main(config: PPOConfig) -> Path:
         folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     except ValueError as error:
         raise StartError(str(error)) from None
-    (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
-    model.set_logger(make_logger(folder, config.verbose))
-    evaluation = EvalCallback(config)
-    report: dict[str, Any] = {}
-    if config.resume:
-        report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
-    elif config.init_policy or config.bc_teacher:
-        report["bc"] = imitate(model, config)
-        evaluation.init_callback(model)
-        evaluation.run_eval()  # the cloned policy before PPO, at timestep 0
-        model.logger.dump(0)
+    with removed_on_failure(folder):  # nothing is left of a run that fails before its training starts
+        (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+        model.set_logger(make_logger(folder, config.verbose))
+        evaluation = EvalCallback(config)
+        report: dict[str, Any] = {}
+        if config.resume:
+            report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
+        elif config.init_policy or config.bc_teacher:
+            report["bc"] = imitate(model, config)
+            evaluation.init_callback(model)
+            evaluation.run_eval()  # the cloned policy before PPO, at timestep 0
+            model.logger.dump(0)
 
     throughput = ThroughputCallback(evaluation)
     callbacks: list[BaseCallback] = [evaluation, throughput, CheckpointCallback(folder, config.checkpoint_every)]
@@ -615,10 +616,10 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
         policy.check_rules(config.rules)
     except ValueError as error:
         raise ValueError(f"init_policy: {error}") from None
-    meta = policy.meta
-    if meta["history"] or meta["net_arch"] != config.hidden or meta["activation"] != config.activation:
+    meta, hidden = policy.meta, policy.hidden
+    if meta["history"] or hidden != config.hidden or meta["activation"] != config.activation:
         raise ValueError(
-            f"init_policy: {config.init_policy} is a {meta['activation']} MLP {meta['net_arch']}"
+            f"init_policy: {config.init_policy} is a {meta['activation']} MLP {hidden}"
             f"{' with history' if meta['history'] else ''}; this run builds a {config.activation} MLP {config.hidden}"
         )
     with torch.no_grad():
@@ -660,8 +661,9 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     return metrics
 
 
+@command("hearts-train")
 def cli(argv: Sequence[str] | None = None) -> None:
-    run_command("hearts-train", main, parse_args(argv))
+    print(main(parse_args(argv)))
 
 
 if __name__ == "__main__":

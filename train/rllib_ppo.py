@@ -57,10 +57,11 @@ from hearts_env import rllib
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
 from hearts_env.arena.sharding import init_ray
+from hearts_env.commands import command
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
-from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config, run_command
+from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
 TABLES_ENV = "hearts_tables_v0"
@@ -431,8 +432,9 @@ def _progress_bar(config: RLlibPPOConfig) -> Any:
     return tqdm(total=config.total_timesteps, unit="step", file=sys.stderr)
 
 
+@command("hearts-train-rllib")
 def cli(argv: Sequence[str] | None = None) -> None:
-    run_command("hearts-train-rllib", main, parse_args(argv))
+    print(main(parse_args(argv)))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@ folder, the exported policy (``hearts_env.agents.trained``'s format) and the are
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,17 @@ def make_run_folder(run_dir: str, exp_name: str, seed: int) -> Path:
     except OSError as error:
         raise ValueError(f"run_dir: cannot make the run folder {folder}: {error.strerror or error}") from None
     return folder
+
+
+@contextlib.contextmanager
+def removed_on_failure(folder: Path) -> Iterator[None]:
+    """The run folder just made is removed again, with what was written into it, if what runs
+    inside fails: a run that stops before its training starts leaves nothing behind."""
+    try:
+        yield
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def write_policy(

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hearts_env import core, records, runner, seeding
+from hearts_env import checks, core, records, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
 from hearts_env.policy import Policy, TablePolicy
@@ -240,13 +240,15 @@ def _setup_match(
 ) -> _Match:
     rules = _match_rules(rules, episode)
     deals = _check_count("deals", deals)
-    seed = _check_seed(seed)
+    seed = seeding.check_seed(seed)
     block = _check_count("block", block)
     P = R = rules.num_players
+    checks.fits_in_memory(f"{deals:,} deals", _match_bytes(deals, block, P))
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
-    return _Match(rules, episode, seed, deals, block, bool(history), names, entry_names, entry_agents, seating)
+    history = checks.flag("history", history)
+    return _Match(rules, episode, seed, deals, block, history, names, entry_names, entry_agents, seating)
 
 
 def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
@@ -454,16 +456,17 @@ def _seed_agents(agents: Sequence[Policy], seed: int, block: int) -> None:
             agent.seed(int(s))
 
 
+def _match_bytes(deals: int, block: int, num_players: int) -> int:
+    """About the memory a match of ``deals`` takes: its results (a few int64 per game and seat,
+    every rotation) and the games of one block at a time."""
+    games = deals * num_players
+    return games * num_players * 64 + min(block, deals) * num_players * 4096
+
+
 def _check_count(what: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{what} must be a positive int, got {value!r}")
     return int(value)
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return int(seed)
 
 
 def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
@@ -563,7 +566,7 @@ def round_robin(
     if len(items) < 2 or len(set(names)) != len(names):
         raise ValueError(f"round_robin needs at least two agents with distinct names, got {list(names)}")
     rules = _match_rules(rules, episode)
-    seed = _check_seed(seed)
+    seed = seeding.check_seed(seed)
     if ratings and model is None:
         model = _openskill_model()
     P, K = rules.num_players, len(names)
@@ -573,6 +576,8 @@ def round_robin(
         candidates = [t for t in itertools.combinations_with_replacement(range(K), P) if len(set(t)) > 1]
     if tables is not None:
         tables = _check_count("tables", tables)
+        per_table = _match_bytes(_check_count("deals", deals), _check_count("block", block), P)
+        checks.fits_in_memory(f"{tables:,} tables", tables * per_table)
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]

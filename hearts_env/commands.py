@@ -1,0 +1,49 @@
+"""How every command-line program of the project ends: with its output, or one line.
+
+``@command("hearts-arena")`` on a ``main(argv)`` turns what can go wrong once the flags have been
+read into one line on stderr and an exit status, never a traceback: a refused input or a failed
+run (``ValueError``, naming what was wrong), a file that cannot be read or written (``OSError``:
+a full disk, a missing folder), Ctrl-C (``prog: interrupted``, status 130). A closed output pipe
+(``hearts-demo | head -1``) ends the program quietly, as ``head`` expects.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def command(prog: str) -> Callable[[F], F]:
+    """Decorate a command's ``main``: see the module docstring."""
+
+    def wrap(main: F) -> F:
+        @functools.wraps(main)
+        def run(*args: object, **kwargs: object) -> object:
+            try:
+                result = main(*args, **kwargs)
+                sys.stdout.flush()  # a closed pipe shows here, inside the handler
+                return result
+            except BrokenPipeError:
+                # The reader has gone: send what is left nowhere, so the exit flush does not fail again.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                sys.exit(0)
+            except KeyboardInterrupt:
+                print(f"{prog}: interrupted", file=sys.stderr)
+                sys.exit(130)  # 128 + SIGINT, as shells report it
+            except (ValueError, OSError) as error:
+                sys.exit(f"{prog}: error: {_one_line(error)}")
+
+        return run  # type: ignore[return-value]
+
+    return wrap
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.strerror or error}: {error.filename}"
+    return " ".join(str(error).split()) or type(error).__name__
