@@ -53,16 +53,16 @@ SEED_LIMIT = 2**64
 
 
 def check_seed(seed: object, name: str = "seed", below: int | None = None) -> int:
-    """``seed`` modulo ``SEED_LIMIT``, if it is a non-negative int (a bool, a float, a string or a
-    negative number is refused, naming ``name`` and what is accepted); ``below``: refuse seeds
-    from there up instead (for libraries that take smaller seeds)."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        accepted = (
-            f"an int in 0..{below - 1:,}" if below else "a non-negative int (seeds of 2**64 and up: modulo 2**64)"
-        )
-        raise ValueError(f"{name} must be {accepted}, got {seed!r}")
+    """``seed`` modulo ``SEED_LIMIT``, if it is an int >= 0 (a bool, a float, a string or a negative
+    number is refused, naming ``name`` and what is accepted); ``below``: refuse seeds from there
+    up instead (for libraries that take smaller seeds)."""
+    limit = f" below {below:,}" if below else " (seeds of 2**64 and up count modulo 2**64)"
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be an int >= 0{limit}, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"{name} must be >= 0, got {seed}")
     if below is not None and seed >= below:
-        raise ValueError(f"{name} must be an int in 0..{below - 1:,}, got {seed:,}")
+        raise ValueError(f"{name} must be{limit}, got {seed:,}")
     return int(seed) % SEED_LIMIT
 
 

@@ -130,7 +130,7 @@ def test_every_entry_point_refuses_a_seed_that_is_no_seed(seed) -> None:
         lambda: RandomPolicy(seed),
     ]
     for call in calls:
-        with pytest.raises(ValueError, match="seed must be a non-negative int"):
+        with pytest.raises(ValueError, match="seed must be"):
             call()
 
 
@@ -157,7 +157,7 @@ def test_a_refused_reset_seed_leaves_the_env_as_it_was(make) -> None:
 
 def test_vector_seeds_name_the_game_and_big_seeds_wrap() -> None:
     env = HeartsVectorEnv(2)
-    with pytest.raises(ValueError, match=r"seed\[1\] must be a non-negative int"):
+    with pytest.raises(ValueError, match=r"seed\[1\] must be an int >= 0"):
         env.reset(seed=[0, 1.5])
     env.reset(seed=2**64 + 7)
     wrapped = env.state.data.copy()
@@ -171,7 +171,7 @@ def test_training_seeds_are_refused_above_32_bits() -> None:
     from hearts_env.train.ppo import PPOConfig
 
     for config in (PPOConfig, ExItConfig):
-        with pytest.raises(ValueError, match=r"seed must be an int in 0\.\.4,294,967,295"):
+        with pytest.raises(ValueError, match=r"seed must be below 4,294,967,296"):
             config(seed=2**70)
 
 
@@ -289,7 +289,7 @@ def test_net_arch_must_agree_with_the_arrays(tmp_path: Path) -> None:
         ("pimc:worlds=abc", ["agent 'pimc:worlds=abc'", "worlds must be an int >= 1, got 'abc'"]),
         ("pimc:worlds=1.5", ["worlds must be an int >= 1, got 1.5"]),
         ("pimc:rollouts=0", ["rollouts must be an int >= 1, got 0"]),
-        ("random:seed=-1", ["agent 'random:seed=-1'", "seed must be a non-negative int"]),
+        ("random:seed=-1", ["agent 'random:seed=-1'", "seed must be >= 0, got -1"]),
         ("pimc:worlds=1000000000", ["1,000,000,000 worlds", "GiB of memory"]),
         ("pimc-ppo:top_k=60", ["top_k must be an int in 1..52, got 60"]),
         ("pimc:objective=wins", ["objective must be one of points, margin"]),

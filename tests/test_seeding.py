@@ -28,7 +28,7 @@ def test_seeds_and_streams_give_unrelated_keys():
             game_keys(0, np.arange(n)),
             game_keys(1, np.arange(n)),
             derive(0, AGENTS, np.arange(n)),
-            game_keys(-1, 0)[None],
+            game_keys(2**64 - 1, 0)[None],
         ]
     )
     assert len(np.unique(everything)) == len(everything)

@@ -61,9 +61,11 @@ from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
+from hearts_env import checks
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
+from hearts_env.cards import NUM_CARDS
 from hearts_env.commands import command
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
@@ -143,9 +145,17 @@ class PPOConfig(PPOSettings):
         if self.init_policy and self.resume:
             raise ValueError("init_policy and resume both given: a run starts from one of them")
         try:
-            torch.device(self.device)
+            device = torch.device(self.device)
         except RuntimeError:
             raise ValueError(f"device: torch knows no device {self.device!r}") from None
+        if device.type == "cuda" and (device.index or 0) >= torch.cuda.device_count():
+            # SB3 would fall back to the CPU without a word
+            raise ValueError(f"device: {self.device} is not here (CUDA devices: {torch.cuda.device_count()})")
+        obs_bytes = ObservationLayout(self.rules).size
+        checks.fits_in_memory(
+            f"a rollout of {self.num_envs:,} tables x {self.n_steps:,} steps",
+            self.num_envs * self.n_steps * (obs_bytes + 4 * NUM_CARDS + 64),  # observations, masks, the rest
+        )
 
 
 def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
