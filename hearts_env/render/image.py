@@ -173,13 +173,14 @@ class _Layout:
         return width, height, rows, per_row, step
 
 
+def _hits(a: _SeatBox, b: _SeatBox, slack: float = 0) -> bool:
+    """Whether two boxes overlap by more than ``slack`` pixels each way."""
+    return a.x0 < b.x1 - slack and b.x0 < a.x1 - slack and a.y0 < b.y1 - slack and b.y0 < a.y1 - slack
+
+
 def _overlap(boxes: list[_SeatBox], slack: float = 4) -> bool:
     """Whether any two seats' boxes overlap (by more than ``slack`` pixels each way)."""
-    return any(
-        a.x0 < b.x1 - slack and b.x0 < a.x1 - slack and a.y0 < b.y1 - slack and b.y0 < a.y1 - slack
-        for i, a in enumerate(boxes)
-        for b in boxes[i + 1 :]
-    )
+    return any(_hits(a, b, slack) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
 
 
 # ---------------------------------------------------------------------------------------------
