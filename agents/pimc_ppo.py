@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from hearts_env.agents.pimc import determinize, sample_worlds
-from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
+from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_softmax, shipped_policy
 
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
@@ -58,14 +58,6 @@ from hearts_env.observation import encode, observe
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
-
-
-def _masked_probabilities(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(B, 52) softmax of ``logits`` over the legal cards of ``mask``; 0 for the others (and in
-    a row without legal cards)."""
-    z = np.where(mask, logits, np.float32(-1e30))
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True) * mask
 
 
 def _scoring_bits(rules: HeartsRules) -> np.uint64:
@@ -159,7 +151,7 @@ class PIMCPPOPolicy:
         self.check_rules(info.rules)
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
-        probs = _masked_probabilities(logits, mask)
+        probs = masked_softmax(logits, mask)
         actions = np.where(mask, logits, -np.inf).argmax(axis=1)  # the network's card, as ``ppo`` plays it
         candidates = self.candidates(probs)
         rows = np.arange(len(actions))
@@ -174,6 +166,11 @@ class PIMCPPOPolicy:
             beats_top = gain[np.arange(len(search)), best] > self.margin
             actions[search] = np.where(beats_top, best, top)
         return actions.astype(np.int64)
+
+    def probabilities(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        """(B, 52): its network's probability of each legal card (what orders its search)."""
+        self.check_rules(info.rules)
+        return self.network.probabilities(info, mask)
 
     def candidates(self, probs: np.ndarray) -> np.ndarray:
         """(B, 52) bool: the cards searched, the ``top_k`` most probable legal cards with at least
