@@ -325,10 +325,7 @@ def _replay_batch(rules: HeartsRules, games: list[GameRecord], ids: list[int], n
     hand_of = np.zeros(B, np.int64)  # the hand each game is in (0-based)
     _check_deals(state, np.arange(B), games, hand_of, refuse)
     for t in range(played.shape[1]):
-        live = np.flatnonzero((t < lengths) & ~state.done)
-        over = np.flatnonzero((t < lengths) & state.done)
-        if len(over):
-            refuse(int(over[0]), f"{lengths[over[0]] - t} card(s) after the end of the game")
+        live = np.flatnonzero((t < lengths) & ~state.done)  # cards past a game's end are refused below
         if not len(live):
             break
         sub = state[live]
@@ -343,7 +340,7 @@ def _replay_batch(rules: HeartsRules, games: list[GameRecord], ids: list[int], n
         for i in ended:
             g = int(live[i])
             if t + 1 != ends[g][hand_of[g]]:
-                refuse(g, f"hand {hand_of[g] + 1} ends after {t + 1} cards, its record holds more or fewer")
+                refuse(g, f"hand {hand_of[g] + 1} ends after {t + 1} cards of the game, its record has more (edited?)")
             hand_of[g] += 1
         for i in np.flatnonzero(~after.hand_over):
             g = int(live[i])

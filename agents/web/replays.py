@@ -13,9 +13,10 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from hearts_env.agents.web.tables import WebError
+
 from hearts_env import core, replay
 from hearts_env.cards import card_name
-from hearts_env.agents.web.tables import WebError
 from hearts_env.render import describe
 
 MAX_UPLOAD_BYTES = 20_000_000

@@ -108,7 +108,7 @@ class WebTable:
         self._expect(turn, "pass")
         count = self.rules.pass_count - int(np.bitwise_count(self.state.passed[0, self.seat]))
         if not isinstance(names, list) or len(names) != count:
-            raise WebError(f"cards: pick {count} card names to pass, e.g. [\"QS\", \"AS\", \"2H\"]")
+            raise WebError(f'cards: pick {count} card names to pass, e.g. ["QS", "AS", "2H"]')
         state = self.state
         for name in names:
             card = _card(name)
@@ -248,7 +248,9 @@ class WebTables:
             table = self.games.get(game_id)
             if table is None:
                 minutes = self.idle_seconds / 60
-                raise WebError(f"no game {game_id!r:.40} here (it ended, or was dropped after {minutes:g} idle minutes)", 404)
+                raise WebError(
+                    f"no game {game_id!r:.40} here (it ended, or was dropped after {minutes:g} idle minutes)", 404
+                )
             table.used = self.clock()
             return table
 
@@ -266,7 +268,7 @@ class WebTables:
 
 def _card(name: object) -> int:
     if not isinstance(name, str):
-        raise WebError(f"a card must be a name such as \"QS\", got {name!r:.40}")
+        raise WebError(f'a card must be a name such as "QS", got {name!r:.40}')
     try:
         return cards.parse_card(name)
     except ValueError as error:
