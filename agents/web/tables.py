@@ -278,4 +278,5 @@ def _card(name: object) -> int:
 def _reason(error: ValueError, seat: int) -> str:
     """The core's rule, in the person's words (``game 0: QS is illegal: seat 2 does not hold it``)."""
     why = str(error).split(": ", 2)[-1]
-    return why.replace(f"seat {seat} ", "you ")
+    you = f"seat {seat} "
+    return why.replace(you + "does not", "you do not").replace(you + "has", "you have").replace(you, "you ")
