@@ -48,11 +48,11 @@ function backEl() {
 // Where a seat sits, in % of the table: the viewer at the bottom; up to four players evenly
 // around an ellipse, more on its upper half (as the image renderer lays them out).
 function seatPosition(relative, players) {
-  if (relative === 0) return [50, 86];
+  if (relative === 0) return [50, 83];
   const angle = players <= 4 ? (2 * Math.PI * relative) / players : Math.PI / 2 + ((relative - 1) * Math.PI) / (players - 2);
   const mid = players <= 4 ? 46 : 62;
   const ry = players <= 4 ? 34 : 50;
-  return [50 - 40 * Math.sin(angle), mid + ry * Math.cos(angle)];
+  return [50 - 37 * Math.sin(angle), mid + ry * Math.cos(angle)];
 }
 
 function drawTable(container, view, mine) {
@@ -73,7 +73,7 @@ function drawTable(container, view, mine) {
     box.id = `seat-${seat.seat}`;
     box.style.left = `${x}%`;
     box.style.top = `${y}%`;
-    box.innerHTML = `<div class="name">${seat.name} <span class="pts">${seat.score} pts · +${seat.points} this hand</span></div>`;
+    box.innerHTML = `<div class="name">${seat.name}<br><span class="pts">${seat.score} pts · +${seat.points} this hand</span></div>`;
     const cards = document.createElement("div");
     const isMine = mine !== undefined && seat.seat === mine;
     cards.className = `cards ${isMine ? "hand" : relative === 0 ? "" : "small"}`;
