@@ -4,6 +4,7 @@
     hearts-arena --round-robin random simple heuristic --deals 500
     hearts-arena "pimc:worlds=20" random random random --deals 100 --num-players 4 --moon shooter_choice
     hearts-arena heuristic simple simple simple --deals 20000 --episode hand --block 500 --ray   # blocks as Ray tasks
+    hearts-arena heuristic ppo ppo ppo --deals 10 --record games.jsonl   # every card, for hearts-web --replay
     hearts-arena --list
 
 An agent is a spec (``hearts_env.agents.specs``): a name of ``hearts_env.agents.AGENTS``, optionally with options for
@@ -19,6 +20,12 @@ and the output paths. See ``hearts_env.arena`` for the statistics.
 The deals are played in blocks of ``--block`` (agents reseeded at the start of each); ``--ray``
 plays the blocks as Ray tasks (``hearts_env.arena.sharding``), on this machine or on the cluster
 at ``--ray ADDRESS``, with the same results as without it (docs/scaling.md).
+
+``--record PATH`` writes every game of the match (its deals, every card, who sat where, the
+rules; ``hearts_env.replay``) as JSON lines, which ``hearts-web --replay PATH`` plays back step by
+step (docs/viewing.md). Recording plays every game on the runner: agents with their own compiled
+loop (random, simple, heuristic) play the same cards a little slower; without ``--record``
+nothing changes.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hearts_env import replay
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
@@ -103,6 +111,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout, instead of the table)")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the comparison (needs matplotlib)")
     parser.add_argument(
+        "--record", metavar="PATH", help="write every game (deals, cards, seats) as JSON lines, for hearts-web --replay"
+    )
+    parser.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
     )
     add_rules_arguments(parser)
@@ -154,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
             f"a match needs {rules.num_players} agents, one per seat (got {len(args.agents)}): repeat agents "
             "to fill the seats, or use --round-robin"
         )
-    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+    for flag, path in (("--json", args.json), ("--plot", args.plot), ("--record", args.record)):
         if path not in (None, "-") and (problem := _output_problem(path)):
             parser.error(f"{flag}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
@@ -180,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
         progress=progress,
         block=args.block,
         executor=executor,
+        record=args.record is not None,
     )
     try:
         if args.round_robin:
@@ -200,6 +212,9 @@ def main(argv: list[str] | None = None) -> None:
                 json.dump(summary, f, indent=2)
     if args.plot:
         result.plot(args.plot)
+    if args.record:
+        written = replay.save(args.record, result.matches if args.round_robin else [result])
+        print(f"hearts-arena: recorded {written} games in {args.record}", file=sys.stderr)
 
 
 if __name__ == "__main__":

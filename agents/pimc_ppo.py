@@ -39,7 +39,7 @@ import numpy as np
 
 from hearts_env import checks, seeding
 from hearts_env.agents.pimc import sample_worlds, search_bytes
-from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, shipped_policy
+from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, masked_softmax, shipped_policy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
     BIT,
@@ -59,14 +59,6 @@ from hearts_env.observation import encode, observe
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
-
-
-def _masked_probabilities(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(B, 52) softmax of ``logits`` over the legal cards of ``mask``; 0 for the others (and in
-    a row without legal cards)."""
-    z = np.where(mask, logits, np.float32(-1e30))
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True) * mask
 
 
 def _scoring_bits(rules: HeartsRules) -> np.uint64:
@@ -164,7 +156,7 @@ class PIMCPPOPolicy:
         self.check_rules(info.rules)
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
-        probs = _masked_probabilities(logits, mask)
+        probs = masked_softmax(logits, mask)
         actions = masked_argmax(logits, mask)  # the network's card, as ``ppo`` plays it
         candidates = self.candidates(probs)
         rows = np.arange(len(actions))
@@ -179,6 +171,11 @@ class PIMCPPOPolicy:
             beats_top = gain[np.arange(len(search)), best] > self.margin
             actions[search] = np.where(beats_top, best, top)
         return actions.astype(np.int64)
+
+    def probabilities(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        """(B, 52): its network's probability of each legal card (what orders its search)."""
+        self.check_rules(info.rules)
+        return self.network.probabilities(info, mask)
 
     def candidates(self, probs: np.ndarray) -> np.ndarray:
         """(B, 52) bool: the cards searched, the ``top_k`` most probable legal cards with at least

@@ -79,6 +79,14 @@ def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return best.astype(np.int64)
 
 
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(B, 52) softmax of ``logits`` over the legal cards of ``mask``; 0 for the others (and in
+    a row without legal cards)."""
+    z = np.where(mask, logits, np.float32(-1e30))
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True) * mask
+
+
 class MLPPolicy:
     """An MLP over the observation vector that plays the legal card with the highest logit, or with
     ``sample=True`` draws one from the masked softmax (seeded). ``scale`` multiplies the
@@ -135,6 +143,12 @@ class MLPPolicy:
     def hidden(self) -> list[int]:
         """The hidden layers' widths."""
         return [w.shape[0] for w, _ in self.layers[:-1]]
+
+    def probabilities(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        """(B, 52) float32: the network's probability of each legal card (its softmax over the
+        legal cards; 0 for the others), e.g. for a hint of what it would play."""
+        self.check_rules(info.rules)
+        return masked_softmax(self.logits(encode(info, self.layout)), np.asarray(mask, bool))
 
     def __repr__(self) -> str:
         return f"MLPPolicy({[w.shape[0] for w, _ in self.layers]})"

@@ -88,7 +88,8 @@ expects. ``infos[agent]`` holds ``hand_number``, ``scores`` (game totals by seat
 ``` python
 env(num_players=4, pass_count=3, pass_cycle=None, no_points_on_first_trick=True,
     queen_breaks_hearts=True, jack_of_diamonds=False, moon="add_to_others", target_score=100,
-    reward="points", history=False, render_mode=None, illegal_reward=None)
+    reward="points", history=False, render_mode=None, render_hands="all", render_size=(960, 720),
+    illegal_reward=None)
 ```
 
 The first eight are the knobs of ``hearts_env.rules.HeartsRules`` (``docs/rules.md``), passed through
@@ -99,7 +100,13 @@ unchanged; ``rules=HeartsRules(...)`` may be given instead of them.
 ``history``: append the full trick history of the hand to the observation.
 
 ``render_mode``: None, ``"ansi"`` (``render()`` returns the table as text, hands and scores with
-unicode suits) or ``"human"`` (prints it after every step).
+unicode suits), ``"rgb_array"`` (``render()`` returns the table as an (H, W, 3) ``uint8`` picture:
+cards, the trick, passes in flight, scores, whose turn; needs Pillow, the ``render`` extra) or
+``"human"`` (that picture in a pygame window, redrawn after every step at ``metadata["render_fps"]``).
+Every mode draws the same description of the table (``hearts_env.render``; docs/viewing.md).
+
+``render_hands``: ``"all"`` (every hand face up) or an agent's name (only that hand face up, and
+that seat at the bottom of the picture). ``render_size``: the picture's (width, height).
 
 ``illegal_reward`` (``env()`` only): the reward for an illegal move; None picks -1 in ``"win"``
 mode, else ``-(target_score + 26)`` (-26 for a one-hand game; 52 for 26 with two decks), at least
@@ -152,7 +159,8 @@ from hearts_env import checks, core, seeding
 from hearts_env.cards import NUM_CARDS
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.observation import ObservationLayout, observe
-from hearts_env.render import render_game
+from hearts_env.render import describe
+from hearts_env.render.modes import RENDER_FPS, Renderer
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
 
@@ -181,7 +189,12 @@ def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
 class raw_env(AECEnv[str, ObsType, int]):
     """Hearts as a PettingZoo AEC environment; see the module docstring."""
 
-    metadata = {"name": "hearts_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "name": "hearts_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": RENDER_FPS,
+    }
 
     def __init__(
         self,
@@ -189,6 +202,8 @@ class raw_env(AECEnv[str, ObsType, int]):
         history: bool = False,
         render_mode: str | None = None,
         rules: HeartsRules | None = None,
+        render_hands: str = "all",
+        render_size: tuple[int, int] = (960, 720),
         **knobs: Any,
     ) -> None:
         super().__init__()
@@ -200,11 +215,17 @@ class raw_env(AECEnv[str, ObsType, int]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
+        self._renderer = Renderer(render_mode, render_size, self.metadata["render_fps"])
         self.layout = ObservationLayout(self.rules, history=self.history)
         self.illegal_reward: float | None = None  # set by env(): an illegal card ends the game
         self._legal_section = self.layout.sections["legal"][0]
 
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
+        if render_hands != "all" and render_hands not in self.possible_agents:
+            raise ValueError(
+                f"render_hands must be 'all' or an agent ({', '.join(self.possible_agents)}), got {render_hands!r}"
+            )
+        self.render_hands = render_hands
         self.agents = self.possible_agents[:]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seat_array = {agent: np.array([seat], np.int64) for agent, seat in self._seat.items()}
@@ -331,18 +352,18 @@ class raw_env(AECEnv[str, ObsType, int]):
         """The information set of ``agent``'s seat (a batch of one), for agents that read info sets."""
         return infoset(self.core_state, self._seat[agent])
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_game(self.core_state)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        one = None if self.render_hands == "all" else self._seat[self.render_hands]
+        view = describe(
+            self.core_state, face_up=None if one is None else [one], names=self.possible_agents, viewer=one or 0
+        )
+        return self._renderer(view)
 
     def close(self) -> None:
-        pass
+        self._renderer.close()
 
     def _set_state(self, state: core.State) -> None:
         self._state = state

@@ -63,12 +63,20 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
 | ``history`` | ``False`` | append the full trick history to the observation |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
-| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns text), ``"human"`` (printed), ``"rgb_array"`` (none) |
+| ``render_mode`` | ``None`` | ``"ansi"`` (text), ``"rgb_array"`` (an RGB ``uint8`` picture), ``"human"`` (a window) |
+| ``render_hands`` | ``"all"`` | ``"all"`` hands face up, or only the ``"learner"``'s |
+| ``render_size`` | ``(960, 720)`` | the picture's (width, height) in pixels |
 | ``autoreset_mode`` | ``SAME_STEP`` | vector env only: ``AutoresetMode.SAME_STEP``, ``NEXT_STEP``, ``DISABLED`` |
 
 The rules knobs: ``num_players``, ``pass_count``, ``pass_cycle``, ``no_points_on_first_trick``,
 ``queen_breaks_hearts``, ``jack_of_diamonds``, ``moon``, ``target_score`` (``hearts_env.rules``).
 ``opponents=None`` plays uniformly random legal cards drawn from each game's own random stream.
+
+``render()`` draws the table (``hearts_env.render``, docs/viewing.md): ``"rgb_array"`` returns an
+(H, W, 3) ``uint8`` picture (Pillow, the ``render`` extra), so Gymnasium's ``RecordVideo`` records
+a game (a frame per learner decision: the opponents' cards show in the trick and the last
+trick); ``"human"`` shows it in a pygame window after every step, at ``metadata["render_fps"]``;
+``"ansi"`` returns it as text. The vector env's ``render()`` returns a tuple, one per game.
 
 ``info``: ``action_mask`` (52,) bool, ``seat`` (the learner's absolute seat), ``scores`` (game totals,
 relative seats: ``scores[0]`` is the learner's), and ``illegal_action`` with
@@ -153,13 +161,14 @@ from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy, StreamPolicy
-from hearts_env.render import render_game
+from hearts_env.render import TableView, describe
+from hearts_env.render.modes import RENDER_FPS, RENDER_MODES, Renderer, check_render_mode
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
 
 EPISODES = ("game", "hand")
 ILLEGAL_ACTIONS = ("raise", "random")
-RENDER_MODES = ("ansi", "human")
+RENDER_HANDS = ("all", "learner")
 
 _U64 = np.uint64
 _GAMMA = _U64(seeding.GAMMA)  # the i-th draw of a game's stream hashes stream + i * _GAMMA
@@ -385,8 +394,11 @@ class _Tables:
             info["illegal_action"] = np.zeros(self.num_games, bool) if replaced is None else replaced
         return info
 
-    def render(self, game: int) -> str:
-        return f"{render_game(self.state, game)}\nlearner: seat {self.seat[game]}"
+    def view(self, game: int, hands: str) -> TableView:
+        """What the table shows of game ``game``: every hand, or (``hands="learner"``) the learner's."""
+        learner = int(self.seat[game])
+        names = [f"seat {s}" + (" (learner)" if s == learner else "") for s in range(self.rules.num_players)]
+        return describe(self.state, game, None if hands == "all" else [learner], names, viewer=learner)
 
 
 class _GameStreams:
@@ -455,13 +467,9 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
         raise ValueError(f"autoreset_mode must be one of {allowed}; got {mode!r}") from None
 
 
-def _check_render_mode(render_mode: str | None) -> str | None:
-    if render_mode == "rgb_array":  # what SB3's make_vec_env asks for by default: no pictures here
-        gym.logger.warn("HeartsEnv draws no pictures: render_mode='rgb_array' renders nothing (use 'ansi')")
-        return None
-    if render_mode is not None:
-        _check_choice("render_mode", render_mode, RENDER_MODES)
-    return render_mode
+def _renderer(render_mode: str | None, render_hands: str, render_size: tuple[int, int]) -> Renderer:
+    _check_choice("render_hands", render_hands, RENDER_HANDS)
+    return Renderer(check_render_mode(render_mode), render_size, RENDER_FPS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -472,7 +480,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
     """One learner seat at a Hearts table; the opponents play inside ``step``. See the module
     docstring for spaces, rewards, episodes and arguments."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -485,10 +493,13 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         history: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        render_hands: str = "all",
+        render_size: tuple[int, int] = (960, 720),
         **knobs: Any,
     ) -> None:
         self.rules = _rules(rules, knobs)
-        self.render_mode = _check_render_mode(render_mode)
+        self._renderer = _renderer(render_mode, render_hands, render_size)
+        self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = _Tables(1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action)
         self.layout = self._tables.layout
         self.observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
@@ -540,7 +551,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         if "illegal_action" in info:
             info["illegal_action"] = bool(info["illegal_action"])
         if self.render_mode == "human":
-            print(self._tables.render(0))
+            self.render()
         return tables.observe()[0], info
 
     def action_masks(self) -> np.ndarray:
@@ -549,14 +560,16 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("call reset() before action_masks()")
         return self._tables.masks()[0]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self._tables.state is None:
             raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self._tables.render(0)
-        if self.render_mode == "human":
-            print(self._tables.render(0))
-        return None
+        if self.render_mode is None:
+            gym.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        return self._renderer(self._tables.view(0, self.render_hands))
+
+    def close(self) -> None:
+        self._renderer.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,7 +581,7 @@ class HeartsVectorEnv(VectorEnv):
     auto-reset in ``AutoresetMode.SAME_STEP`` (``autoreset_mode=`` picks another). Arguments as
     ``HeartsEnv``'s; see the module docstring for seeds and the auto-reset."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(
         self,
@@ -582,6 +595,8 @@ class HeartsVectorEnv(VectorEnv):
         history: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        render_hands: str = "all",
+        render_size: tuple[int, int] = (960, 720),
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **knobs: Any,
     ) -> None:
@@ -591,7 +606,8 @@ class HeartsVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.rules = _rules(rules, knobs)
-        self.render_mode = _check_render_mode(render_mode)
+        self._renderer = _renderer(render_mode, render_hands, render_size)
+        self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = _Tables(
             self.num_envs, self.rules, opponents, reward, episode, learner_seat, history, illegal_action
         )
@@ -705,11 +721,20 @@ class HeartsVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before action_masks()")
         return self._tables.masks()
 
-    def render(self) -> tuple[str, ...] | None:
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """A tuple of every game's text or picture; ``"human"`` shows game 0 in the window."""
         if self._tables.state is None:
             raise RuntimeError("call reset() before render()")
-        texts = tuple(f"game {g}: {self._tables.render(g)}" for g in range(self.num_envs))
-        if self.render_mode == "human":
-            print("\n".join(texts))
+        if self.render_mode is None:
+            gym.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        return texts
+        if self.render_mode == "human":
+            return self._renderer(self._tables.view(0, self.render_hands))
+        views = [self._tables.view(g, self.render_hands) for g in range(self.num_envs)]
+        if self.render_mode == "ansi":
+            return tuple(f"game {g}: {self._renderer(v)}" for g, v in enumerate(views))
+        return tuple(self._renderer(v) for v in views)
+
+    def close(self, **kwargs: Any) -> None:
+        self._renderer.close()
+        super().close(**kwargs)

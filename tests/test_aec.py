@@ -89,9 +89,9 @@ def test_metadata_agents_and_spaces() -> None:
     table.reset(seed=0)
     assert table.metadata == {
         "name": "hearts_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 4,
     }
     assert table.possible_agents == [f"player_{s}" for s in range(5)] == table.agents
     size = ObservationLayout(HeartsRules(num_players=5, jack_of_diamonds=True)).size
@@ -277,7 +277,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="reward must be one of"):
         aec.raw_env(reward="score")
     with pytest.raises(ValueError, match="render_mode"):
-        aec.raw_env(render_mode="rgb_array")
+        aec.raw_env(render_mode="video")
     with pytest.raises(ValueError, match="num_players"):
         aec.raw_env(num_players=8)
     with pytest.raises(ValueError, match="not both"):
@@ -380,7 +380,7 @@ def test_observation_hides_how_unseen_cards_are_split(seed: int) -> None:
     assert steps > 12  # every pass, then some play
 
 
-def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_ansi() -> None:
     table = aec.env(render_mode="ansi", target_score=30)
     table.reset(seed=8)
     assert "2♣" in table.render()  # a hand, in unicode suits
@@ -388,14 +388,7 @@ def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
     text = table.render()
     assert isinstance(text, str) and "game over" in text
     for seat, total in enumerate(table.unwrapped.core_state.scores[0]):
-        assert f"seat {seat}: total {total:4d}" in text
-
-    human = aec.env(render_mode="human")
-    human.reset(seed=8)
-    human.step(int(np.flatnonzero(human.last()[0]["action_mask"])[0]))
-    printed = capsys.readouterr().out
-    assert printed.count("Hand 1") == 2 and "seat 3: total" in printed
-    assert human.render() is None
+        assert f"player_{seat}: total {total:4d}" in text
 
     silent = aec.env()
     silent.reset(seed=8)

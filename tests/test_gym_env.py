@@ -257,7 +257,7 @@ def test_render():
     env = HeartsEnv(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
-    assert "learner: seat 0" in text and "seat 3" in text
+    assert "seat 0 (learner): total" in text and "seat 3: total" in text
     vec = HeartsVectorEnv(2, render_mode="ansi")
     vec.reset(seed=0)
     assert len(vec.render()) == 2
@@ -561,7 +561,7 @@ def test_an_opponents_illegal_card_changes_nothing_and_names_the_opponent(vector
 
 
 def test_sb3_make_vec_env_builds_the_registered_env() -> None:
-    """SB3's helper asks for render_mode="rgb_array"; the env accepts it and renders nothing."""
+    """SB3's helper asks for render_mode="rgb_array"; the env accepts it (pictures are drawn only by render())."""
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hearts_env import checks, core, records, runner, seeding
+from hearts_env import checks, core, records, replay, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
 from hearts_env.policy import Policy, TablePolicy
@@ -57,6 +57,7 @@ class MatchResult:
     moons: np.ndarray  # (N, R, P) int: hands in which the seat shot the moon
     seconds: float  # time spent playing (wall time, whatever played the blocks)
     block: int = DEAL_BLOCK  # deals per block (agents reseeded at the start of each)
+    games: tuple[replay.GameRecord, ...] = ()  # with record=True: every game, by deal then rotation
 
     @property
     def deals(self) -> int:
@@ -178,6 +179,7 @@ def play_match(
     progress: bool = False,
     block: int = DEAL_BLOCK,
     executor: Executor | None = None,
+    record: bool = False,
 ) -> MatchResult:
     """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
 
@@ -188,9 +190,12 @@ def play_match(
     (agents are reseeded at the start of each); ``executor``: plays the blocks (its ``map``; each
     block gets its own copy of the agents), by default one after the other here. The results
     depend on the seed, the deals and the block size, never on the executor.
+    ``record``: keep every deal and card of every game in ``MatchResult.games``
+    (``hearts_env.replay.save`` writes them; the games then run on the runner, never in an
+    agent's own compiled loop: the same cards, a little slower).
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
     """
-    match = _setup_match(rules, agents, deals, seed, episode, history, block)
+    match = _setup_match(rules, agents, deals, seed, episode, history, block, record)
     (result,) = _play_matches([match], progress, executor)
     return result
 
@@ -210,6 +215,7 @@ class _Match:
     entry_names: list[str]  # (P,) the name of each entry
     entry_agents: list[Policy]  # (P,) the agent of each entry (one object may fill several)
     seating: np.ndarray  # (R, P) int: entry seated at each seat in rotation r
+    record: bool = False  # keep every game's deals and cards
 
     @property
     def blocks(self) -> int:
@@ -233,10 +239,18 @@ class _Played:
     wins: np.ndarray
     qs: np.ndarray
     moons: np.ndarray
+    games: tuple[replay.GameRecord, ...] = ()
 
 
 def _setup_match(
-    rules: HeartsRules | None, agents: AgentsArg, deals: int, seed: int, episode: str, history: bool, block: int
+    rules: HeartsRules | None,
+    agents: AgentsArg,
+    deals: int,
+    seed: int,
+    episode: str,
+    history: bool,
+    block: int,
+    record: bool = False,
 ) -> _Match:
     rules = _match_rules(rules, episode)
     deals = _check_count("deals", deals)
@@ -247,8 +261,8 @@ def _setup_match(
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
-    history = checks.flag("history", history)
-    return _Match(rules, episode, seed, deals, block, history, names, entry_names, entry_agents, seating)
+    history, record = checks.flag("history", history), checks.flag("record", record)
+    return _Match(rules, episode, seed, deals, block, history, names, entry_names, entry_agents, seating, record)
 
 
 def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
@@ -301,26 +315,40 @@ def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
     wins = np.zeros((G, P))
     qs = np.zeros((G, P), np.int64)
     moons = np.zeros((G, P), np.int64)
+    recorded: dict[int, replay.GameRecord] = {}
     for batch_rules, batch_deals in batches:
         if not len(batch_deals):
             continue
         ids = ((batch_deals - deals[0])[:, None] * R + np.arange(R)).ravel()
         keys = seeding.game_keys(match.seed, deals[ids // R])
-        final, qs[ids], moons[ids] = _play_games(
-            batch_rules, keys, match.seating[ids % R], match.entry_agents, match.entry_names, match.history, bar
+        seating = match.seating[ids % R]
+        final, qs[ids], moons[ids], played = _play_games(
+            batch_rules, keys, seating, match.entry_agents, match.entry_names, match.history, bar, match.record
         )
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
+        for i, game_hands in enumerate(played or ()):
+            recorded[int(ids[i])] = replay.GameRecord(
+                deal=int(deals[ids[i] // R]),
+                rotation=int(ids[i] % R),
+                key=int(keys[i]),
+                seats=tuple(match.entry_names[e] for e in seating[i]),
+                pass_cycle=batch_rules.pass_cycle,
+                hands=tuple(game_hands),
+                scores=tuple(final.scores[i].tolist()),
+            )
 
     def by_deal(a: np.ndarray) -> np.ndarray:
         return a.reshape(len(deals), R, *a.shape[1:])
 
-    return _Played(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons))
+    games = tuple(recorded[i] for i in sorted(recorded))
+    return _Played(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons), games)
 
 
 def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
     """The match's result from its blocks' outcomes, in deal order."""
-    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(_Played)}
+    arrays = [f.name for f in dataclasses.fields(_Played) if f.name != "games"]
+    joined = {name: np.concatenate([getattr(p, name) for p in parts]) for name in arrays}
     return MatchResult(
         rules=match.rules,
         episode=match.episode,
@@ -332,6 +360,7 @@ def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
         directions=match.directions,
         seconds=seconds,
         block=match.block,
+        games=tuple(g for p in parts for g in p.games),
         **joined,
     )
 
@@ -344,13 +373,15 @@ def _play_games(
     names: list[str],
     history: bool,
     bar: Any,
-) -> tuple[core.State, np.ndarray, np.ndarray]:
+    record: bool = False,
+) -> tuple[core.State, np.ndarray, np.ndarray, list[list[replay.HandRecord]] | None]:
     """Play games with these keys and seatings (G, P) (entries of ``agents`` at each seat) to
-    their ends: the final state, and (G, P) the hands in which each seat took the QS and shot the moon."""
+    their ends: the final state, (G, P) the hands in which each seat took the QS and shot the
+    moon, and with ``record`` every game's hands (else None)."""
     qs = np.zeros(seating.shape, np.int64)
     moons = np.zeros(seating.shape, np.int64)
 
-    def record(step: runner.Step) -> None:
+    def count(step: runner.Step) -> None:
         ended = np.flatnonzero(step.after.hand_over)
         if len(ended):
             took_qs, shot = _hand_outcomes(step.after, ended)
@@ -360,10 +391,19 @@ def _play_games(
             bar.update(np.count_nonzero(step.after.done))
 
     state = core.new_games(rules, keys=keys, history=history)
-    played = _play_tables(state, seating, agents, bar)
-    if played is not None:
-        return played
-    return runner.play(state, agents, seating, on_step=record, names=names), qs, moons
+    if not record:  # the agents' own compiled loop, where they have one (a recording needs every step)
+        played = _play_tables(state, seating, agents, bar)
+        if played is not None:
+            return (*played, None)
+    recorder = replay.Recorder(state) if record else None
+
+    def on_step(step: runner.Step) -> None:
+        count(step)
+        if recorder is not None:
+            recorder(step)
+
+    final = runner.play(state, agents, seating, on_step=on_step, names=names)
+    return final, qs, moons, None if recorder is None else recorder.hands()
 
 
 TABLE_CHUNK = 1024
@@ -552,6 +592,7 @@ def round_robin(
     model: Any = None,
     block: int = DEAL_BLOCK,
     executor: Executor | None = None,
+    record: bool = False,
 ) -> TournamentResult:
     """Play K agents (distinct names) at tables of P: every P-subset of them (``tables=None``;
     with K < P, every multiset of P seats holding at least two names), or ``tables`` tables drawn
@@ -559,7 +600,8 @@ def round_robin(
     ``seed``). With ``ratings`` (needs the ``openskill`` package), every game updates OpenSkill
     ratings (``model``, default ``PlackettLuce()``): the game's players ranked by final score
     (lowest first, ties shared; a name at several seats counts once, by its mean score).
-    ``block`` and ``executor`` as ``play_match``'s (an executor gets every block of every table at once).
+    ``block``, ``executor`` and ``record`` as ``play_match``'s (an executor gets every block of every
+    table at once).
     """
     items = list(agents.items()) if isinstance(agents, Mapping) else list(agents)
     names = tuple(n for n, _ in items)
@@ -581,7 +623,9 @@ def round_robin(
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]
-    setups = [_setup_match(rules, [items[i] for i in t], deals, seed, episode, history, block) for t in candidates]
+    setups = [
+        _setup_match(rules, [items[i] for i in t], deals, seed, episode, history, block, record) for t in candidates
+    ]
     matches = tuple(_play_matches(setups, progress, executor))
     rated = _rate(model, names, candidates, matches) if ratings else None
     model_name = type(model).__name__ if ratings else None

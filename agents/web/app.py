@@ -1,0 +1,215 @@
+"""``hearts-web``: the browser table, a small Starlette app served by uvicorn.
+
+    hearts-web                       # http://127.0.0.1:8000, the agents as opponents
+    hearts-web --port 8080 --seed 7 --replay games.jsonl --policy-dir runs
+
+A person plays one seat against agents by spec (``ppo``, ``pimc-ppo``, ``heuristic``,
+``trained:path=runs/...`` under a ``--policy-dir``), with any rules; asks any agent for a hint;
+and plays back recorded games (``hearts-arena --record``) step by step. The page is plain HTML,
+CSS and JavaScript (``static/``); the API it calls is JSON:
+
+| request | does |
+|---|---|
+| ``GET /api/options`` | the agents, the default rules, the replays loaded |
+| ``POST /api/games`` ``{"seat", "opponents", "rules", "seed"}`` | a new game; its view |
+| ``GET /api/games/{id}`` | the game's view (``TableView.to_dict`` with the person's hand only) |
+| ``POST /api/games/{id}/pass`` ``{"cards": [...], "turn"}`` | pass the cards |
+| ``POST /api/games/{id}/play`` ``{"card": "QS", "turn"}`` | play a card |
+| ``POST /api/games/{id}/next`` ``{"turn"}`` | on to the next hand after a hand's score |
+| ``POST /api/games/{id}/hint`` ``{"agent": "ppo", "turn"}`` | what that agent would play, and its scores |
+| ``DELETE /api/games/{id}`` | leave the game |
+| ``POST /api/replays`` (the file as the body) | check and keep an uploaded replay |
+| ``GET /api/replays/{id}/games/{g}/steps/{i}`` | the table at step ``i`` of game ``g`` |
+
+A refused request gets ``{"error": "..."}`` with status 400 (malformed, illegal card), 404
+(unknown game), 409 (out of turn) or 503 (too many games), and changes nothing. The server binds
+to 127.0.0.1 unless ``--host`` says otherwise, loads no pickle and runs no code from a request
+(``hearts_env.agents.web.specs``), and drops a game idle for ``--idle-minutes``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hearts_env import replay
+from hearts_env.agents import AGENTS
+from hearts_env.agents.web.replays import MAX_UPLOAD_BYTES, Replays
+from hearts_env.agents.web.tables import WebError, WebTables
+from hearts_env.rules import HeartsRules
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY_BYTES = 64_000  # a move or a new game; replay uploads have their own limit
+MOVES = ("pass", "play", "next", "hint")
+
+
+def create_app(
+    seed: int = 0,
+    idle_seconds: float = 1800,
+    max_games: int = 64,
+    replays: Sequence[str] = (),
+    policy_dirs: Sequence[str] = (),
+) -> Any:
+    """The ASGI app (``ReplayError`` if a replay file is refused)."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    tables = WebTables(seed, idle_seconds, max_games, [Path(d) for d in policy_dirs])
+    store = Replays()
+    for path in replays:
+        store.add_file(path)
+
+    async def read(request: Request, limit: int) -> bytes:
+        """The body, refused once it passes ``limit`` bytes (never read whole first)."""
+        parts, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise WebError(f"the request body holds more than {limit} bytes", 413)
+            parts.append(chunk)
+        return b"".join(parts)
+
+    async def body(request: Request) -> Any:
+        raw = await read(request, MAX_BODY_BYTES)
+        try:
+            data = json.loads(raw or b"{}")
+        except (ValueError, RecursionError):
+            raise WebError("the request body must be a JSON object") from None
+        if not isinstance(data, dict):
+            raise WebError("the request body must be a JSON object")
+        return data
+
+    def refused(error: WebError) -> JSONResponse:
+        return JSONResponse({"error": str(error)}, status_code=error.status)
+
+    def route(handler: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return JSONResponse(await handler(request))
+            except WebError as error:
+                return refused(error)
+
+        return endpoint
+
+    async def options(request: Request) -> dict[str, Any]:
+        return {"agents": sorted(AGENTS), "rules": HeartsRules().to_dict(), "replays": store.listing()}
+
+    # The games' work (agents thinking, replays checked) runs in worker threads, so one game's
+    # search never holds up another's requests.
+    async def new_game(request: Request) -> dict[str, Any]:
+        data = await body(request)
+        return await run_in_threadpool(lambda: _locked_view(tables.new(data)))
+
+    async def game(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(_locked_view, tables.get(request.path_params["id"]))
+
+    def move(kind: str) -> Any:
+        def act(table: Any, data: dict[str, Any]) -> dict[str, Any]:
+            with table.lock:  # one move at a time per game
+                if kind == "pass":
+                    table.pass_cards(data.get("cards"), data.get("turn"))
+                elif kind == "play":
+                    table.play(data.get("card"), data.get("turn"))
+                elif kind == "next":
+                    table.next_hand(data.get("turn"))
+                else:
+                    return table.hint(data.get("agent"), data.get("turn"))
+                return table.view()
+
+        async def handler(request: Request) -> dict[str, Any]:
+            data = await body(request)
+            return await run_in_threadpool(act, tables.get(request.path_params["id"]), data)
+
+        return handler
+
+    async def leave(request: Request) -> dict[str, Any]:
+        tables.close(request.path_params["id"])
+        return {"closed": request.path_params["id"]}
+
+    async def upload(request: Request) -> dict[str, Any]:
+        raw = await read(request, MAX_UPLOAD_BYTES)
+        name = request.query_params.get("name", "upload.jsonl")[:100]
+        return await run_in_threadpool(lambda: store.summary(store.upload(raw, name)))
+
+    async def replay_list(request: Request) -> dict[str, Any]:
+        return {"replays": store.listing()}
+
+    async def replay_step(request: Request) -> dict[str, Any]:
+        p = request.path_params
+        return await run_in_threadpool(store.view, p["id"], p["game"], p["step"])
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", route(options)),
+        Route("/api/games", route(new_game), methods=["POST"]),
+        Route("/api/games/{id}", route(game), methods=["GET"]),
+        Route("/api/games/{id}", route(leave), methods=["DELETE"]),
+        *(Route(f"/api/games/{{id}}/{kind}", route(move(kind)), methods=["POST"]) for kind in MOVES),
+        Route("/api/replays", route(upload), methods=["POST"]),
+        Route("/api/replays", route(replay_list), methods=["GET"]),
+        Route("/api/replays/{id}/games/{game:int}/steps/{step:int}", route(replay_step)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.tables, app.state.replays = tables, store
+    return app
+
+
+def _locked_view(table: Any) -> dict[str, Any]:
+    with table.lock:
+        return table.view()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hearts-web", description="Play Hearts in the browser against any agent.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games' deals and agents (default 0)")
+    parser.add_argument("--replay", action="append", default=[], metavar="PATH", help="a recorded match to offer")
+    parser.add_argument(
+        "--policy-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder whose trained policies requests may name (trained:path=DIR/run); none by default",
+    )
+    parser.add_argument("--idle-minutes", type=float, default=30, help="drop a game idle this long (default 30)")
+    parser.add_argument("--max-games", type=int, default=64, help="most games held at once (default 64)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not 0 <= args.port < 65536:
+        parser.error(f"--port must be in 0..65535, got {args.port}")
+    if args.seed < 0 or args.idle_minutes <= 0 or args.max_games < 1:
+        parser.error("--seed must be >= 0, --idle-minutes > 0 and --max-games >= 1")
+    for folder in args.policy_dir:
+        if not Path(folder).is_dir():
+            parser.error(f"--policy-dir: no folder {folder}")
+    try:
+        import uvicorn
+
+        app = create_app(args.seed, args.idle_minutes * 60, args.max_games, args.replay, args.policy_dir)
+    except ImportError as error:
+        parser.error(f'hearts-web needs {error.name}: pip install "hearts_env[web]"')
+    except replay.ReplayError as error:
+        parser.error(f"--replay: {error}")
+    print(f"hearts-web: http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

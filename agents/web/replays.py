@@ -1,0 +1,118 @@
+"""Recorded games for the browser table to play back (``hearts_env.replay``): files given to
+``hearts-web --replay`` and files uploaded from the page, each checked card by card on arrival.
+
+The page asks for one step of one game at a time: ``view(replay, game, step)`` gives the table
+at that step with every hand face up, and the steps where each hand starts (to jump to a hand).
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from hearts_env import core, replay
+from hearts_env.agents.web.tables import WebError
+from hearts_env.cards import card_name
+from hearts_env.render import describe
+
+MAX_UPLOAD_BYTES = 20_000_000
+MAX_REPLAYS = 32
+_CACHED_GAMES = 16  # games whose states are kept, most recently viewed first
+
+
+class Replays:
+    """Replays by id, at most ``MAX_REPLAYS`` (the oldest upload goes first)."""
+
+    def __init__(self) -> None:
+        self.replays: OrderedDict[str, replay.Replay] = OrderedDict()
+        self.states: OrderedDict[tuple[str, int], list[core.State]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add_file(self, path: str) -> str:
+        """Load a file given on the command line (``ReplayError`` if it is refused)."""
+        loaded = replay.load(path)
+        return self._keep(loaded)
+
+    def upload(self, body: bytes, name: str) -> str:
+        if len(body) > MAX_UPLOAD_BYTES:
+            raise WebError(f"{name}: {len(body)} bytes, more than an upload may hold ({MAX_UPLOAD_BYTES})", 413)
+        try:
+            loaded = replay.parse(io.BytesIO(body), name)
+        except replay.ReplayError as error:
+            raise WebError(str(error)) from None
+        return self._keep(loaded)
+
+    def _keep(self, loaded: replay.Replay) -> str:
+        replay_id = secrets.token_urlsafe(6)
+        with self.lock:
+            self.replays[replay_id] = loaded
+            while len(self.replays) > MAX_REPLAYS:
+                self.replays.popitem(last=False)
+        return replay_id
+
+    def listing(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [self.summary(i, r) for i, r in self.replays.items()]
+
+    def summary(self, replay_id: str, loaded: replay.Replay | None = None) -> dict[str, Any]:
+        loaded = loaded or self._get(replay_id)
+        return {
+            "id": replay_id,
+            "name": loaded.path,
+            "rules": loaded.rules.to_dict(),
+            "episode": loaded.header["episode"],
+            "games": [
+                {"deal": g.deal, "rotation": g.rotation, "seats": list(g.seats), "scores": list(g.scores)}
+                for g in loaded.games
+            ],
+        }
+
+    def view(self, replay_id: str, game: object, step: object) -> dict[str, Any]:
+        """The table at ``step`` of game ``game``, all hands face up, and where each hand starts."""
+        loaded = self._get(replay_id)
+        if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(loaded.games):
+            raise WebError(f"game must be in 0..{len(loaded.games) - 1}, got {game!r:.20}")
+        states = self._states(replay_id, loaded, game)
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < len(states):
+            raise WebError(f"step must be in 0..{len(states) - 1}, got {step!r:.20}")
+        record = loaded.games[game]
+        names = [f"seat {s}: {agent}" for s, agent in enumerate(record.seats)]
+        starts = [0]
+        for hand in record.hands[:-1]:
+            starts.append(starts[-1] + len(hand.cards))
+        view = describe(states[step], names=names).to_dict()
+        view.update(replay=replay_id, game=game, step=step, steps=len(states), hand_starts=starts)
+        if step:  # the card that led here
+            view["played"] = {"seat": int(states[step - 1].to_play[0]), "card": _played(record, step - 1)}
+        return view
+
+    def _get(self, replay_id: str) -> replay.Replay:
+        with self.lock:
+            loaded = self.replays.get(replay_id)
+        if loaded is None:
+            raise WebError(f"no replay {replay_id!r:.40} here", 404)
+        return loaded
+
+    def _states(self, replay_id: str, loaded: replay.Replay, game: int) -> list[core.State]:
+        key = (replay_id, game)
+        with self.lock:
+            if key in self.states:
+                self.states.move_to_end(key)
+                return self.states[key]
+        states = loaded.states(game)
+        with self.lock:
+            self.states[key] = states
+            while len(self.states) > _CACHED_GAMES:
+                self.states.popitem(last=False)
+        return states
+
+
+def _played(record: replay.GameRecord, index: int) -> str:
+    for hand in record.hands:
+        if index < len(hand.cards):
+            return card_name(hand.cards[index])
+        index -= len(hand.cards)
+    raise IndexError(index)

@@ -1,0 +1,282 @@
+"""The browser table's games: one person against agents, each game on its own, none sharing state.
+
+A ``WebTable`` is one game: the core state, the person's seat and the agents at the others. The
+agents play through the project's runner (``hearts_env.runner.play`` with the person's seat left
+as None: it returns when the person is to act), one hand at a time, so the end of a hand waits
+for the person to see its score (``next_hand``). Every move the person sends carries ``turn``, the
+number of cards played in the game so far, as the view it answers showed it: a request for a
+game that has moved on is refused, so a repeated click never plays a second card. A refused
+request (``WebError``: out of turn, a card not held, an illegal card with the rule it breaks)
+changes nothing. ``WebTables`` holds the games by random id and drops those idle longer than
+``idle_seconds``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hearts_env import cards, core, runner, seeding
+from hearts_env.agents.specs import check_agents
+from hearts_env.agents.web import hints, specs
+from hearts_env.infoset import infoset
+from hearts_env.policy import Policy
+from hearts_env.render import describe
+from hearts_env.rules import HeartsRules
+
+
+class WebError(ValueError):
+    """A request the server refuses; ``status`` is its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class WebTable:
+    """One game: the person at ``seat``, the agents of ``opponents`` (specs) at the other seats."""
+
+    def __init__(
+        self,
+        game_id: str,
+        rules: HeartsRules,
+        seat: int,
+        opponents: Sequence[str],
+        seed: int,
+        policy_dirs: Sequence[Path],
+    ) -> None:
+        P = rules.num_players
+        if not 0 <= seat < P:
+            raise WebError(f"seat must be in 0..{P - 1}, got {seat}")
+        others = [(seat + i) % P for i in range(1, P)]  # clockwise from the person's left
+        if len(opponents) not in (1, len(others)):
+            raise WebError(f"opponents: give 1 agent for every other seat, or {len(others)} (one per seat)")
+        names = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
+        seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(others))) >> np.uint64(1)
+        self.policy_dirs = list(policy_dirs)
+        try:
+            agents = {s: specs.build(n, int(k), self.policy_dirs) for s, n, k in zip(others, names, seeds, strict=True)}
+            check_agents(rules, [(n, agents[s]) for s, n in zip(others, names, strict=True)])
+        except ValueError as error:
+            raise WebError(str(error)) from None
+        self.id, self.rules, self.seat, self.seed = game_id, rules, seat, seed
+        self.agents: list[Policy | None] = [agents.get(s) for s in range(P)]
+        self.specs = {s: n for s, n in zip(others, names, strict=True)}
+        self.names = [f"you (seat {s})" if s == seat else f"seat {s}: {self.specs[s]}" for s in range(P)]
+        self.state = core.new_games(rules, batch_size=1, seed=seed)
+        self.turn = 0  # cards played so far in the game
+        self.hand_ended = False  # a hand is over and its score is on show until next_hand
+        self.hint_agents: dict[str, Policy] = {}
+        self.lock = threading.Lock()
+        self.used = time.monotonic()
+        self._advance()
+
+    # -- what the page shows
+
+    def view(self) -> dict[str, Any]:
+        """The table as the person sees it (``TableView.to_dict``: only the person's hand face up)."""
+        view = describe(self.state, face_up=[self.seat], names=self.names, viewer=self.seat).to_dict()
+        view.update(
+            id=self.id,
+            turn=self.turn,
+            seat=self.seat,
+            waiting_for=self.waiting_for(),
+            rules=self.rules.to_dict(),
+            agents={str(s): n for s, n in self.specs.items()},
+        )
+        return view
+
+    def waiting_for(self) -> str:
+        """``"pass"`` or ``"play"`` (the person's move), ``"next hand"`` (a hand's score on show)
+        or ``"game over"``."""
+        if self.state.done[0]:
+            return "game over"
+        if self.hand_ended:
+            return "next hand"
+        return "pass" if self.state.phase[0] == core.PASS else "play"
+
+    # -- the person's moves
+
+    def pass_cards(self, names: object, turn: object) -> None:
+        """Pass the cards ``names`` (``pass_count`` card names)."""
+        self._expect(turn, "pass")
+        count = self.rules.pass_count - int(np.bitwise_count(self.state.passed[0, self.seat]))
+        if not isinstance(names, list) or len(names) != count:
+            raise WebError(f'cards: pick {count} card names to pass, e.g. ["QS", "AS", "2H"]')
+        state = self.state
+        for name in names:
+            card = _card(name)
+            try:
+                state = core.step(state, np.array([card]))
+            except ValueError as error:
+                raise WebError(f"you cannot pass {cards.card_name(card)}: {_reason(error, self.seat)}") from None
+        self._moved(state, len(names))
+
+    def play(self, name: object, turn: object) -> None:
+        """Play the card ``name``."""
+        self._expect(turn, "play")
+        card = _card(name)
+        try:
+            state = core.step(self.state, np.array([card]))
+        except ValueError as error:
+            raise WebError(f"you cannot play {cards.card_name(card)}: {_reason(error, self.seat)}") from None
+        self._moved(state, 1)
+
+    def next_hand(self, turn: object) -> None:
+        """Leave the score of the hand that ended and play on."""
+        self._expect(turn, "next hand")
+        self.hand_ended = False
+        self._advance()
+
+    def hint(self, spec: object, turn: object) -> dict[str, Any]:
+        """What the agent ``spec`` would play in the person's place (``hints.explain``)."""
+        self._expect(turn, "pass", "play")
+        try:
+            spec = specs.check_spec(spec, self.policy_dirs)
+            if spec not in self.hint_agents:
+                self.hint_agents[spec] = specs.build(spec, self.seed, self.policy_dirs)
+            agent = self.hint_agents[spec]
+            info, mask = infoset(self.state, self.seat), core.legal_mask(self.state)
+            return {"agent": spec, **hints.explain(agent, info, mask)}
+        except ValueError as error:
+            raise WebError(f"hint: {error}") from None
+
+    # -- the game's course
+
+    def _expect(self, turn: object, *moves: str) -> None:
+        if isinstance(turn, bool) or not isinstance(turn, int):
+            raise WebError("turn must be the int 'turn' of the view the move answers")
+        waiting = self.waiting_for()
+        if turn != self.turn:
+            raise WebError(f"out of turn: the game is at turn {self.turn}, the request answers turn {turn}", 409)
+        if waiting not in moves:
+            raise WebError(f"out of turn: the game waits for {waiting!r}, not {' or '.join(moves)}", 409)
+
+    def _moved(self, state: core.State, cards_played: int) -> None:
+        self.state, self.turn = state, self.turn + cards_played
+        if state.hand_over[0] and not state.done[0]:
+            self.hand_ended = True
+        else:
+            self._advance()
+
+    def _advance(self) -> None:
+        """The agents play until the person is to act, the hand ends or the game does."""
+
+        ended = []
+
+        def count(step: runner.Step) -> None:
+            self.turn += 1
+            ended.append(bool(step.after.hand_over[0]))
+
+        self.state = runner.play(self.state, self.agents, until="hand", on_step=count, names=self._policy_names())
+        self.hand_ended = any(ended) and not self.state.done[0]  # this call's steps ended a hand
+
+    def _policy_names(self) -> list[str]:
+        return ["you" if s == self.seat else self.specs[s] for s in range(self.rules.num_players)]
+
+
+class WebTables:
+    """The games of the server by id; a game idle longer than ``idle_seconds`` is dropped, and at
+    most ``max_games`` are kept at once."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        idle_seconds: float = 1800,
+        max_games: int = 64,
+        policy_dirs: Sequence[Path] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.seed, self.idle_seconds, self.max_games = seed, idle_seconds, max_games
+        self.policy_dirs = [Path(d) for d in policy_dirs]
+        self.clock = clock
+        self.games: dict[str, WebTable] = {}
+        self.started = 0  # games started: game k is seeded from the server's seed and k
+        self.lock = threading.Lock()
+
+    def new(self, request: object) -> WebTable:
+        """A new game from a request ``{"seat": 0, "opponents": ["ppo"], "rules": {...}, "seed": 7}``
+        (every key optional)."""
+        if not isinstance(request, dict):
+            raise WebError("the request must be a JSON object")
+        unknown = set(request) - {"seat", "opponents", "rules", "seed"}
+        if unknown:
+            raise WebError(f"unknown field {', '.join(sorted(unknown))}; a new game takes seat, opponents, rules, seed")
+        try:
+            rules = HeartsRules.from_dict(request.get("rules", {}))
+        except (TypeError, ValueError) as error:
+            raise WebError(f"rules: {error}") from None
+        seat = request.get("seat", 0)
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise WebError(f"seat must be an int, got {seat!r:.40}")
+        opponents = request.get("opponents", ["heuristic"])
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
+            raise WebError("opponents must be a list of agent specs")
+        for spec in opponents:
+            try:
+                specs.check_spec(spec, self.policy_dirs)
+            except ValueError as error:
+                raise WebError(str(error)) from None
+        seed = request.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise WebError(f"seed must be an int 0..2**63-1, got {seed!r:.40}")
+        with self.lock:
+            self.sweep()
+            if len(self.games) >= self.max_games:
+                raise WebError(f"this server holds {len(self.games)} games, its most: try again later", 503)
+            if seed is None:
+                seed = int(seeding.derive(self.seed, seeding.GAMES, self.started)[()] >> np.uint64(1))
+            self.started += 1
+            game_id = secrets.token_urlsafe(9)
+        table = WebTable(game_id, rules, seat, opponents, seed, self.policy_dirs)
+        table.used = self.clock()
+        with self.lock:
+            self.games[game_id] = table
+        return table
+
+    def get(self, game_id: str) -> WebTable:
+        with self.lock:
+            self.sweep()
+            table = self.games.get(game_id)
+            if table is None:
+                minutes = self.idle_seconds / 60
+                raise WebError(
+                    f"no game {game_id!r:.40} here (it ended, or was dropped after {minutes:g} idle minutes)", 404
+                )
+            table.used = self.clock()
+            return table
+
+    def close(self, game_id: str) -> None:
+        with self.lock:
+            if self.games.pop(game_id, None) is None:
+                raise WebError(f"no game {game_id!r:.40} here", 404)
+
+    def sweep(self) -> None:
+        """Drop the games idle longer than ``idle_seconds`` (the caller holds the lock)."""
+        now = self.clock()
+        for game_id in [g for g, t in self.games.items() if now - t.used > self.idle_seconds]:
+            del self.games[game_id]
+
+
+def _card(name: object) -> int:
+    if not isinstance(name, str):
+        raise WebError(f'a card must be a name such as "QS", got {name!r:.40}')
+    try:
+        return cards.parse_card(name)
+    except ValueError as error:
+        raise WebError(str(error)) from None
+
+
+def _reason(error: ValueError, seat: int) -> str:
+    """The core's rule, in the person's words (``game 0: QS is illegal: seat 2 does not hold it``)."""
+    why = str(error).split(": ", 2)[-1]
+    you = f"seat {seat} "
+    return why.replace(you + "does not", "you do not").replace(you + "has", "you have").replace(you, "you ")
