@@ -351,7 +351,7 @@ def _replay_batch(rules: HeartsRules, games: list[GameRecord], ids: list[int], n
             _check_deals(after[next_deal], live[next_deal], games, hand_of, refuse)
         data = state.data.copy()
         data[live] = after.data
-        state = state._new(data)
+        state = state.with_data(data)
     for g in range(B):
         if not state.done[g]:
             refuse(g, f"the game is not over after its {lengths[g]} cards (truncated)")
