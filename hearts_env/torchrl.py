@@ -119,6 +119,7 @@ GROUP = "agents"
 """The name of the one group of agents (TorchRL's ``MarlGroupMapType.ALL_IN_ONE_GROUP``)."""
 
 _U64 = np.uint64
+_EVERY_CARD = _U64(2**NUM_CARDS - 1)  # the action mask of the seats not to act
 
 
 def _rules(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
@@ -389,7 +390,7 @@ class HeartsMultiAgentEnv(EnvBase):
         B, P = self.batch_size[0], self.num_players
         to_act = state.to_play[:, None] == self._seats  # (B, P); no seat once the game is over
         obs = observe(state[self._observed_rows], self._observed_seats, self.layout).reshape(B, P, -1)
-        action_mask = np.where(to_act[:, :, None], core.bits_to_mask(state.legal)[:, None, :], True)
+        action_mask = core.bits_to_mask(np.where(to_act, state.legal[:, None], _EVERY_CARD))
         over = state.done[:, None]
         agents = {
             "observation": torch.from_numpy(obs),
