@@ -9,7 +9,9 @@ the batch (``docs/rules.md``; every variant a knob):
   observations, rewards, episodes and seeds are the vector env's.
 - ``HeartsMultiAgentEnv``: every seat an agent, in one group ``"agents"`` of P (TorchRL's
   multi-agent layout: a ``(B, P, ...)`` entry per key), over the core directly. Episodes are whole
-  games, as in the AEC env (``hearts_env.aec``); ``target_score=None`` plays one-hand games.
+  games, as in the AEC env (``hearts_env.aec``; ``target_score=None`` plays one-hand games), or
+  with ``episode="hand"`` hands: a table's reset then goes on with its game's next hand (scores
+  carried, the pass direction cycling) until the game is over, as in ``HeartsVectorEnv``.
 
 Install with the project's extra: ``pip install -e ".[torchrl]"`` (``import hearts_env`` never
 imports torch; this module imports TorchRL at once).
@@ -20,11 +22,11 @@ imports torch; this module imports TorchRL at once).
 |---|---|---|
 | ``("agents", "observation")`` | (B, P, layout.size) uint8 | each seat's own view (``observation.observe``) |
 | ``("agents", "action_mask")`` | (B, P, 52) bool | the seat to act: its legal cards; every other seat: every card |
-| ``("agents", "mask")`` | (B, P) bool | the seat to act (``PettingZooWrapper``'s ``"mask"``); none once over |
+| ``("agents", "mask")`` | (B, P) bool | the seat to act (``PettingZooWrapper``'s ``"mask"``); none at the end |
 | ``("agents", "action")`` | (B, P) int64 | a card id per seat (``suit * 13 + rank - 2``; ``QS = 36``) |
 | ``("next", "agents", "reward")`` | (B, P, 1) float32 | see Rewards |
-| ``("next", "agents", "done")``, ``"terminated"`` | (B, P, 1) bool | the game is over (every seat at once) |
-| ``("next", "done")``, ``"terminated"`` | (B, 1) bool | the game is over |
+| ``("next", "agents", "done")``, ``"terminated"`` | (B, P, 1) bool | the episode is over (every seat at once) |
+| ``("next", "done")``, ``"terminated"`` | (B, 1) bool | the episode is over |
 
 **Only the seat to act moves.** ``step`` plays the card of the seat marked by ``("agents",
 "mask")`` in each game and ignores the other seats' actions, whatever they hold. Their
@@ -35,10 +37,12 @@ should take its loss only where ``("agents", "mask")`` holds (``train/torchrl_pp
 
 **Rewards** (the ``reward`` knob, ``hearts_env.rewards``) are paid as the AEC env pays them: what
 built up for a seat since its own last move (``step_rewards`` of every step since, its own move
-included) reaches it on the step after which it is to act again, or the game ends, and is zero on
-the other steps. That is the reward ``last()`` gives the seat at that moment in the AEC env, so
-every point reaches the seat that earned it, on its own row, before its next decision; summed
-over a game a seat's rewards are minus its final total (``"points"``, ``"hand"``). Credit it to
+included) reaches it on the step after which it is to act again, or the episode ends, and is
+zero on the other steps. That is the reward ``last()`` gives the seat at that moment in the AEC
+env (in ``"hand"`` episodes a hand's last rewards reach every seat at the hand's end instead of at
+its next turn), so every point reaches the seat that earned it, on its own row, before its next
+decision; summed over an episode a seat's rewards are minus its points (``"points"``, ``"hand"``:
+minus its final total for a game, its hand score for a hand). Credit it to
 the seat's previous decision: returns along a seat's row over all steps do that (the steps where
 it does not act carry its value forward; see ``docs/clients.md``).
 
@@ -109,7 +113,7 @@ from gymnasium.vector import AutoresetMode
 
 from hearts_env import core, seeding
 from hearts_env.cards import NUM_CARDS, card_name
-from hearts_env.gym_env import HeartsVectorEnv
+from hearts_env.gym_env import EPISODES, HeartsVectorEnv
 from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy
 from hearts_env.rewards import check_reward_mode, step_rewards
@@ -298,8 +302,9 @@ class HeartsLearnerEnv(EnvBase):
 class HeartsMultiAgentEnv(EnvBase):
     """``num_envs`` games of Hearts, every seat an agent of the group ``"agents"``, as a TorchRL
     ``EnvBase`` with ``batch_size=[num_envs]`` over one batched core state (``hearts_env.core``).
-    ``rules`` or its knobs as keywords, ``reward`` (``hearts_env.rewards``), ``history`` (the full
-    trick history in the observation). See the module docstring."""
+    ``rules`` or its knobs as keywords, ``reward`` (``hearts_env.rewards``), ``episode`` (``"game"``
+    or ``"hand"``), ``history`` (the full trick history in the observation). See the module
+    docstring."""
 
     def __init__(
         self,
@@ -307,12 +312,16 @@ class HeartsMultiAgentEnv(EnvBase):
         rules: HeartsRules | None = None,
         *,
         reward: str = "points",
+        episode: str = "game",
         history: bool = False,
         **knobs: Any,
     ) -> None:
         B = _num_envs(num_envs)
         self.rules = _rules(rules, knobs)
         self.reward_mode = check_reward_mode(reward)
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODES)}; got {episode!r}")
+        self.episode = episode
         if not isinstance(history, (bool, np.bool_)):
             raise ValueError(f"history must be True or False, got {history!r}")
         self.history = bool(history)
@@ -347,6 +356,7 @@ class HeartsMultiAgentEnv(EnvBase):
         self.state: core.State | None = None
         """The core state of the B games (``hearts_env.core.State``), None before the first reset."""
         self._pending = np.zeros(group, np.float32)  # each seat's reward since its own last move
+        self._ended = np.zeros(B, bool)  # the table's episode is over (until its reset)
         self._game_seed = np.zeros(B, _U64)  # the seed each table's games derive from
         self._games_started = np.zeros(B, _U64)  # games the table has started from that seed
         self._set_seed(None)
@@ -358,6 +368,10 @@ class HeartsMultiAgentEnv(EnvBase):
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         B = self.batch_size[0]
         rows = _reset_rows(tensordict, B) if self.state is not None else np.ones(B, bool)
+        if self.state is not None:  # a hand episode over with the game going on: its next hand, dealt
+            going_on = rows & self._ended & ~self.state.done
+            self._ended[going_on] = False
+            rows &= ~going_on
         idx = np.flatnonzero(rows)
         if not len(idx):
             return self._output(self.state, reward=None)
@@ -371,6 +385,7 @@ class HeartsMultiAgentEnv(EnvBase):
             data[idx] = fresh.data
             self.state = core.State(self.rules, data, self.state.layout)
         self._pending[idx] = 0
+        self._ended[idx] = False
         return self._output(self.state, reward=None)
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
@@ -378,20 +393,21 @@ class HeartsMultiAgentEnv(EnvBase):
         actions = _card_ids(tensordict.get((GROUP, "action")), (B, P), f"({GROUP!r}, 'action')")
         before = self.state
         _refuse_unstarted(before)
-        _refuse_over(before.done)
+        _refuse_over(self._ended)
         cards = actions[np.arange(B), before.to_play].astype(np.int64)  # the seat to act's; the rest ignored
         _refuse_illegal(before, cards)
         after = core.step(before, cards)
         self._pending += step_rewards(before, after, self.reward_mode)
+        self._ended = after.done | after.hand_over if self.episode == "hand" else after.done
         self.state = after
         return self._output(after, reward=True)
 
     def _output(self, state: core.State, reward: bool | None) -> TensorDictBase:
         B, P = self.batch_size[0], self.num_players
-        to_act = state.to_play[:, None] == self._seats  # (B, P); no seat once the game is over
+        over = self._ended[:, None]
+        to_act = (state.to_play[:, None] == self._seats) & ~over  # (B, P); no seat once the episode is over
         obs = observe(state[self._observed_rows], self._observed_seats, self.layout).reshape(B, P, -1)
         action_mask = core.bits_to_mask(np.where(to_act, state.legal[:, None], _EVERY_CARD))
-        over = state.done[:, None]
         agents = {
             "observation": torch.from_numpy(obs),
             "action_mask": torch.from_numpy(action_mask),
@@ -399,7 +415,7 @@ class HeartsMultiAgentEnv(EnvBase):
             "done": torch.from_numpy(np.repeat(over, P, axis=1)[:, :, None]),
         }
         if reward:
-            paid = to_act | over  # a seat is paid when its turn comes again, or the game ends
+            paid = to_act | over  # a seat is paid when its turn comes again, or the episode ends
             agents["reward"] = torch.from_numpy(np.where(paid, self._pending, np.float32(0))[:, :, None])
             self._pending[paid] = 0
         agents["terminated"] = agents["done"].clone()

@@ -137,6 +137,34 @@ def test_learner_tables_play_as_gymnasium_envs():
                 episodes += 1
 
 
+def test_hand_episodes_go_on_with_the_game():
+    """episode="hand": each hand is an episode whose rewards sum, per seat, to minus its hand
+    score; the reset after it deals on in the same game until the game is over."""
+    env = HeartsMultiAgentEnv(2, episode="hand", target_score=40)
+    env.set_seed(3)
+    td, rng = env.reset(), np.random.default_rng(0)
+    returns, hands, games, continued = torch.zeros(2, 4), [1, 1], [0, 0], 0
+    while min(games) < 1:
+        masks, acting = td["agents", "action_mask"], td["agents", "mask"]
+        action = torch.zeros((2, 4), dtype=torch.int64)
+        action[acting] = torch.from_numpy(random_legal(masks[acting].numpy(), rng))
+        td["agents", "action"] = action
+        out, td = env.step_and_maybe_reset(td)
+        returns += out["next", "agents", "reward"][..., 0]
+        for i in np.flatnonzero(out["next", "done"][:, 0].numpy()):
+            state = env.state[int(i)]  # after the reset
+            if state.key[0] == seeding.game_keys(3 + int(i), games[i]):  # the same game: its next hand
+                hands[i], continued = hands[i] + 1, continued + 1
+                assert state.hand_number[0] == hands[i] and state.scores[0].any()
+                assert torch.equal(returns[i], -torch.from_numpy(state.last_hand_points[0]).float())
+            else:  # the game was over: the table's next game
+                games[i] += 1
+                hands[i] = 1
+                assert state.key[0] == seeding.game_keys(3 + int(i), games[i]) and state.hand_number[0] == 1
+            returns[i] = 0
+    assert continued >= 2  # games to 40 last several hands
+
+
 def test_partial_resets_restart_only_the_marked_tables():
     B, s = 3, 2
     env = HeartsMultiAgentEnv(B, **ONE_HAND)
