@@ -271,7 +271,7 @@ def main(config: TorchRLPPOConfig) -> Path:
         env,
         actor,
         frames_per_batch=frames,
-        total_frames=max(config.total_timesteps, frames),
+        total_frames=max(1, -(-config.total_timesteps // frames)) * frames,  # whole batches
         auto_register_policy_transforms=False,  # a feed-forward policy needs no InitTracker
     )
     history: list[dict[str, float]] = [evaluation(actor, config, 0)]
