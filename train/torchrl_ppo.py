@@ -8,10 +8,10 @@ cards are ignored by the env). TorchRL's ``GAE`` computes each seat's advantages
 row over every step, so the points a seat takes on other seats' cards (paid to it when its turn
 comes again) are credited to its previous decision; TorchRL's ``ClipPPOLoss`` then trains the
 actor and the critic on the decisions only (the (table, step, seat) entries where
-``("agents", "mask")`` holds). The update is ``hearts_env.train.ppo``'s: clip range 0.2, value
-loss coefficient 0.5, gradient norm clipped at 0.5, separate policy and value MLPs over the scaled
-observation, and the same flags (learning rate, gamma, lambda, entropy coefficient, epochs,
-minibatch size, network).
+``("agents", "mask")`` holds). The update is ``hearts_env.train.ppo``'s: clip range 0.2,
+advantages normalized per minibatch, value loss coefficient 0.5, gradient norm clipped at 0.5,
+separate policy and value MLPs over the scaled observation, and the same flags and defaults
+(learning rate, gamma, lambda, entropy coefficient, epochs, minibatch size, network).
 
 Every ``eval_every`` timesteps (a timestep is one decision of one seat), and before the first
 update, the policy plays ``eval_deals`` duplicate hands in the arena (``hearts_env.arena.play_match``)
@@ -254,8 +254,14 @@ def main(config: TorchRLPPOConfig) -> Path:
     gae.set_keys(
         **keys, advantage=(GROUP, "advantage"), value_target=(GROUP, "value_target"), value=(GROUP, "state_value")
     )
-    loss = ClipPPOLoss(
-        actor, critic, clip_epsilon=0.2, entropy_coeff=config.ent_coef, critic_coeff=0.5, loss_critic_type="l2"
+    loss = ClipPPOLoss(  # sb3's PPO: advantages normalized per minibatch, squared-error value loss
+        actor,
+        critic,
+        clip_epsilon=0.2,
+        entropy_coeff=config.ent_coef,
+        critic_coeff=0.5,
+        loss_critic_type="l2",
+        normalize_advantage=True,
     )
     loss.set_keys(
         **keys,
