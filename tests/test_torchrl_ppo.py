@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -82,3 +84,15 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys):
         cli(["--episode", "trick", "--run-dir", str(tmp_path)])
     assert "hearts-train-torchrl: error: episode: unknown 'trick'" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_without_torchrl_the_command_says_so_in_one_line(tmp_path):
+    code = (
+        "import sys; sys.modules['tensordict'] = None; sys.modules['torchrl'] = None\n"
+        "from hearts_env.train.torchrl_ppo import cli\n"
+        f"cli(['--run-dir', {str(tmp_path)!r}])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 1 and not list(tmp_path.iterdir())
+    assert out.stderr.startswith('hearts-train-torchrl: error: TorchRL is not installed: pip install -e ".[torchrl]"')
+    assert len(out.stderr.strip().splitlines()) == 1

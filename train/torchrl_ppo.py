@@ -53,18 +53,25 @@ from hearts_env.train.config import (
     parse_config,
 )
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
-from tensordict import TensorDict, TensorDictBase
-from tensordict.nn import TensorDictModule
 from torch import nn
-from torchrl.collectors import Collector
-from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
-from torchrl.objectives import ClipPPOLoss
-from torchrl.objectives.value import GAE
 
 from hearts_env.cards import NUM_CARDS
 from hearts_env.observation import ObservationLayout
 from hearts_env.rules import HeartsRules
-from hearts_env.torchrl import GROUP, HeartsMultiAgentEnv
+
+try:  # the torchrl extra; the command line says so in one line when it is missing
+    from tensordict import TensorDict, TensorDictBase
+    from tensordict.nn import TensorDictModule
+    from torchrl.collectors import Collector
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+    from hearts_env.torchrl import GROUP, HeartsMultiAgentEnv
+
+    MISSING = ""
+except ImportError as error:
+    MISSING = f'TorchRL is not installed: pip install -e ".[torchrl]" ({error})'
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 SELF = "self"
@@ -240,6 +247,8 @@ def decisions(data: TensorDictBase) -> TensorDictBase:
 
 def main(config: TorchRLPPOConfig) -> Path:
     """Train, evaluate and export; returns the run folder."""
+    if MISSING:
+        raise ImportError(MISSING)
     check_agents(config.rules, [(config.eval_opponent, agent_from_spec(config.eval_opponent, 0))])
     folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
@@ -378,7 +387,7 @@ def cli(argv: Sequence[str] | None = None) -> None:
     config = parse_args(argv)
     try:
         folder = main(config)
-    except ValueError as error:
+    except (ValueError, ImportError) as error:
         sys.exit(f"hearts-train-torchrl: error: {error}")
     print(folder)
 
