@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH_SPEC)
-	$(BIN)/python -m pip install -q -e ".[test,train,arena,render,web]"
+	$(BIN)/python -m pip install -q -e ".[test,train,arena,render,web,torchrl]"
 	touch $(STAMP)
 
 test: $(STAMP)  ## the test suite without the slow tests

@@ -1,9 +1,10 @@
 """RLlib glue: Hearts as an RLlib multi-agent environment, and masked PPO for it out of the box.
 
-RLlib's action-masking PPO module (``ActionMaskingTorchRLModule``, shipped in RLlib's examples)
-reads ``obs["observations"]`` and ``obs["action_mask"]`` and feeds the former straight into a float
-network, while ``hearts_env.env()`` observes ``{"observation": uint8, "action_mask": int8}``. This
-module bridges the two:
+The masked PPO module (``hearts_env.rllib_module.MaskedPPOTorchRLModule``: RLlib's
+``DefaultPPOTorchRLModule`` with the mask applied to its logits) reads ``obs["observations"]`` and
+``obs["action_mask"]`` and feeds the former straight into a float network, while
+``hearts_env.env()`` observes ``{"observation": uint8, "action_mask": int8}``. This module bridges
+the two:
 
 - ``MaskedFloatObservations``: a PettingZoo AEC wrapper presenting each agent's observation as
   ``{"observations": float32 (layout.size,), "action_mask": int8 (52,)}``, the vector multiplied
@@ -11,7 +12,7 @@ module bridges the two:
 - ``env_creator(config)``: RLlib's ``PettingZooEnv`` over that wrapper over
   ``hearts_env.env(**config)``.
 - ``register(name)``: registers ``env_creator`` with Ray Tune under ``name`` (``"hearts_v0"``).
-- ``rl_module_spec(model_config)``: a ``MultiRLModuleSpec`` holding one action-masking PPO module,
+- ``rl_module_spec(model_config)``: a ``MultiRLModuleSpec`` holding one masked PPO module,
   ``"shared"``, that plays every seat (``policy_mapping_fn``); ``module_spec(model_config)`` is
   that module's own spec, for single-agent training.
 - ``ppo_config(env_config, model_config)``: a ``PPOConfig`` wired with all of the above.
@@ -188,12 +189,13 @@ def policy_mapping_fn(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
 
 
 def module_spec(model_config: Mapping[str, Any] | None = None) -> RLModuleSpec:
-    """The spec of one masked PPO module: RLlib's ``ActionMaskingTorchRLModule`` with
+    """The spec of one masked PPO module, ``hearts_env.rllib_module.MaskedPPOTorchRLModule``, with
     ``model_config`` (``DefaultModelConfig`` fields; ``MODEL_CONFIG`` by default)."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    return RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=dict(model_config or MODEL_CONFIG))
+    from hearts_env.rllib_module import MaskedPPOTorchRLModule
+
+    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=dict(model_config or MODEL_CONFIG))
 
 
 def rl_module_spec(model_config: Mapping[str, Any] | None = None) -> MultiRLModuleSpec:
