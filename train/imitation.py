@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from hearts_env import checks
 from hearts_env.core import new_games
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
+from hearts_env.progress import progress_bar
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
 from hearts_env.runner import Step, play
@@ -85,7 +85,7 @@ class _Recorder:
         self.records: list[tuple[np.ndarray, ...]] = []
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
         self.complete = self.next_hand = 0  # decisions of completed hands; hands numbered
-        self.bar = tqdm(total=decisions, unit="decision", desc="collect", disable=not progress)
+        self.bar = progress_bar(decisions, "collect", "decision", enabled=progress)
 
     def new_batch(self) -> None:
         P = self.layout.rules.num_players
@@ -164,7 +164,7 @@ def pretrain(
     policy.train()
     steps = epochs * -(-len(train_rows) // batch_size)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(steps, 1))
-    bar = tqdm(total=steps, unit="batch", desc="pretrain", disable=not progress)
+    bar = progress_bar(steps, "pretrain", "batch", enabled=progress)
     metrics: dict[str, float] = {}
     for _ in range(epochs):
         rng.shuffle(train_rows)

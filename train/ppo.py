@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,6 +70,7 @@ from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
+from hearts_env.progress import progress_bar
 from hearts_env.rules import HeartsRules
 from hearts_env.sb3 import SB3VecEnv
 from hearts_env.train.config import (
@@ -347,12 +347,10 @@ class CheckpointCallback(PeriodicCallback):
 
 
 class ProgressCallback(BaseCallback):
-    """A tqdm bar over timesteps (SB3's own bar needs rich as well)."""
+    """A bar over timesteps (``hearts_env.progress``; SB3's own bar needs rich as well)."""
 
     def _on_training_start(self) -> None:
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=self.locals["total_timesteps"], unit="step", file=sys.stderr)
+        self.bar = progress_bar(self.locals["total_timesteps"], "train", "step")
 
     def _on_step(self) -> bool:
         self.bar.update(self.training_env.num_envs)

@@ -44,7 +44,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +59,7 @@ from hearts_env.arena.sharding import init_ray
 from hearts_env.commands import command
 from hearts_env.gym_env import HeartsVectorEnv
 from hearts_env.observation import ObservationLayout
+from hearts_env.progress import progress_bar
 from hearts_env.rules import HeartsRules
 from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
@@ -423,13 +423,7 @@ def _train(config: RLlibPPOConfig) -> Path:
 
 
 def _progress_bar(config: RLlibPPOConfig) -> Any:
-    if not config.progress_bar:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=config.total_timesteps, unit="step", file=sys.stderr)
+    return progress_bar(config.total_timesteps, "train", "step") if config.progress_bar else None
 
 
 @command("hearts-train-rllib")

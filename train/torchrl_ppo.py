@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from hearts_env.agents.trained import MLPPolicy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.commands import command
 from hearts_env.observation import ObservationLayout
+from hearts_env.progress import progress_bar
 from hearts_env.train.config import SELF, PPOSettings, StartError, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
@@ -311,11 +311,7 @@ def write_progress(path: Path, rows: list[dict[str, float]]) -> None:
 
 
 def _progress_bar(config: TorchRLPPOConfig) -> Any:
-    if not config.progress_bar:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=config.total_timesteps, unit="step", file=sys.stderr)
+    return progress_bar(config.total_timesteps, "train", "step") if config.progress_bar else None
 
 
 @command("hearts-train-torchrl")

@@ -18,6 +18,7 @@ from hearts_env import checks, core, records, replay, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
 from hearts_env.policy import Policy, TablePolicy
+from hearts_env.progress import progress_bar
 from hearts_env.rules import HeartsRules
 
 EPISODES = ("game", "hand")
@@ -186,7 +187,7 @@ def play_match(
     ``rules``: the table (None: the standard game); ``episode``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
     ``history``: the games record their tricks, for agents that read ``InfoSet.tricks``;
-    ``progress``: a tqdm bar over finished games, if tqdm is installed; ``block``: deals per block
+    ``progress``: a bar over finished games (``hearts_env.progress``); ``block``: deals per block
     (agents are reseeded at the start of each); ``executor``: plays the blocks (its ``map``; each
     block gets its own copy of the agents), by default one after the other here. The results
     depend on the seed, the deals and the block size, never on the executor.
@@ -510,13 +511,7 @@ def _check_count(what: str, value: object) -> int:
 
 
 def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc=desc, unit="game", leave=False)
+    return progress_bar(total, desc, "game") if enabled else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""Progress bars: a bar on a terminal, a few lines in a log."""
+
+from __future__ import annotations
+
+import io
+
+from hearts_env.progress import LogProgress, NoProgress, progress_bar
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_log_gets_a_line_every_few_percent_not_every_update() -> None:
+    log = io.StringIO()
+    bar = progress_bar(10_000, "collect", "decision", file=log)
+    assert isinstance(bar, LogProgress)
+    for _ in range(10_000):
+        bar.update(1)
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert 20 <= len(lines) <= 22 and "\r" not in log.getvalue()
+    assert lines[-1].startswith("collect: 100% (10,000 / 10,000 decisions)")
+
+
+def test_a_terminal_gets_a_tqdm_bar_and_disabled_bars_print_nothing() -> None:
+    terminal = Terminal()
+    bar = progress_bar(100, "train", "step", file=terminal)
+    assert type(bar).__name__ == "tqdm"
+    bar.update(100)
+    bar.close()
+    assert "100/100" in terminal.getvalue()
+    quiet = io.StringIO()
+    off = progress_bar(100, enabled=False, file=quiet)
+    assert isinstance(off, NoProgress)
+    off.update(5)
+    off.close()
+    assert quiet.getvalue() == ""
