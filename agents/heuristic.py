@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from hearts_env import checks
-from hearts_env.agents.heuristic_kernels import heuristic_cards
+from hearts_env.agents.heuristic_kernels import heuristic_cards, one_deck_cards
 from hearts_env.agents.heuristic_tables import Weights
 from hearts_env.agents.players import HEURISTIC
 from hearts_env.agents.table import CompiledTable
@@ -123,8 +123,9 @@ class HeuristicPolicy(CompiledTable):
         for name, value in named.items():
             if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
                 raise ValueError(f"HeuristicPolicy: {name} must be a finite number, got {value!r}")
+        # Writable, as a copy of the policy (check_agents', an arena block's) and the compiled tables
+        # and rollouts pass it: read-only would be another type to numba, another compile of the player.
         self.knobs = np.array(list(named.values()), np.float64)
-        self.knobs.flags.writeable = False
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in dataclasses.asdict(self.weights).items() if getattr(Weights, k) != v}
@@ -139,5 +140,6 @@ class HeuristicPolicy(CompiledTable):
         """One card per game for the seat to act; ``mask`` (the legal cards, ``info.legal`` as a
         mask) is not read: the legal cards come from ``info.legal``."""
         out = np.empty(info.batch_size, np.int64)
-        heuristic_cards(info.data, info.layout.offsets, rule_params(info.rules), self.knobs, out)
+        cards = heuristic_cards if info.rules.decks == 2 else one_deck_cards  # each compiles what it plays
+        cards(info.data, info.layout.offsets, rule_params(info.rules), self.knobs, out)
         return out

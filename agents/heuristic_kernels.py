@@ -41,7 +41,7 @@ from hearts_env.agents.heuristic_tables import (
 )
 from hearts_env.agents.heuristic_two_decks import pass_card2, play_card2
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
-from hearts_env.compiled import row_kernel
+from hearts_env.compiled import inline_kernel, row_kernel
 from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS, POINT_BITS, QS, QS_POINTS, SUIT_BITS
 from hearts_env.infoset import (
     I_HAND,
@@ -81,18 +81,38 @@ def heuristic_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.
 
 
 @row_kernel
+def one_deck_cards(idata: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, out: np.ndarray) -> None:
+    """``heuristic_cards`` of one-deck tables: without the two-deck rules, which a one-deck run then
+    never compiles (compiling them cost as much as the rest of a first run's kernels)."""
+    i64, i32, i8 = idata.view(U64), idata.view(np.int32), idata.view(np.int8)
+    for g in range(idata.shape[0]):
+        out[g] = one_deck_card(i64[g], i32[g], i8[g], ioff, rp, kn)
+
+
+@row_kernel
 def heuristic_card(
     i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray
 ) -> int:
     """The heuristic's card for the seat to act in one info row (0 when it has no legal card);
     ``rp``: ``core.rule_params``; ``kn``: ``HeuristicPolicy.knobs``."""
-    legal = i64[ioff[I_LEGAL]]
-    if legal == 0:
-        return 0
     if rp[R_DECKS] == 2:
+        legal = i64[ioff[I_LEGAL]]
+        if legal == 0:
+            return 0
         if i8[ioff[I_PHASE]] == PASS:
             return pass_card2(i64, i8, ioff, rp, kn, legal)
         return play_card2(i64, i32, i8, ioff, rp, kn, legal)
+    return one_deck_card(i64, i32, i8, ioff, rp, kn)
+
+
+@inline_kernel
+def one_deck_card(
+    i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray
+) -> int:
+    """``heuristic_card`` of a one-deck table."""
+    legal = i64[ioff[I_LEGAL]]
+    if legal == 0:
+        return 0
     if i8[ioff[I_PHASE]] == PASS:
         return _pass_card(i64, i8, ioff, rp, kn, legal)
     return _play_card(i64, i32, i8, ioff, rp, kn, legal)

@@ -448,7 +448,7 @@ def new_games(
         for s in range(P):
             r8[off[F_LAST_TRICK] + s] = -1
         if not dealt:
-            deal(r64, off, rp, deck, r64[off[F_KEY]], 1, shuffled)
+            deal(r64, off, rp, deck, r64[off[F_KEY]], r32[off[F_HAND_NUMBER]], shuffled)  # an int32: one compile
         start_hand(r64, r32, r8, off, rp)
         r64[off[F_LEGAL]] = legal_cards(r64, r8, off, rp)
 
