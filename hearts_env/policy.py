@@ -5,6 +5,11 @@ id per game: ``policy(info, mask) -> (B,) int``. Environments call opponents thi
 agents of ``agents/`` implement it. A policy with a ``seed(seed)`` method is reseeded by the
 environment's ``reset(seed=...)``, so a seeded run is reproducible.
 
+A policy that follows whole games, not only its own decisions (a program outside keeping its own
+view of each table: ``hearts_env.agents.program``), offers ``decide`` and ``observe``
+(``GamePolicy``): the runner then asks it with the index of each decision's game and shows it
+every step; called as a plain policy it still plays.
+
 A policy whose decisions are compiled may also offer ``play_table`` (``TablePolicy``): whole games
 with it and its kind at every seat, played in one compiled loop with the same cards the runner
 would get from it. The arena takes that path when every agent of a match offers it.
@@ -13,17 +18,33 @@ would get from it. The arena takes that path when every agent of a match offers 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from hearts_env.core import PASS, State, mask_to_bits, sample_from_bits
 from hearts_env.infoset import InfoSet
 
+if TYPE_CHECKING:
+    from hearts_env.runner import Step
+
 
 @runtime_checkable
 class Policy(Protocol):
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class GamePolicy(Policy, Protocol):
+    def decide(self, info: InfoSet, mask: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """``policy(info, mask)``, told the (n,) index of each row's game in the batch
+        ``runner.play`` was given (a game keeps its index from step to step)."""
+        ...
+
+    def observe(self, step: Step) -> None:
+        """Called after every step of ``runner.play`` (all its games, not only this policy's).
+        A ``Step`` holds the whole state: a policy must take from it only what the table shows."""
+        ...
 
 
 @runtime_checkable

@@ -40,6 +40,10 @@ the returned state holds the next deal with ``hand_over`` set and the hand's sco
 ``play`` is called are not stepped.
 Stopped games leave the batch at once, so each step holds only the games still playing.
 
+A policy that follows its games (``hearts_env.policy.GamePolicy``) is asked through
+``decide(info, mask, games)`` with the index of each row's game, and ``observe(step)`` shows it
+every step (before ``on_step``).
+
 Steps
 -----
 ``on_step(step)`` is called after every step with a ``Step``: the games that acted (their index in
@@ -58,7 +62,7 @@ import numpy as np
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import Policy
+from hearts_env.policy import GamePolicy, Policy
 
 UNTIL = ("game", "hand")
 
@@ -98,6 +102,8 @@ def play(
     if on_step is not None and not callable(on_step):
         raise ValueError(f"on_step must be callable or None, got {on_step!r}")
 
+    follows = [isinstance(p, GamePolicy) for p in groups]  # once: a protocol check is slow
+    followers = [p for p, f in zip(groups, follows, strict=True) if f]
     unseated = bool((seat_group < 0).any())  # a seat without a policy: games may pause there
     parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
     live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
@@ -109,11 +115,18 @@ def play(
         counts = np.bincount(group, minlength=len(group_names))
         for j in np.flatnonzero(counts):
             rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
-            chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
+            sub = info if isinstance(rows, slice) else info[rows]
+            if follows[j]:
+                chosen = np.asarray(groups[j].decide(sub, mask[rows], live[rows]))
+            else:
+                chosen = np.asarray(groups[j](sub, mask[rows]))
             _check_cards(chosen, current, rows, live, group_names[j])
             actions[rows] = chosen
         after = core.step(current, actions)
-        if on_step is not None and on_step(Step(live, current, info, mask, actions, after)):
+        step = Step(live, current, info, mask, actions, after) if on_step is not None or followers else None
+        for follower in followers:
+            follower.observe(step)
+        if on_step is not None and on_step(step):
             parts.append((live, after))
             break
         stops = (after.done | _paused(after, seat_group, live)) if unseated else after.done
