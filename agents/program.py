@@ -25,7 +25,6 @@ killed.
 
 from __future__ import annotations
 
-import copy
 import os
 import selectors
 import shlex
@@ -58,12 +57,18 @@ class BotError(ValueError):
     """A bot program broke the protocol or stopped; the message names the bot and what it did."""
 
 
-class _Timeout(Exception):
+class _Stopped(Exception):
+    """The exchange ended early; ``lines``: the complete lines read by then."""
+
     def __init__(self, lines: list[bytes]) -> None:
         self.lines = lines
 
 
-class _Exited(Exception):
+class _Timeout(_Stopped):
+    pass
+
+
+class _Exited(_Stopped):
     pass
 
 
@@ -131,12 +136,12 @@ class _Process:
                 wait = deadline - time.monotonic()
                 events = self.selector.select(wait) if wait > 0 else []
                 if not events:
-                    raise _Timeout(bytes(buffer).split(b"\n")[:lines])  # the complete lines
+                    raise _Timeout(bytes(buffer).split(b"\n")[:lines])
                 for key, _ in events:
                     if key.fd == self.stdout:
                         chunk = os.read(self.stdout, 1 << 20)
                         if not chunk:
-                            raise _Exited
+                            raise _Exited(bytes(buffer).split(b"\n")[:lines])
                         buffer += chunk
                         new = chunk.count(b"\n")
                         if new:
@@ -146,7 +151,7 @@ class _Process:
                         try:
                             sent += os.write(self.stdin, view[sent : sent + (1 << 20)])
                         except (BrokenPipeError, ConnectionResetError):
-                            raise _Exited from None
+                            raise _Exited(bytes(buffer).split(b"\n")[:lines]) from None
                         if sent == len(data):
                             self.selector.unregister(self.stdin)
         finally:
@@ -219,7 +224,7 @@ class ProgramPolicy:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"program option {option} must be a positive number of seconds, got {value!r}")
         self.argv, self.time_limit, self.startup_limit = argv, float(time_limit), float(startup_limit)
-        self.command = shlex.join(argv)
+        self.command = command if isinstance(command, str) else shlex.join(argv)  # as the user wrote it
         self._seed = _seed_int(seed)
         self.name: str | None = None  # the bot's name, once it has answered the hello
         self.many = True  # whether it takes many decisions a round trip
@@ -229,10 +234,10 @@ class ProgramPolicy:
 
     # A copy (deepcopy, pickle) is the same program with the same options, and no process yet.
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.argv, self._seed, self.time_limit, self.startup_limit))
+        return (type(self), (self.command, self._seed, self.time_limit, self.startup_limit))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ProgramPolicy:
-        return type(self)(copy.copy(self.argv), self._seed, self.time_limit, self.startup_limit)
+        return type(self)(self.command, self._seed, self.time_limit, self.startup_limit)
 
     def __repr__(self) -> str:
         return f"ProgramPolicy({self.command!r})"
@@ -358,14 +363,15 @@ class ProgramPolicy:
         order = np.argsort(tables, kind="stable")
         at = np.minimum(np.searchsorted(tables, answered, sorter=order), n - 1)
         rows = np.where(tables[order[at]] == answered, order[at], -1)  # the decision each line answers
-        twice = np.zeros(n, bool)
-        twice[rows[rows >= 0]] = np.bincount(rows[rows >= 0], minlength=n)[rows[rows >= 0]] > 1
+        counted = rows[(rows >= 0) & (chosen >= 0)]
+        twice = np.bincount(counted, minlength=n) > 1  # decisions answered twice
         bad = (chosen < 0) | (rows < 0) | twice[np.maximum(rows, 0)]
         if bad.any():
             i = int(np.argmax(bad))
             answer = protocol.read_answer(lines[i])
-            if answer is not None and isinstance(answer[1], str) and rows[i] >= 0:
-                self._fail(f"refused {self._decision(info, rows[i], tables)}: {answer[1]}")
+            if answer is not None and isinstance(answer[1], str) and answer[0] in tables:
+                row = int(np.flatnonzero(tables == answer[0])[0])
+                self._fail(f"refused {self._decision(info, row, tables)}: {answer[1]}")
             what = "is not 'TABLE CARD'" if chosen[i] < 0 else "answers no decision it was asked"
             if rows[i] >= 0 and chosen[i] >= 0:
                 what = f"answers table {answered[i]} a second time"
@@ -392,16 +398,14 @@ class ProgramPolicy:
         self._queued.clear()
         try:
             return process.exchange(data, len(tables), self.time_limit)
-        except _Timeout as timeout:
-            answered = {a[0] for a in map(protocol.read_answer, timeout.lines) if a is not None}
-            row = next(i for i, t in enumerate(tables.tolist()) if t not in answered)
-            more = f" (and {len(tables) - len(timeout.lines) - 1} more)" if len(tables) - len(timeout.lines) > 1 else ""
-            self._fail(
-                f"did not answer {self._decision(info, row, tables)}{more} within {self.time_limit:g} s "
-                f"(option time_limit=)"
-            )
-        except _Exited:
-            self._fail(f"{process.exit_status()} before answering {self._decision(info, 0, tables)}")
+        except _Stopped as stop:
+            answered = {a[0] for a in map(protocol.read_answer, stop.lines) if a is not None}
+            pending = [i for i, t in enumerate(tables.tolist()) if t not in answered]
+            what = self._decision(info, pending[0] if pending else 0, tables)
+            more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
+            if isinstance(stop, _Timeout):
+                self._fail(f"did not answer {what}{more} within {self.time_limit:g} s (option time_limit=)")
+            self._fail(f"{process.exit_status()} before answering {what}{more}")
 
     @staticmethod
     def _decision(info: InfoSet, row: int, tables: np.ndarray) -> str:

@@ -870,7 +870,8 @@ def parse_answers(buf: np.ndarray, bounds: np.ndarray, tables: np.ndarray, cards
         pos, end = bounds[g], bounds[g + 1] - 1
         if end > pos and buf[end - 1] == 13:
             end -= 1
-        pos, tables[g] = _get_int(buf, pos, end)
+        pos, table = _get_int(buf, pos, end)
+        tables[g] = table if pos >= 0 else -1
         cards[g] = -1
         if pos >= 0 and pos + 3 == end and buf[pos] == _SPACE:
             pos, card = _get_card(buf, pos + 1, end)
