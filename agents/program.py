@@ -106,6 +106,7 @@ class _Process:
         self.drain.start()
         self.selector = selectors.DefaultSelector()
         self.pending = b""  # output read beyond the lines asked for
+        self.owner = os.getpid()  # a forked child (a process pool's worker) inherits this object: never its bot
 
     @property
     def pid(self) -> int:
@@ -179,6 +180,8 @@ class _Process:
     def close(self, goodbye: bytes = b"", kill: bool = False) -> None:
         """End the bot: ``goodbye`` and ``quit`` (unless ``kill``), a moment to exit, then its
         whole process group killed; its pipes closed and the process reaped."""
+        if os.getpid() != self.owner:
+            return
         if not kill and self.popen.poll() is None:
             try:
                 os.set_blocking(self.stdin, True)
@@ -231,6 +234,9 @@ class ProgramPolicy:
         self.pid: int | None = None  # the process id of the bot last started
         self._process: _Process | None = None
         self._finalizer: weakref.finalize | None = None
+        self._table_of = np.full(0, -1, np.int64)  # the process's table id at game * P + seat, -1 for none
+        self._next_table = 0  # its next table id (ids are never reused)
+        self._queued: list[bytes] = []  # lines for its next write: tables, events, seeds
 
     # A copy (deepcopy, pickle) is the same program with the same options, and no process yet.
     def __reduce__(self) -> tuple[Any, ...]:
@@ -260,9 +266,7 @@ class ProgramPolicy:
         process = _Process(self.argv, self.label)
         self._process, self.pid = process, process.pid
         self._finalizer = weakref.finalize(self, process.close)
-        self._table_of = np.full(0, -1, np.int64)  # table id at game * P + seat, -1 for none
-        self._next_table = 0
-        self._queued: list[bytes] = []  # lines for the bot's next write: tables, events, seed
+        self._table_of, self._next_table, self._queued = np.full(0, -1, np.int64), 0, []  # a new session
         try:
             line = process.exchange(f"{protocol.HELLO}\n".encode(), 1, self.startup_limit)
             self.name, self.many = protocol.read_hello_reply(line.decode(errors="replace"))

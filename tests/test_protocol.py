@@ -415,6 +415,19 @@ def test_a_bad_bot_ends_the_match_with_one_clear_error_and_no_process_left(tmp_p
     assert not alive(bot.pid)
 
 
+def test_hearts_arena_ends_on_a_bad_bot_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "bad.py"
+    script.write_text(HEAD + "    sys.exit(5) if decisions > 30 else print(table, legal, flush=True)\n")
+    with pytest.raises(SystemExit) as exit_:
+        arena_main([f"program:command={PYTHON} {script}", "random", "random", "random", "--deals", "2"])
+    message = str(exit_.value.code)
+    assert (
+        message.startswith("hearts-arena: error: bot 'bad' (")
+        and "exited with code 5 before answering table" in message
+    )
+    assert "\n" not in message
+
+
 def test_a_bot_that_hangs_is_killed_with_what_it_started(tmp_path: Path) -> None:
     child = tmp_path / "child.pid"
     script = tmp_path / "hang.sh"
