@@ -175,7 +175,7 @@ class _Process:
         """The bot's last stderr line, quoted, or ''."""
         self.drain.join(0.2)
         lines = [line for line in bytes(self.stderr).splitlines() if line.strip()]
-        return f"; its last stderr line: {protocol._shown(lines[-1], 200)}" if lines else ""
+        return f"; its last stderr line: {protocol.shown(lines[-1], 200)}" if lines else ""
 
     def close(self, goodbye: bytes = b"", kill: bool = False) -> None:
         """End the bot: ``goodbye`` and ``quit`` (unless ``kill``), a moment to exit, then its
@@ -379,7 +379,7 @@ class ProgramPolicy:
             what = "is not 'TABLE CARD'" if chosen[i] < 0 else "answers no decision it was asked"
             if rows[i] >= 0 and chosen[i] >= 0:
                 what = f"answers table {answered[i]} a second time"
-            self._fail(f"printed {protocol._shown(lines[i])}, which {what}")
+            self._fail(f"printed {protocol.shown(lines[i])}, which {what}")
         cards = np.empty(n, np.int64)
         cards[rows] = chosen
         illegal = ~mask[np.arange(n), cards]
@@ -397,7 +397,7 @@ class ProgramPolicy:
         newline-terminated."""
         process = self._process
         if unasked := process.unasked():
-            self._fail(f"printed {protocol._shown(unasked)} without being asked")
+            self._fail(f"printed {protocol.shown(unasked)} without being asked")
         data = b"".join(self._queued) + text + b"go\n"
         self._queued.clear()
         try:

@@ -55,7 +55,7 @@ class Bot:
             buffer += chunk
         end = buffer.index(b"\n")
         if buffer[:end].strip() != protocol.HELLO.encode():
-            raise ValueError(f"expected the hello {protocol.HELLO!r}, got {protocol._shown(bytes(buffer[:end]))}")
+            raise ValueError(f"expected the hello {protocol.HELLO!r}, got {protocol.shown(bytes(buffer[:end]))}")
         sink.write((protocol.hello_reply(self.name, many=True) + "\n").encode())
         sink.flush()
         del buffer[: end + 1]

@@ -691,12 +691,12 @@ def read_hello_reply(line: str) -> tuple[str, bool]:
     what is wrong with it."""
     words = line.split()
     if len(words) < 2 or words[0] != PROTOCOL:
-        raise ValueError(f"answered the hello with {_shown(line)}, not '{HELLO} name=NAME tables=many|one'")
+        raise ValueError(f"answered the hello with {shown(line)}, not '{HELLO} name=NAME tables=many|one'")
     if words[1] != str(VERSION):
-        raise ValueError(f"speaks {PROTOCOL} {_shown(words[1])}; this manager speaks version {VERSION}")
+        raise ValueError(f"speaks {PROTOCOL} {shown(words[1])}; this manager speaks version {VERSION}")
     fields = dict(w.partition("=")[::2] for w in words[2:])
     if not fields.get("name") or fields.get("tables") not in ("many", "one"):
-        raise ValueError(f"answered the hello with {_shown(line)}: it needs name=NAME and tables=many or tables=one")
+        raise ValueError(f"answered the hello with {shown(line)}: it needs name=NAME and tables=many or tables=one")
     return fields["name"], fields["tables"] == "many"
 
 
@@ -728,7 +728,7 @@ def read_table_line(line: str) -> tuple[int, int, HeartsRules, bool]:
     """(table, seat, rules, history) of a table line; ``ValueError`` naming what is wrong."""
     words = line.split()
     if len(words) < 2 or words[0] != "table" or not words[1].isdigit():
-        raise ValueError(f"not a table line: {_shown(line)}")
+        raise ValueError(f"not a table line: {shown(line)}")
     fields = dict(w.partition("=")[::2] for w in words[2:])
     defaults = HeartsRules().to_dict()
     knobs: dict[str, object] = {}
@@ -746,9 +746,9 @@ def read_table_line(line: str) -> tuple[int, int, HeartsRules, bool]:
                 knobs[name] = text
         rules = HeartsRules.from_dict(knobs)
     except (KeyError, ValueError) as error:
-        raise ValueError(f"table line {_shown(line)}: {error}") from None
+        raise ValueError(f"table line {shown(line)}: {error}") from None
     if not 0 <= seat < rules.num_players:
-        raise ValueError(f"table line {_shown(line)}: seat {seat} is not one of 0..{rules.num_players - 1}")
+        raise ValueError(f"table line {shown(line)}: seat {seat} is not one of 0..{rules.num_players - 1}")
     return int(words[1]), seat, rules, history
 
 
@@ -893,7 +893,7 @@ def read_answer(line: bytes) -> tuple[int, int] | tuple[int, str] | None:
         return None
 
 
-def _shown(text: str | bytes, limit: int = 80) -> str:
+def shown(text: str | bytes, limit: int = 80) -> str:
     """``text`` quoted for a message, cut at ``limit`` characters."""
     if isinstance(text, bytes):
         text = text.decode(errors="replace")
