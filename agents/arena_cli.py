@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> None:
             result = round_robin(rules, agents, tables=args.tables, ratings=not args.no_ratings, **common)
         else:
             result = play_match(rules, agents, **common)
+    except ValueError as error:  # an agent that broke down mid-match (an illegal card, a bot program that stopped)
+        sys.exit(f"hearts-arena: error: {error}")
     finally:
         if executor is not None:
             executor.shutdown()

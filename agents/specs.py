@@ -2,7 +2,10 @@
 
 A spec is an agent name of ``hearts_env.agents.AGENTS`` with options for its factory:
 ``name:key=value,key=value`` (values read as Python literals, else as strings), e.g.
-``pimc:worlds=20`` or ``trained:path=runs/hearts_v0__ppo__1__1700000000``. ``hearts-arena``,
+``pimc:worlds=20`` or ``trained:path=runs/hearts_v0__ppo__1__1700000000``. Options are split at
+commas outside quotes, so a value with commas is quoted (and read as the Python string literal it
+then is): ``program:command="./mybot --levels 1,2",time_limit=10``; a value may hold spaces
+(``program:command=./mybot --level 3``). ``hearts-arena``,
 ``hearts-play`` and ``hearts-train`` build their agents from specs; ``check_agents`` lets every
 agent decide one position of the table's rules first, so one that cannot play them (the shipped
 ``ppo`` plays only 4-player tables without the JD rule, as it was trained) is refused before any
@@ -16,7 +19,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from hearts_env.agents import make_agent
+from hearts_env.agents import AGENTS, make_agent
 from hearts_env.core import legal_mask, new_games
 from hearts_env.infoset import infoset
 from hearts_env.policy import Policy
@@ -27,7 +30,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"name:key=value,key=value"`` -> (name, options); values are Python literals or strings."""
     name, _, rest = spec.partition(":")
     options: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
+    for item in filter(None, _split_options(spec, rest)):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"agent option {item!r} of {spec!r} is not key=value")
@@ -40,12 +43,30 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
+def _split_options(spec: str, rest: str) -> list[str]:
+    """``rest`` split at the commas that are not inside quotes ('...' or "...")."""
+    items, start, quote = [], 0, ""
+    for i, char in enumerate(rest):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == ",":
+            items.append(rest[start:i])
+            start = i + 1
+    if quote:
+        raise ValueError(f"agent spec {spec!r} has an unclosed {quote} quote")
+    return [*items, rest[start:]]
+
+
 def agent_from_spec(spec: str, seed: int) -> Policy:
     """The agent of ``spec``, built with ``seed=seed`` unless its options give one. ``ValueError``
     naming the spec for an unknown agent, options its factory does not take, or an option's
     value out of its range (each factory checks its own, naming the option and what it takes)."""
     name, options = parse_spec(spec)
     options.setdefault("seed", seed)
+    if name not in AGENTS:
+        make_agent(name)  # its error names the agent and the known ones
     try:
         return make_agent(name, **options)
     except TypeError as error:  # an option the factory does not take, or a required one missing

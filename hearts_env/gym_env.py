@@ -160,7 +160,7 @@ from hearts_env import checks, core, runner, seeding
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
-from hearts_env.policy import Policy, StreamPolicy
+from hearts_env.policy import GamePolicy, Policy
 from hearts_env.render import TableView, describe
 from hearts_env.render.modes import RENDER_FPS, RENDER_MODES, Renderer, check_render_mode
 from hearts_env.rewards import check_reward_mode, step_rewards
@@ -218,9 +218,7 @@ class _Tables:
         self.policies = _opponent_policies(opponents, P)
         # The runner's view of the opponents: the policies, and the one at each seat counted from
         # the learner's left (the default random opponents draw from each game's own stream).
-        self.players: list[Policy | StreamPolicy] = (
-            [_GameStreams(self)] if self.policies is None else list(self.policies)
-        )
+        self.players: list[Policy | GamePolicy] = [_GameStreams(self)] if self.policies is None else list(self.policies)
         self.player_names = (
             ["the random opponents"] if self.policies is None else [repr(policy) for policy in self.policies]
         )
@@ -402,14 +400,14 @@ class _Tables:
 
 
 class _GameStreams:
-    """The default random opponents (a ``StreamPolicy``): a uniformly random legal card from each
+    """The default random opponents (a ``GamePolicy``): a uniformly random legal card from each
     game's own random stream."""
 
     def __init__(self, tables: _Tables) -> None:
         self.tables = tables
 
-    def draw(self, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        return self.tables._random_cards(games, legal)
+    def decide(self, turn: runner.Turn) -> np.ndarray:
+        return self.tables._random_cards(turn.games, turn.legal)  # no info set is built
 
 
 def _splice(state: State, idx: np.ndarray, sub: State) -> State:

@@ -5,9 +5,12 @@ id per game: ``policy(info, mask) -> (B,) int``. Environments call opponents thi
 agents of ``agents/`` implement it. A policy with a ``seed(seed)`` method is reseeded by the
 environment's ``reset(seed=...)``, so a seeded run is reproducible.
 
-A ``StreamPolicy`` reads no information set: the runner gives it the ids of its games and their
-legal cards, so it can draw from a random stream of each game's own (the environments' default
-random opponents: a game then plays the same in any batch).
+A ``GamePolicy`` knows which game each of its decisions belongs to: the runner asks it with
+``decide(turn)`` (``runner.Turn``: the games' ids and legal cards, and the seats' information
+sets and masks, built only when read) and, if it has ``observe(step)``, shows it every step. A
+program outside keeping its own view of each table is one (``hearts_env.agents.program``); the
+environments' default random opponents, drawing from a random stream of each game's own and
+reading no information set, are another. Called as a plain policy, a program still plays.
 
 A policy whose decisions are compiled may also offer ``play_table`` (``TablePolicy``): whole games
 with it and its kind at every seat, played in one compiled loop with the same cards the runner
@@ -17,13 +20,16 @@ would get from it. The arena takes that path when every agent of a match offers 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from hearts_env import seeding
 from hearts_env.core import PASS, State, mask_to_bits, sample_from_bits
 from hearts_env.infoset import InfoSet
+
+if TYPE_CHECKING:
+    from hearts_env.runner import Turn
 
 
 @runtime_checkable
@@ -32,10 +38,11 @@ class Policy(Protocol):
 
 
 @runtime_checkable
-class StreamPolicy(Protocol):
-    def draw(self, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """(n,) int card ids: one of the ``legal`` cards (n,) uint64 bitboards of the games with
-        these ids (``runner.play(ids=...)``)."""
+class GamePolicy(Protocol):
+    def decide(self, turn: Turn) -> np.ndarray:
+        """(n,) int card ids, one legal card for each game of ``turn`` (``runner.Turn``). A policy
+        may also have ``observe(step)``: the runner then calls it after every step with the
+        ``runner.Step`` (all its games: a policy must take from it only what the table shows)."""
         ...
 
 

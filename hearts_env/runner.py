@@ -31,8 +31,8 @@ game ``g`` (the arena rotates its agents through the seats this way); -1 is a se
 At each step every distinct policy *object* is called once, on every game where a seat it holds
 is to act, with the information sets of those seats and their legal masks; its cards are checked
 (an illegal one raises ``IllegalCard``, a ``ValueError`` naming the policy, seat, game and card,
-and the rule). A ``hearts_env.policy.StreamPolicy`` is called instead with the games' ids and
-their legal cards (bitboards), and no information set is built for it.
+and the rule). A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a
+``Turn``: its games' ids and legal cards, their information sets built only if it reads them).
 
 Stopping
 --------
@@ -43,8 +43,10 @@ the returned state holds the next deal with ``hand_over`` set and the hand's sco
 ``play`` is called are not stepped.
 Stopped games leave the batch at once, so each step holds only the games still playing.
 
-Games are named by ``ids`` (default: their index in ``state``), in steps and to stream policies:
-a caller that plays some of its games passes their own numbers.
+Games are named by ``ids`` (default: their index in ``state``), in steps and to the policies
+that follow their games (``hearts_env.policy.GamePolicy``: asked with ``decide(turn)``, a
+``Turn``, and shown every step by ``observe(step)`` if they have it, before ``on_step``): a caller
+that plays some of its games passes their own numbers.
 
 Steps
 -----
@@ -65,7 +67,7 @@ import numpy as np
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import Policy, StreamPolicy
+from hearts_env.policy import GamePolicy, Policy
 
 UNTIL = ("game", "hand")
 
@@ -78,6 +80,31 @@ class IllegalCard(ValueError):
         self.policy, self.seat, self.game, self.card, self.why = policy, seat, game, card, why
         what = card_name(card) if 0 <= card < NUM_CARDS else str(card)
         super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The decisions of one game-following policy (``hearts_env.policy.GamePolicy``) at one step:
+    n games, each at a seat the policy plays."""
+
+    games: np.ndarray  # (n,) int: each game's id
+    state: core.State  # the n games: read through ``legal``, ``info`` and ``mask`` (nothing hidden)
+    built: tuple[InfoSet, np.ndarray] | None = None  # the info sets and masks, if built already
+
+    @property
+    def legal(self) -> np.ndarray:
+        """(n,) uint64: the legal cards of the seat to act."""
+        return self.state.legal
+
+    @functools.cached_property
+    def info(self) -> InfoSet:
+        """(n,) information set of the seat to act in each game."""
+        return self.built[0] if self.built is not None else infoset(self.state)
+
+    @functools.cached_property
+    def mask(self) -> np.ndarray:
+        """(n, 52) bool: its legal cards."""
+        return self.built[1] if self.built is not None else core.legal_mask(self.state)
 
 
 @dataclass(frozen=True)
@@ -128,8 +155,8 @@ def play(
     game_ids = np.arange(state.batch_size) if ids is None else np.asarray(ids)
     if game_ids.shape != (state.batch_size,) or game_ids.dtype.kind not in "iu":
         raise ValueError(f"ids must be ({state.batch_size},) integers, got {game_ids.dtype} {game_ids.shape}")
-    streams = [isinstance(policy, StreamPolicy) for policy in groups]
-
+    follows = [isinstance(p, GamePolicy) for p in groups]  # once: a protocol check is slow
+    observers = [p for p, f in zip(groups, follows, strict=True) if f and callable(getattr(p, "observe", None))]
     unseated = bool((seat_group < 0).any())  # a seat without a policy: games may pause there
     parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
     live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
@@ -139,18 +166,25 @@ def play(
         actions = np.empty(len(live), np.int64)
         counts = np.bincount(group, minlength=len(group_names))
         acting = np.flatnonzero(counts)
-        built = None if all(streams[j] for j in acting) else (infoset(current), core.legal_mask(current))
+        # The info sets and masks, built once if a plain policy reads them (game policies read them lazily).
+        built = None if all(follows[j] for j in acting) else (infoset(current), core.legal_mask(current))
         for j in acting:
             rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
-            if streams[j]:
-                chosen = np.asarray(groups[j].draw(game_ids[live[rows]], current.legal[rows]))
+            if follows[j]:
+                whole = isinstance(rows, slice)
+                prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
+                turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
+                chosen = np.asarray(groups[j].decide(turn))
             else:
                 info, mask = built
                 chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
             _check_cards(chosen, current, rows, game_ids[live], group_names[j])
             actions[rows] = chosen
         after = core.step(current, actions)
-        if on_step is not None and on_step(Step(game_ids[live], current, actions, after, built)):
+        step = Step(game_ids[live], current, actions, after, built) if on_step is not None or observers else None
+        for observer in observers:
+            observer.observe(step)
+        if on_step is not None and on_step(step):
             parts.append((live, after))
             break
         stops = (after.done | _paused(after, seat_group, live)) if unseated else after.done
@@ -175,8 +209,8 @@ def _groups(
     if names is not None and len(names) != len(policies):
         raise ValueError(f"names must name each of the {len(policies)} policies, got {len(names)} names")
     for policy in policies:
-        if policy is not None and not (callable(policy) or isinstance(policy, StreamPolicy)):
-            raise ValueError(f"policies must be callables policy(info, mask) -> cards, or None; got {policy!r}")
+        if policy is not None and not (callable(policy) or isinstance(policy, GamePolicy)):
+            raise ValueError(f"policies must be callables policy(info, mask) -> cards, game policies or None; got {policy!r}")
     distinct = list({id(p): p for p in policies if p is not None}.values())
     index = np.array(
         [-1 if p is None else next(j for j, d in enumerate(distinct) if d is p) for p in policies], np.int64

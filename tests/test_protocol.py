@@ -1,0 +1,500 @@
+"""The bot protocol (docs/bot-protocol.md): its text both ways, the program agent, hearts-bot, the
+shell bot, and every kind of bad bot."""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import pickle
+import shutil
+import sys
+import textwrap
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hearts_env import core, protocol, runner
+from hearts_env.agents import make_agent
+from hearts_env.agents.arena_cli import main as arena_main
+from hearts_env.agents.program import BotError, ProgramPolicy
+from hearts_env.agents.protocol_bot import Bot
+from hearts_env.agents.specs import check_agents, parse_spec
+from hearts_env.arena import play_match
+from hearts_env.cards import card_name, parse_cards
+from hearts_env.infoset import INFO_FIELDS, infoset
+from hearts_env.policy import RandomPolicy
+from hearts_env.rules import HeartsRules
+
+ROOT = Path(__file__).resolve().parents[1]
+LOWEST_SH = ROOT / "examples" / "bots" / "lowest.sh"
+PYTHON = sys.executable
+HEARTS_BOT = f"{PYTHON} -m hearts_env.agents.protocol_bot"
+SLOW_START = 300.0  # a cold numba cache compiles every kernel at a bot's start
+needs_sh = pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX shell")
+
+
+def lowest(info, mask: np.ndarray) -> np.ndarray:
+    """The in-process twin of examples/bots/lowest.sh: the lowest legal card id."""
+    return np.argmax(mask, axis=1).astype(np.int64)
+
+
+def without_time(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k not in ("seconds", "hands_per_second")}
+
+
+def alive(pid: int, wait: float = 2.0) -> bool:
+    """Whether process ``pid`` still runs after ``wait`` seconds at most (a zombie left to a
+    container's init, which may never reap it, counts as ended)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.kill(pid, 0)
+            stat = Path(f"/proc/{pid}/stat")
+            running = not stat.exists() or stat.read_text().rpartition(")")[2].split()[0] != "Z"
+        except (ProcessLookupError, FileNotFoundError):
+            running = False
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.02)
+
+
+def positions(rules: HeartsRules, history: bool, games: int = 24, seed: int = 0) -> list[core.State]:
+    """States of random play, every step to the end of the games (decisions of every kind)."""
+    rng = np.random.default_rng(seed)
+    state = core.new_games(rules, batch_size=games, seed=seed, history=history)
+    seen = []
+    while not state.done.all():
+        live = state[np.flatnonzero(~state.done)]
+        seen.append(live)
+        state = core.step(state, core.sample_actions(state, rng))
+    return seen
+
+
+# ------------------------------------------------------------------------------ the text
+
+
+@pytest.mark.parametrize(
+    "rules, history",
+    [
+        (HeartsRules(), False),
+        (HeartsRules(), True),
+        (HeartsRules(num_players=3, target_score=None), True),
+        (HeartsRules(num_players=5, jack_of_diamonds=True, moon="shooter_choice", target_score=None), False),
+        (HeartsRules(num_players=7, pass_count=0, target_score=None), True),
+        (HeartsRules(decks=2, num_players=8, target_score=None), True),
+        (HeartsRules(decks=2, num_players=11, target_score=None), False),
+    ],
+)
+def test_decision_lines_read_back_into_the_same_info_sets(rules: HeartsRules, history: bool) -> None:
+    for state in positions(rules, history, games=8)[::3]:
+        info = infoset(state)
+        tables = np.arange(info.batch_size) * 13 + 5
+        text = protocol.decision_lines(info, tables)
+        assert text.count(b"\n") == info.batch_size
+        read = protocol.read_decisions(text, rules, history)
+        assert (read.failed == 0).all(), read.problem(int(np.argmax(read.failed != 0)))
+        np.testing.assert_array_equal(read.tables, tables)
+        for field in INFO_FIELDS:
+            np.testing.assert_array_equal(getattr(read.info, field), getattr(info, field), err_msg=field)
+        assert (read.info.data == info.data).all()  # padding included: the very same records
+
+
+def test_a_decision_line_names_every_field_in_absolute_seats() -> None:
+    deals = np.zeros((1, 52), np.int64)
+    deals[0] = np.arange(52) % 4  # seat s holds the cards with id = s (mod 4)
+    state = core.new_games(HeartsRules(pass_count=0), deals=deals)
+    state = core.step(state, np.array([0]))  # seat 0 leads the 2C; seat 1 to act
+    line = protocol.decision_lines(infoset(state), np.array([7])).decode()
+    words = dict(w.split("=", 1) for w in line.split()[2:])
+    assert line.startswith("play 7 seat=1 hand_number=1 pass=none ")
+    assert parse_cards(words["hand"]) == list(range(1, 52, 4))
+    assert words["trick"] == "2C/-/-/-" and words["leader"] == "0" and words["winner"] == "0"
+    assert words["played"] == "2C/-/-/-" and words["legal"] == "3C,7C,JC"
+    assert words["scores"] == "0/0/0/0" and words["voids"] == "-/-/-/-"
+    assert list(words) == [f for f in protocol.FIELD_NAMES if f not in ("tricks", "pot", "kitty")]
+
+
+def test_a_line_that_cannot_be_read_names_its_field() -> None:
+    info = infoset(core.new_games(None, batch_size=1, seed=0))
+    good = protocol.decision_lines(info, np.array([3]))
+    for bad, field in (
+        (good.replace(b"legal=", b"legal=ZZ,"), "cannot read its 'legal'"),
+        (good.replace(b" seat=", b" sat="), "cannot read its 'seat'"),
+        (good.replace(b"scores=0/0/0/0", b"scores=0/0/0"), "cannot read its 'scores'"),
+        (good.replace(b"\n", b" extra\n"), "text after its last field"),
+        (b"pass x seat=0\n", "no 'pass TABLE'"),
+    ):
+        read = protocol.read_decisions(bad, info.rules, False)
+        assert read.problem(0) is not None and field in read.problem(0)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        HeartsRules(),
+        HeartsRules(num_players=5, pass_cycle=("right", "none"), jack_of_diamonds=True, target_score=50),
+        HeartsRules(decks=2, num_players=9, moon="subtract_from_self", queen_breaks_hearts=False, target_score=None),
+        HeartsRules(pass_count=0, no_points_on_first_trick=False),
+    ],
+)
+def test_table_lines_carry_every_rules_knob(rules: HeartsRules) -> None:
+    (line,) = protocol.table_lines([12], [2], rules, True).splitlines()
+    assert protocol.read_table_line(line) == (12, 2, rules, True)
+    assert all(f" {knob}=" in line for knob in rules.to_dict())
+
+
+def test_answers_read_back_with_other_spellings() -> None:
+    tables, cards = np.array([0, 17, 123456]), np.array([0, 36, 51])
+    text = protocol.answer_lines(tables, cards)
+    assert text == b"0 2C\n17 QS\n123456 AH\n"
+    got_tables, got_cards, _ = protocol.read_answers(text + b"4 10h\n5 XX\nerror 6 no\n")
+    np.testing.assert_array_equal(got_tables[:5], [0, 17, 123456, 4, 5])
+    np.testing.assert_array_equal(got_cards, [0, 36, 51, parse_cards("TH")[0], -1, -1])
+    assert protocol.read_answer(b"error 6 cannot play 5 seats") == (6, "cannot play 5 seats")
+
+
+def test_hello_reply() -> None:
+    assert protocol.read_hello_reply(protocol.hello_reply("x", True)) == ("x", True)
+    assert protocol.read_hello_reply("hearts-bot-protocol 1 name=y tables=one") == ("y", False)
+    with pytest.raises(ValueError, match="speaks hearts-bot-protocol '2'"):
+        protocol.read_hello_reply("hearts-bot-protocol 2 name=y tables=one")
+    with pytest.raises(ValueError, match="answered the hello with 'hello'"):
+        protocol.read_hello_reply("hello")
+
+
+def test_spec_options_split_outside_quotes() -> None:
+    assert parse_spec("program:command=python -m hearts_env.agents.protocol_bot heuristic") == (
+        "program",
+        {"command": "python -m hearts_env.agents.protocol_bot heuristic"},
+    )
+    assert parse_spec('program:command="./bot --levels 1,2",time_limit=10') == (
+        "program",
+        {"command": "./bot --levels 1,2", "time_limit": 10},
+    )
+    assert parse_spec("program:command=sh -c 'echo a,b'") == ("program", {"command": "sh -c 'echo a,b'"})
+    with pytest.raises(ValueError, match="unclosed"):
+        parse_spec('program:command="./bot')
+
+
+# ------------------------------------------------------------------------------ hearts-bot
+
+
+def session(state: core.State, tables: np.ndarray) -> bytes:
+    """A manager's lines: the hello, a table line per game, its decisions, go, quit."""
+    info = infoset(state)
+    head = f"{protocol.HELLO}\n" + protocol.table_lines(tables.tolist(), info.seat.tolist(), state.rules, False)
+    return head.encode() + protocol.decision_lines(info, tables) + b"go\nquit\n"
+
+
+def test_hearts_bot_answers_the_agents_cards() -> None:
+    state = positions(HeartsRules(), False, games=16)[20]
+    out = io.BytesIO()
+    Bot(make_agent("heuristic"), "heuristic").serve(io.BytesIO(session(state, np.arange(16) + 100)), out)
+    hello, *answers = out.getvalue().decode().splitlines()
+    assert hello == "hearts-bot-protocol 1 name=heuristic tables=many"
+    expected = make_agent("heuristic")(infoset(state), core.legal_mask(state))
+    assert answers == [f"{100 + g} {card_name(c)}" for g, c in enumerate(expected)]
+
+
+def test_hearts_bot_answers_error_for_what_it_cannot_decide() -> None:
+    state = core.new_games(HeartsRules(num_players=5), batch_size=1, seed=0)
+    text = session(state, np.array([4])).replace(
+        b"go\n", protocol.decision_lines(infoset(state), np.array([9])) + b"go\n"
+    )
+    out = io.BytesIO()
+    Bot(make_agent("ppo"), "ppo").serve(io.BytesIO(text), out)
+    answers = out.getvalue().decode().splitlines()[1:]
+    assert answers[0] == "error 9 no table line opened this table"
+    assert answers[1].startswith("error 4 ") and "4" in answers[1]  # the shipped ppo refuses 5 seats
+
+
+def test_hearts_bot_command_line_refuses_an_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from hearts_env.agents.protocol_bot import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["nosuchagent"])
+    assert exit_.value.code == 2
+    assert "hearts-bot: error: unknown agent 'nosuchagent'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the program agent
+
+
+def test_heuristic_through_the_protocol_plays_exactly_as_in_process() -> None:
+    """The target: every figure of the match equal, on single hands and on a whole game."""
+    field = make_agent("heuristic")
+    bot = make_agent("program", command=f"{HEARTS_BOT} heuristic", time_limit=60, startup_limit=SLOW_START)
+    with bot:
+        for episode, deals in (("hand", 8), ("game", 1)):
+            through = play_match(None, [("x", bot), ("h", field), ("h", field), ("h", field)], deals, 0, episode)
+            inside = play_match(
+                None, [("x", make_agent("heuristic")), ("h", field), ("h", field), ("h", field)], deals, 0, episode
+            )
+            assert without_time(through.summary()) == without_time(inside.summary())
+        assert bot.name == "heuristic" and alive(bot.pid, 0)
+    assert not alive(bot.pid)  # closed: quit, then reaped
+
+
+def test_seeded_random_through_the_protocol_plays_exactly_as_in_process() -> None:
+    """``seed N`` reaches the bot and a batch stays one call: the same random cards."""
+    rules = HeartsRules(num_players=3)
+    bot = make_agent("program", command=f"{HEARTS_BOT} random", time_limit=60, startup_limit=SLOW_START)
+    with bot:
+        through = play_match(rules, [("r", bot), ("s", make_agent("simple")), ("q", RandomPolicy(5))], 6, 3, "hand")
+    inside = play_match(
+        rules, [("r", RandomPolicy()), ("s", make_agent("simple")), ("q", RandomPolicy(5))], 6, 3, "hand"
+    )
+    assert without_time(through.summary()) == without_time(inside.summary())
+
+
+@needs_sh
+def test_the_shell_bot_plays_the_lowest_legal_card() -> None:
+    rules = HeartsRules(num_players=5, jack_of_diamonds=True)
+    bot = make_agent("program", command=f"sh {LOWEST_SH}")
+    with bot:
+        through = play_match(rules, [("low", bot)] + [("s", make_agent("simple"))] * 4, 3, 1, "hand")
+        assert bot.name == "lowest"
+    inside = play_match(rules, [("low", lowest)] + [("s", make_agent("simple"))] * 4, 3, 1, "hand")
+    assert without_time(through.summary()) == without_time(inside.summary())
+
+
+RECORDER = """
+import os, sys
+log = open(sys.argv[1], "w")
+log.write(f"pid {os.getpid()}\\n")
+log.flush()
+print(sys.stdin.readline().strip() and "hearts-bot-protocol 1 name=recorder " + sys.argv[2], flush=True)
+for line in sys.stdin:
+    log.write(line)
+    kind, table, *fields = line.split() + [""]
+    if kind in ("pass", "play"):
+        legal = dict(f.split("=", 1) for f in fields if f)["legal"]
+        print(table, legal.split(",")[0], flush=True)
+    elif kind == "quit":
+        break
+"""
+
+
+def recorder(tmp_path: Path, tables: str = "tables=many") -> tuple[str, Path]:
+    script, log = tmp_path / "recorder.py", tmp_path / "log.txt"
+    script.write_text(RECORDER)
+    return f"{PYTHON} {script} {log} {tables}", log
+
+
+@pytest.mark.parametrize("tables", ["tables=many", "tables=one"])
+def test_events_let_a_bot_follow_every_card_of_its_games(tmp_path: Path, tables: str) -> None:
+    """From its table lines, decisions and events alone a bot knows every card played, by whom and
+    in which order, who took each trick, each hand's points and the end: as they happened."""
+    command, log = recorder(tmp_path, tables)
+    bot = ProgramPolicy(command)
+    rules = HeartsRules(target_score=30)
+    state = core.new_games(rules, batch_size=6, seed=4)
+    actual: dict[int, list[str]] = {g: [] for g in range(6)}  # what happened, as the bot should see it at seat 0
+
+    def watch(step: runner.Step) -> None:
+        for i, g in enumerate(step.games.tolist()):
+            before, after = step.state[i], step.after[i]
+            if before.phase[0] == core.PLAY:
+                actual[g].append(f"card {before.to_play[0]} {card_name(step.actions[i])}")
+            if after.tricks_played[0] != before.tricks_played[0] or after.hand_over[0]:
+                actual[g].append(f"trick {after.last_trick_winner[0]}")
+            if after.hand_over[0]:
+                points, scores = ("/".join(map(str, a[0])) for a in (after.last_hand_points, after.scores))
+                actual[g].append(f"hand points={points} scores={scores}")
+            if after.done[0]:
+                actual[g].append("end")
+
+    with bot:
+        final = runner.play(state, [bot, lowest, RandomPolicy(1), lowest], on_step=watch)
+    assert final.done.all()
+    seen: dict[str, list[str]] = {}  # table id -> what the bot was told
+    for line in log.read_text().splitlines():
+        kind, table, *rest = line.split() + [""]
+        rest = rest[:-1]
+        if kind == "pid":
+            continue
+        if kind == "table":
+            assert rest[0] == "seat=0" and table not in seen
+            seen[table] = []
+        elif kind == "play":
+            fields = dict(f.split("=", 1) for f in rest)
+            seen[table].append(f"card 0 {fields['legal'].split(',')[0]}")  # the recorder's own answer
+        elif kind in ("card", "trick", "hand", "end"):
+            seen[table].append(" ".join([kind, *rest]))
+    assert sorted(seen.values()) == sorted(actual.values())
+    assert len(seen) == 6
+
+
+def test_copies_start_their_own_process_and_pickle_without_one(tmp_path: Path) -> None:
+    command, _ = recorder(tmp_path)
+    bot = ProgramPolicy(command, seed=3, time_limit=2)
+    state = core.new_games(None, batch_size=2, seed=0)
+    bot(infoset(state), core.legal_mask(state))
+    twin = copy.deepcopy(bot)
+    assert twin.pid is None and (twin.argv, twin.time_limit, twin._seed) == (bot.argv, 2.0, 3)
+    assert pickle.loads(pickle.dumps(bot)).pid is None
+    twin(infoset(state), core.legal_mask(state))
+    assert twin.pid != bot.pid and alive(twin.pid, 0) and alive(bot.pid, 0)
+    pid = twin.pid
+    del twin  # garbage collected: its bot ends
+    assert not alive(pid)
+    bot.close()
+
+
+@needs_sh
+def test_blocks_on_a_process_pool_play_as_they_do_here() -> None:
+    agents = [("low", make_agent("program", command=f"sh {LOWEST_SH}"))] + [("h", make_agent("heuristic"))] * 3
+    here = play_match(None, agents, deals=4, seed=2, episode="hand", block=2)
+    with ProcessPoolExecutor(2) as pool:
+        there = play_match(None, agents, deals=4, seed=2, episode="hand", block=2, executor=pool)
+    assert agents[0][1].pid is not None  # here, the one object played every block
+    agents[0][1].close()
+    assert without_time(here.summary()) == without_time(there.summary())
+
+
+@needs_sh
+def test_hearts_arena_plays_a_program(capsys: pytest.CaptureFixture[str]) -> None:
+    arena_main(
+        [f"program:command=sh {LOWEST_SH}", "heuristic", "heuristic", "heuristic", "--deals", "2", "--episode", "hand"]
+    )
+    out = capsys.readouterr().out
+    assert "program:command=sh" in out and "heuristic" in out
+
+
+# ------------------------------------------------------------------------------ bad bots
+
+HEAD = """
+import os, signal, sys, time
+sys.stdin.readline()
+print("hearts-bot-protocol 1 name=bad tables=many", flush=True)
+decisions = 0
+for line in sys.stdin:
+    kind, table, *fields = line.split() + [""]
+    if kind not in ("pass", "play"):
+        continue
+    decisions += 1
+    view = dict(f.split("=", 1) for f in fields if f)
+    legal, unseen = view["legal"].split(",")[0], view["unseen"].split(",")[0]
+"""
+BAD_BOTS = {
+    "silent": ("time.sleep(60)", r"bot 'bad' \(.*\) did not answer table 0 \(seat 0, hand 1, pass\).* within 0.5 s"),
+    "illegal": ("print(table, unseen, flush=True)", r"answered \w\w at table 0 .* not a legal card there \(legal: "),
+    "nonsense": ("print(table, 'banana', flush=True)", r"printed '0 banana', which is not 'TABLE CARD'"),
+    "exits": (
+        "sys.exit(3) if decisions > 2 else print(table, legal, flush=True)",
+        r"exited with code 3 before answering",
+    ),
+    "crashes": (
+        "print('Traceback: oops', file=sys.stderr, flush=True) or os.kill(os.getpid(), signal.SIGKILL)",
+        r"was killed by signal 9 before answering .*; its last stderr line: 'Traceback: oops'",
+    ),
+    "twice": ("print(table, legal, flush=True); print(table, legal, flush=True)", r"answers table 0 a second time"),
+    "chatty": ("print(table, legal, flush=True); print('thinking...', flush=True)", r"printed 'thinking\.\.\."),
+    "refuses": ("print('error', table, 'I only play clubs', flush=True)", r"refused table 0 .*: I only play clubs"),
+    "stranger": (
+        "print(int(table) + 100, legal, flush=True)",
+        r"printed '100 \w\w', which answers no decision it was asked",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_BOTS))
+def test_a_bad_bot_ends_the_match_with_one_clear_error_and_no_process_left(tmp_path: Path, kind: str) -> None:
+    act, message = BAD_BOTS[kind]
+    script = tmp_path / "bad.py"
+    script.write_text(HEAD + textwrap.indent(act, "    ") + "\n")
+    bot = ProgramPolicy(f"{PYTHON} {script}", time_limit=0.5)
+    state = core.new_games(None, batch_size=3, seed=0)
+    with pytest.raises(BotError, match=message) as error:
+        runner.play(state, [bot, lowest, lowest, lowest])
+    assert "\n" not in str(error.value)
+    assert not alive(bot.pid)
+
+
+def test_hearts_arena_ends_on_a_bad_bot_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "bad.py"
+    script.write_text(HEAD + "    sys.exit(5) if decisions > 30 else print(table, legal, flush=True)\n")
+    with pytest.raises(SystemExit) as exit_:
+        arena_main([f"program:command={PYTHON} {script}", "random", "random", "random", "--deals", "2"])
+    message = str(exit_.value.code)
+    assert (
+        message.startswith("hearts-arena: error: bot 'bad' (")
+        and "exited with code 5 before answering table" in message
+    )
+    assert "\n" not in message
+
+
+def test_a_bot_that_hangs_is_killed_with_what_it_started(tmp_path: Path) -> None:
+    child = tmp_path / "child.pid"
+    script = tmp_path / "hang.sh"
+    script.write_text(
+        f"read hello\necho 'hearts-bot-protocol 1 name=hang tables=one'\nsleep 300 &\necho $! > {child}\nwait\n"
+    )
+    bot = ProgramPolicy(f"sh {script}", time_limit=0.3)
+    state = core.new_games(None, batch_size=1, seed=0)
+    with pytest.raises(BotError, match="did not answer table 0"):
+        bot(infoset(state), core.legal_mask(state))
+    assert not alive(bot.pid) and not alive(int(child.read_text()))
+
+
+def test_a_bot_flooding_stderr_still_plays(tmp_path: Path) -> None:
+    script = tmp_path / "noisy.py"
+    script.write_text(HEAD + "    sys.stderr.write('x' * 300_000 + '\\n'); print(table, legal, flush=True)\n")
+    bot = ProgramPolicy(f"{PYTHON} {script}", time_limit=30)
+    state = core.new_games(HeartsRules(target_score=None), batch_size=4, seed=1)
+    with bot:
+        through = runner.play(state, [bot, lowest, lowest, lowest])
+    inside = runner.play(state, [lowest] * 4)
+    np.testing.assert_array_equal(through.scores, inside.scores)
+
+
+def test_a_bad_hello_or_command_is_refused_before_the_first_deal(tmp_path: Path) -> None:
+    rules = HeartsRules()
+    for command, message in (
+        ("/no/such/bot --x", r"program '/no/such/bot --x': cannot start '/no/such/bot': No such file"),
+        (f"{PYTHON} -c \"print('hello')\"", r"answered the hello with 'hello"),
+        (f"{PYTHON} -c pass", r"exited with code 0 before answering the hello"),
+    ):
+        with pytest.raises(ValueError, match=f"agent 'x' cannot play these rules: .*{message}"):
+            check_agents(rules, [("x", ProgramPolicy(command))])
+    with pytest.raises(ValueError, match="needs a command"):
+        make_agent("program", command="  ")
+    with pytest.raises(ValueError, match="time_limit must be a positive number"):
+        make_agent("program", command="x", time_limit=0)
+
+
+def test_hearts_arena_refuses_a_program_that_does_not_start(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        arena_main(["program:command=/no/such/bot", "random", "random", "random", "--deals", "1"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("hearts-arena: error: agent 'program:command=/no/such/bot' cannot play these rules")
+    assert "Traceback" not in "".join(err)
+
+
+def test_check_agents_leaves_no_process(tmp_path: Path) -> None:
+    command, log = recorder(tmp_path)
+    bot = ProgramPolicy(command)
+    check_agents(HeartsRules(), [("x", bot)])
+    assert bot.pid is None  # a copy played, not the agent
+    kind, pid = log.read_text().split()[:2]
+    assert kind == "pid" and not alive(int(pid))
+
+
+def test_rules_of_other_tables_reach_the_bot(tmp_path: Path) -> None:
+    """Two decks and a history: the table line says so and the decisions carry the pot and the tricks."""
+    command, log = recorder(tmp_path)
+    rules = HeartsRules(decks=2, num_players=6, target_score=None)
+    with ProgramPolicy(command) as bot:
+        runner.play(core.new_games(rules, batch_size=2, seed=0, history=True), [bot] + [lowest] * 5)
+    text = log.read_text()
+    assert "history=1 num_players=6" in text and "decks=2" in text
+    assert " pot=" in text and " kitty=" in text and " tricks=" in text
+    read = protocol.read_decisions(
+        "".join(line + "\n" for line in text.splitlines() if line.startswith(("pass ", "play "))).encode(), rules, True
+    )
+    assert (read.failed == 0).all()
