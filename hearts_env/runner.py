@@ -210,7 +210,9 @@ def _groups(
         raise ValueError(f"names must name each of the {len(policies)} policies, got {len(names)} names")
     for policy in policies:
         if policy is not None and not (callable(policy) or isinstance(policy, GamePolicy)):
-            raise ValueError(f"policies must be callables policy(info, mask) -> cards, game policies or None; got {policy!r}")
+            raise ValueError(
+                f"policies must be callables policy(info, mask) -> cards, game policies or None; got {policy!r}"
+            )
     distinct = list({id(p): p for p in policies if p is not None}.values())
     index = np.array(
         [-1 if p is None else next(j for j, d in enumerate(distinct) if d is p) for p in policies], np.int64
