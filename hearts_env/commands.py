@@ -4,7 +4,8 @@
 read into one line on stderr and an exit status, never a traceback: a refused input or a failed
 run (``ValueError``, naming what was wrong), a file that cannot be read or written (``OSError``:
 a full disk, a missing folder), Ctrl-C (``prog: interrupted``, status 130). A closed output pipe
-(``hearts-demo | head -1``) ends the program quietly, as ``head`` expects.
+(``hearts-demo | head -1``) ends the program quietly, as ``head`` expects. On a terminal, a
+first run says in one line that it is compiling the kernels.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
+from hearts_env import compiled
+
 F = TypeVar("F", bound=Callable[..., object])
 
 
@@ -24,6 +27,8 @@ def command(prog: str) -> Callable[[F], F]:
     def wrap(main: F) -> F:
         @functools.wraps(main)
         def run(*args: object, **kwargs: object) -> object:
+            if sys.stderr.isatty():
+                compiled.announce_compiling()  # a first run's wait, explained in one line
             try:
                 result = main(*args, **kwargs)
                 sys.stdout.flush()  # a closed pipe shows here, inside the handler

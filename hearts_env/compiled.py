@@ -17,11 +17,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numba
+import numba.core.event
 from llvmlite import ir
 from numba import types
 from numba.core.caching import IndexDataCacheFile
@@ -57,6 +59,33 @@ def use_cache_for(*packages: Path) -> None:
         except OSError:  # no cache to be had (a read-only home): numba compiles without one
             pass
         numba.config.CACHE_DIR = str(cache_folder(_HERE, *packages))
+
+
+class _Announcement(numba.core.event.Listener):
+    """Says once, when numba starts compiling, that the first run compiles (and what it waits for)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file, self.said = file, False
+
+    def on_start(self, event: numba.core.event.Event) -> None:
+        if not self.said:
+            self.said = True
+            where = os.environ.get("NUMBA_CACHE_DIR") or cache_root()
+            print(
+                f"hearts_env: compiling its kernels, first run only (a minute or two; kept in {where})",
+                file=self.file,
+                flush=True,
+            )
+
+    def on_end(self, event: numba.core.event.Event) -> None:
+        pass
+
+
+def announce_compiling(file: Any = None) -> None:
+    """Print one line when kernels start compiling (a first run, or the first after an update),
+    so a wait is explained. Commands call it when they print to a terminal; library use stays
+    quiet unless it calls this."""
+    numba.core.event.register("numba:compile", _Announcement(sys.stderr if file is None else file))
 
 
 def _in_our_cache(path: str) -> bool:

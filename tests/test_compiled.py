@@ -77,3 +77,21 @@ def test_store_bits_writes_count_bits_as_bytes_and_nothing_else(count: int) -> N
         expected = np.full(count + 80, 0xEE, np.uint8)
         expected[start : start + count] = [(int(bits) >> i) & 1 for i in range(count)]
         np.testing.assert_array_equal(out, expected)
+
+
+def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import io, numpy as np\n"
+        "from hearts_env import compiled\n"
+        "said = io.StringIO(); compiled.announce_compiling(said)\n"
+        "from hearts_env.core import bits_to_mask\n"
+        "bits_to_mask(np.uint64(3)); bits_to_mask(np.uint64(5))\n"
+        "print(said.getvalue(), end='')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": str(tmp_path)}
+    cold, warm = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env) for _ in "cw")
+    assert cold.stdout.count("compiling its kernels, first run only") == 1, cold.stderr
+    assert warm.stdout == "", warm.stdout
