@@ -1,5 +1,6 @@
-"""Start-up: the first PettingZoo game in a new process, with the kernels compiled afresh (cold:
-an empty cache folder) and then loaded from that cache (warm).
+"""Start-up: the first PettingZoo game in a new process, and the first
+``hearts-arena ppo heuristic heuristic heuristic --deals 10``, with the kernels compiled afresh
+(cold: an empty cache folder) and then loaded from that cache (warm).
 
 Each run is a separate Python process whose ``XDG_CACHE_HOME`` points at one temporary folder
 (``NUMBA_CACHE_DIR`` unset), so the first compiles every kernel the game reaches (core,
@@ -15,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 GAME = """
 import time
@@ -50,6 +52,21 @@ def first_game(cache: str) -> tuple[float, float, str]:
     return imported, game, "\n".join(other) + done.stderr
 
 
+ARENA = ["ppo", "heuristic", "heuristic", "heuristic", "--deals", "10", "--no-progress"]
+
+
+def first_arena(cache: str) -> float:
+    """Seconds of the whole ``hearts-arena`` command in a new process."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "hearts_env.agents.arena_cli", *ARENA],
+        env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": cache},
+        capture_output=True,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)
@@ -59,6 +76,9 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name}: import {imported:.1f} s, first game {game:.1f} s")
             if printed.strip():
                 print(f"  it printed:\n{printed}")
+    with tempfile.TemporaryDirectory() as cache:
+        for name in ("cold", "warm"):
+            print(f"{name}: hearts-arena {' '.join(ARENA[:6])} {first_arena(cache):.1f} s")
 
 
 if __name__ == "__main__":
