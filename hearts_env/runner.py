@@ -29,7 +29,8 @@ With ``seating``, an int array (P,) or (B, P), ``policies[seating[g, s]]`` plays
 game ``g`` (the arena rotates its agents through the seats this way); -1 is a seat without a policy.
 At each step every distinct policy *object* is called once, on every game where a seat it holds
 is to act, with the information sets of those seats and their legal masks; its cards are checked
-(an illegal one raises ``ValueError`` naming the policy, seat, game and card, and the rule).
+(an illegal one raises ``IllegalCardError``, a ``ValueError`` naming the policy, seat, game and card,
+and the rule).
 
 Stopping
 --------
@@ -61,6 +62,18 @@ from hearts_env.infoset import InfoSet, infoset
 from hearts_env.policy import Policy
 
 UNTIL = ("game", "hand")
+
+
+class IllegalCardError(ValueError):
+    """A policy chose a card that is not a legal card of the game: ``policy`` names it, ``game``
+    is the game's index in the state given to ``play``, ``deal`` the arena's deal (else None)."""
+
+    def __init__(self, message: str, policy: str, game: int, deal: int | None = None) -> None:
+        super().__init__(message)
+        self.policy, self.game, self.deal = policy, game, deal
+
+    def __reduce__(self) -> tuple:  # picklable with its fields (process pools, Ray)
+        return type(self), (str(self), self.policy, self.game, self.deal)
 
 
 @dataclass(frozen=True)
@@ -191,8 +204,10 @@ def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray
         card = int(chosen[i])
         why = core.explain_illegal(state, row, card) if in_range[i] else "not a card id (0..51)"
         what = card_name(card) if in_range[i] else str(card)
-        raise ValueError(
-            f"policy {name!r} chose an illegal card {what} (seat {state.to_play[row]}, game {games[row]}): {why}"
+        raise IllegalCardError(
+            f"policy {name!r} chose an illegal card {what} (seat {state.to_play[row]}, game {games[row]}): {why}",
+            name,
+            int(games[row]),
         )
 
 

@@ -88,6 +88,8 @@ class MatchResult:
             "qs": self.qs,
             "moons_made": self.moons,
             "moons_suffered": self.moons.sum(axis=2, keepdims=True) - self.moons,
+            # zero-sum: the mean of the other seats' points minus the seat's own
+            "payoff": (self.scores.sum(axis=2, keepdims=True) - self.scores) / (self.num_players - 1) - self.scores,
         }
         sums = DealSums(self.names, **{k: np.einsum("nrp,rpk->nk", v, onehot) for k, v in per_seat.items()})
         return sums if direction is None else sums.take(_deals_passing(self.directions, direction))
@@ -147,15 +149,16 @@ def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
 def play_match(
     rules: HeartsRules | None,
     agents: AgentsArg,
-    deals: int = 100,
+    deals: int | None = None,
     seed: int = 0,
     episode: str = "game",
     history: bool = False,
     progress: bool = False,
     block: int = DEAL_BLOCK,
     executor: Executor | None = None,
+    keys: np.ndarray | None = None,
 ) -> MatchResult:
-    """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
+    """Play ``deals`` deals (default 100) in duplicate between the P ``agents`` (see ``hearts_env.arena``).
 
     ``rules``: the table (None: the standard game); ``episode``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
@@ -164,22 +167,38 @@ def play_match(
     (agents are reseeded at the start of each); ``executor``: plays the blocks (its ``map``; each
     block gets its own copy of the agents), by default one after the other here. The results
     depend on the seed, the deals and the block size, never on the executor.
-    Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
+    ``keys``: (N,) uint64, the deals' keys instead of the seed's (a frozen deal set); ``seed``
+    then seeds the agents alone, and ``deals`` defaults to N.
+    Raises ``ValueError`` naming the agent if one returns a bad or illegal card
+    (``runner.IllegalCardError``, naming the deal).
     """
-    match = _setup_match(rules, agents, deals, seed, episode, history, block)
+    match = plan_match(rules, agents, deals, seed, episode, history, block, keys)
     (result,) = _play_matches([match], progress, executor)
     return result
 
 
 @dataclass(frozen=True)
-class _Match:
+class BlockOutcome:
+    """The outcomes of a block of consecutive deals, indexed [deal, rotation, seat] as ``MatchResult``'s."""
+
+    hands: np.ndarray
+    scores: np.ndarray
+    wins: np.ndarray
+    qs: np.ndarray
+    moons: np.ndarray
+
+
+@dataclass(frozen=True)
+class MatchPlan:
     """A match's settings and agents: everything a block of its deals needs (pickled once for
-    an executor)."""
+    an executor). ``play_match`` is ``plan.result([plan.play_block(b) for b in range(plan.blocks)])``;
+    a caller that keeps the blocks' outcomes (to resume, or to spread several matches over one
+    executor) plays them itself."""
 
     rules: HeartsRules  # the match's rules (single hands: no target score)
     episode: str
-    seed: int
-    deals: int
+    seed: int  # seeds the agents at each block (and the deals, unless ``keys`` were given)
+    keys: np.ndarray  # (N,) uint64: the key of each deal
     block: int
     history: bool
     names: tuple[str, ...]  # (K,) distinct agent names
@@ -188,8 +207,26 @@ class _Match:
     seating: np.ndarray  # (R, P) int: entry seated at each seat in rotation r
 
     @property
+    def deals(self) -> int:
+        return len(self.keys)
+
+    @property
     def blocks(self) -> int:
         return -(-self.deals // self.block)
+
+    def block_deals(self, b: int) -> range:
+        """The deals of block ``b``."""
+        return range(b * self.block, min((b + 1) * self.block, self.deals))
+
+    def play_block(self, b: int, bar: Any = None) -> BlockOutcome:
+        """Play block ``b`` here (see ``_play_block``); ``bar``: a tqdm bar updated per finished game."""
+        return _play_block(self, b, bar)
+
+    def result(self, outcomes: Sequence[BlockOutcome], seconds: float) -> MatchResult:
+        """The match's result from every block's outcome, in block order; ``seconds``: the time they took."""
+        if len(outcomes) != self.blocks:
+            raise ValueError(f"a match of {self.blocks} blocks needs every block's outcome, got {len(outcomes)}")
+        return _result(self, list(outcomes), seconds)
 
     @property
     def directions(self) -> np.ndarray | None:
@@ -200,32 +237,42 @@ class _Match:
         return np.array(cycle)[np.arange(self.deals) % len(cycle)]
 
 
-@dataclass(frozen=True)
-class _Played:
-    """The outcomes of a block of consecutive deals, indexed [deal, rotation, seat] as ``MatchResult``'s."""
-
-    hands: np.ndarray
-    scores: np.ndarray
-    wins: np.ndarray
-    qs: np.ndarray
-    moons: np.ndarray
-
-
-def _setup_match(
-    rules: HeartsRules | None, agents: AgentsArg, deals: int, seed: int, episode: str, history: bool, block: int
-) -> _Match:
+def plan_match(
+    rules: HeartsRules | None,
+    agents: AgentsArg,
+    deals: int | None = None,
+    seed: int = 0,
+    episode: str = "game",
+    history: bool = False,
+    block: int = DEAL_BLOCK,
+    keys: np.ndarray | None = None,
+) -> MatchPlan:
+    """The plan of ``play_match`` with these arguments, every argument checked; nothing is played."""
     rules = _match_rules(rules, episode)
-    deals = _check_count("deals", deals)
     seed = _check_seed(seed)
+    keys = _match_keys(deals, seed, keys)
     block = _check_count("block", block)
     P = R = rules.num_players
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
-    return _Match(rules, episode, seed, deals, block, bool(history), names, entry_names, entry_agents, seating)
+    return MatchPlan(rules, episode, seed, keys, block, bool(history), names, entry_names, entry_agents, seating)
 
 
-def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
+def _match_keys(deals: int | None, seed: int, keys: np.ndarray | None) -> np.ndarray:
+    """(N,) uint64: the given deal keys, or the seed's first ``deals`` (default 100)."""
+    if keys is None:
+        return deal_keys(seed, _check_count("deals", 100 if deals is None else deals))
+    array = np.asarray(keys)
+    negative = array.dtype.kind == "i" and bool((array < 0).any())
+    if array.ndim != 1 or not len(array) or array.dtype.kind not in "iu" or negative:
+        raise ValueError(f"keys must be a non-empty (N,) array of uint64 deal keys, got {array.dtype} {array.shape}")
+    if deals is not None and _check_count("deals", deals) != len(array):
+        raise ValueError(f"deals={deals} disagrees with the {len(array)} keys given (leave deals out)")
+    return array.astype(np.uint64)
+
+
+def _play_matches(matches: list[MatchPlan], progress: bool, executor: Executor | None) -> list[MatchResult]:
     """Play every block of every match (all submitted to ``executor`` at once) and assemble each
     match's result; a match's ``seconds`` is the wall time from the previous one's end to its own."""
     mark = time.perf_counter()
@@ -250,16 +297,16 @@ def _play_matches(matches: list[_Match], progress: bool, executor: Executor | No
     return results
 
 
-def _play_copy(match: _Match, b: int) -> _Played:
+def _play_copy(match: MatchPlan, b: int) -> BlockOutcome:
     """``_play_block`` with a copy of the agents, which an executor may run beside other blocks."""
     return _play_block(copy.deepcopy(match), b)
 
 
-def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
+def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
     """Play block ``b`` of the match: its deals, every rotation, the agents reseeded first; with
     single hands one batch per pass direction (a batch shares its rules, so its pass cycle)."""
     rules, P, R = match.rules, match.rules.num_players, match.seating.shape[0]
-    deals = np.arange(b * match.block, min((b + 1) * match.block, match.deals))
+    deals = np.array(match.block_deals(b))
     _seed_agents(list({id(a): a for a in match.entry_agents}.values()), match.seed, b)
     if match.episode == "hand":
         cycle = direction_cycle(rules)
@@ -279,22 +326,31 @@ def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
         if not len(batch_deals):
             continue
         ids = ((batch_deals - deals[0])[:, None] * R + np.arange(R)).ravel()
-        keys = seeding.game_keys(match.seed, deals[ids // R])
-        final, qs[ids], moons[ids] = _play_games(
-            batch_rules, keys, match.seating[ids % R], match.entry_agents, match.entry_names, match.history, bar
-        )
+        try:
+            final, qs[ids], moons[ids] = _play_games(
+                batch_rules,
+                match.keys[deals[ids // R]],
+                match.seating[ids % R],
+                match.entry_agents,
+                match.entry_names,
+                match.history,
+                bar,
+            )
+        except runner.IllegalCardError as error:  # name the deal: the game is an index into this batch
+            d, r = int(deals[ids[error.game] // R]), int(ids[error.game] % R)
+            raise runner.IllegalCardError(f"{error} in deal {d}, rotation {r}", error.policy, error.game, d) from None
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
 
     def by_deal(a: np.ndarray) -> np.ndarray:
         return a.reshape(len(deals), R, *a.shape[1:])
 
-    return _Played(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons))
+    return BlockOutcome(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons))
 
 
-def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
+def _result(match: MatchPlan, parts: list[BlockOutcome], seconds: float) -> MatchResult:
     """The match's result from its blocks' outcomes, in deal order."""
-    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(_Played)}
+    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(BlockOutcome)}
     return MatchResult(
         rules=match.rules,
         episode=match.episode,
@@ -302,7 +358,7 @@ def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
         names=match.names,
         entries=np.array([match.names.index(n) for n in match.entry_names]),
         seating=match.seating,
-        deal_keys=deal_keys(match.seed, match.deals),
+        deal_keys=match.keys,
         directions=match.directions,
         seconds=seconds,
         block=match.block,
@@ -555,7 +611,7 @@ def round_robin(
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]
-    setups = [_setup_match(rules, [items[i] for i in t], deals, seed, episode, history, block) for t in candidates]
+    setups = [plan_match(rules, [items[i] for i in t], deals, seed, episode, history, block) for t in candidates]
     matches = tuple(_play_matches(setups, progress, executor))
     rated = _rate(model, names, candidates, matches) if ratings else None
     model_name = type(model).__name__ if ratings else None
