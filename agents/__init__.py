@@ -4,7 +4,8 @@ Every agent is a ``hearts_env.policy.Policy``: called with the information sets 
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
 a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``,
-and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``.
+the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``, and a saved stable-baselines3
+model as ``make_agent("sb3", path="model.zip")`` (``hearts_env.agents.sb3_model``: no unpickling).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hearts_env.agents import compiled  # noqa: F401  (first: where numba caches
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
+from hearts_env.agents.sb3_model import SB3Policy
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 
@@ -30,6 +32,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "pimc-ppo": PIMCPPOPolicy,  # the shipped ppo network's move ordering, rollouts and passes
     "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
+    "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip
     # Ablations of its passing: the same play after random or heuristic passes.
     "ppo-random-pass": lambda seed=None: PhaseSplit(RandomPolicy(seed), shipped_policy()),
     "ppo-heuristic-pass": lambda seed=None: PhaseSplit(HeuristicPolicy(), shipped_policy()),

@@ -671,7 +671,7 @@ def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
     hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]  # deal 4's seat 1: the cheat's seat in rotation 0
     low = Lowest()
     entries = [("low", low), ("cheat", CheatOn(hand)), ("low", low), ("low", low)]
-    named = r"policy 'cheat' chose an illegal card .* in deal 4, rotation 0$"
+    named = r"policy 'cheat' chose an illegal card .*; in deal 4 of the match, rotation 0$"
     with pytest.raises(IllegalCardError, match=named) as info:
         play_match(None, entries, keys=keys, episode="hand", block=3)
     assert info.value.policy == "cheat" and info.value.deal == 4

@@ -338,7 +338,9 @@ def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
             )
         except runner.IllegalCardError as error:  # name the deal: the game is an index into this batch
             d, r = int(deals[ids[error.game] // R]), int(ids[error.game] % R)
-            raise runner.IllegalCardError(f"{error} in deal {d}, rotation {r}", error.policy, error.game, d) from None
+            raise runner.IllegalCardError(
+                f"{error}; in deal {d} of the match, rotation {r}", error.policy, error.game, d
+            ) from None
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
 
