@@ -120,10 +120,8 @@ def _observation_size(path: Path, data: dict[str, Any]) -> int:
     space, actions = _plain(data, "observation_space"), _plain(data, "action_space")
     shape = space.get("_shape", space.get("shape"))
     if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int)) or space.get("dtype") != "uint8":
-        raise _refuse(
-            path, f"its observation space is {space.get(':type:', '?')} {shape} {space.get('dtype')}, "
-            "not the uint8 vector of hearts_env's environments"
-        )  # fmt: skip
+        found = f"{space.get(':type:', '?')} {shape} {space.get('dtype')}"
+        raise _refuse(path, f"its observation space is {found}, not the uint8 vector of hearts_env's environments")
     if str(actions.get("n")) != str(NUM_CARDS):
         raise _refuse(path, f"its action space has {actions.get('n')} actions, not the {NUM_CARDS} cards")
     return shape[0]
@@ -138,10 +136,8 @@ def _layout_of(path: Path, size: int) -> tuple[HeartsRules, bool]:
                     rules = HeartsRules(num_players=players, jack_of_diamonds=jd, decks=decks)
                     if ObservationLayout(rules, history).size == size:
                         return rules, history
-    raise _refuse(
-        path, f"its observations have {size} entries, the size of no observation layout of this hearts_env "
-        f"(layout version {LAYOUT_VERSION}): a model of another environment or layout"
-    )  # fmt: skip
+    layouts = f"the size of no observation layout of this hearts_env (layout version {LAYOUT_VERSION})"
+    raise _refuse(path, f"its observations have {size} entries, {layouts}: a model of another environment or layout")
 
 
 def _activation(path: Path, data: dict[str, Any]) -> str:

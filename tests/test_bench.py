@@ -413,6 +413,20 @@ def test_the_time_limit_interrupts_a_hang_and_spares_compiling() -> None:
     with pytest.raises(CandidateError, match="agent 'bad' raised KeyError"):
         TimeLimited(lambda info, mask: {}[1], "bad")(info, mask)
 
+    from numba import njit
+
+    @njit
+    def lowest(mask):  # compiled on its first call: seconds the limit must not charge
+        return np.argmax(mask, axis=1)
+
+    class Compiles:
+        def __call__(self, info, mask):
+            return lowest(np.ascontiguousarray(mask))
+
+    start = time.perf_counter()
+    cards = TimeLimited(Compiles(), "compiles", limit=0.01)(info, mask)  # 0.08 s for its 8 decisions
+    assert time.perf_counter() - start > 0.08 and np.array_equal(cards, mask.argmax(axis=1))
+
 
 @pytest.mark.parametrize(
     "factory, message",

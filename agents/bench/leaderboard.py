@@ -64,7 +64,7 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
         "## Reports",
         "",
         _markdown(
-            ["agent", "spec", "report", "weights sha256", "commit", "time", "command"],
+            ["agent", "spec", "report", "weights sha256", "commit", "CPU time", "command"],
             [
                 [
                     f"`{r['candidate']['name']}`",
@@ -72,7 +72,7 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
                     f"`{path}`",
                     f"`{(r['candidate']['weights_sha256'] or '-')[:12]}`",
                     f"`{(r['manifest']['git_commit'] or '-')[:12]}`",
-                    _duration(sum(t.get("seconds", 0.0) for t in r["tracks"].values())),
+                    _duration(sum(t.get("cpu_seconds", 0.0) for t in r["tracks"].values())),
                     f"`{_command(r, path)}`",
                 ]
                 for path, r in ranked
@@ -80,8 +80,8 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
             left=7,
         ),
         "",
-        "time: the blocks' playing time summed (the CPU time of one process each; fewer wall minutes with "
-        "`--workers`).",
+        "CPU time: the CPU seconds of the processes that played the blocks, summed (about the wall time "
+        "on one free core; `--workers N` divides it).",
     ]
     return "\n".join(lines) + "\n"
 

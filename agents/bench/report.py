@@ -45,7 +45,7 @@ SCHEMA = 1
 WIN_SCALE = 27720
 """Per-deal win shares are stored times this (the least common multiple of 1..12: every share
 1/k of a tie of k <= 12 players, summed over the rotations, is then an integer)."""
-TIMING_KEYS = ("seconds", "hands_per_second", "wall_seconds", "played_seconds", "started", "command")
+TIMING_KEYS = ("seconds", "cpu_seconds", "hands_per_second", "wall_seconds", "started", "command")
 """Entries that differ between runs of the same figures (``figures`` leaves them out)."""
 HEADLINES = {
     "adp": ("points per hand minus the field", ("vs_field", "points_per_hand")),

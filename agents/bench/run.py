@@ -63,6 +63,7 @@ from hearts_env.runner import IllegalCardError
 
 CANDIDATE_FINGERPRINT_GAMES = 2
 """Games per table of the candidate's fingerprint (16 positions a table)."""
+Timing = tuple[float, float]  # a block's wall seconds and the CPU seconds of the process that played it
 
 
 @dataclass(frozen=True)
@@ -97,32 +98,22 @@ def run(
     command: str | None = None,
 ) -> dict[str, Any]:
     """Run suite ``version`` (a version, a suite file or a ``Suite``) on ``split`` (``quick``: a
-    tenth of the deals) for ``candidate`` (a
-    spec, a path, an import path or a ``Policy``, see ``candidates``) and return the report (a
-    JSON-ready dict, ``report.SCHEMA``; ``report.format_report`` prints it). ``tracks``: a subset
-    (default: all); ``name``: the candidate's label; ``out``: the folder that keeps the blocks
-    and receives ``report.json`` (see ``store``; ``restart`` discards its blocks); ``workers`` or
-    ``executor``: where the blocks run; ``time_limit``: seconds per decision of the candidate;
-    ``command``: recorded in the manifest. ``BenchError`` in one line for anything refused or failed."""
+    tenth of the deals) for ``candidate`` (a spec, a path, an import path or a ``Policy``, see
+    ``candidates``) and return the report (a JSON-ready dict, ``report.SCHEMA``;
+    ``report.format_report`` prints it). ``tracks``: a subset (default: all); ``name``: the
+    candidate's label; ``out``: the folder that keeps the blocks and receives ``report.json``
+    (see ``store``; ``restart`` discards its blocks); ``workers`` or ``executor``: where the
+    blocks run; ``time_limit``: seconds per decision of the candidate; ``command``: recorded in
+    the manifest. ``BenchError`` in one line for anything refused or failed."""
     started, wall = datetime.now(timezone.utc), time.perf_counter()
     if workers is not None and executor is not None:
         raise BenchError("give workers or an executor, not both")
     suite = version if isinstance(version, Suite) else load_suite(version)
-    version = suite.version
     suite.check_split(split)
     selected = suite.select(tracks)
     cand = load_candidate(candidate, name, suite.agent_seed)
     suite.check_deals(split, selected)
-    used = list(dict.fromkeys(n for t in selected for m in t.matches for n in m.opponents))
-    members = {n: suite.pool[n].build(suite.agent_seed) for n in used}
-    modified = suite.check_pool(members)
-    if modified and not allow_modified:
-        raise BenchError(
-            f"the pool differs from suite {version}'s record, so results would not be {version}: {modified[0]}"
-            + (f" (and {len(modified) - 1} more)" if len(modified) > 1 else "")
-            + "; make a new version (docs/benchmark.md) or pass --allow-modified for a report labelled "
-            f"{version}+modified"
-        )
+    members, modified = _pool(suite, selected, allow_modified)
     skipped = _refusals(cand, selected, time_limit, explicit=tracks is not None)
     played = {t.name: [m for m in t.matches if m.table not in skipped[t.name]] for t in selected}
     if not any(played.values()):
@@ -138,40 +129,36 @@ def run(
         for track in selected
         for spec in played[track.name]
     ]
-    label = version if not modified else f"{version}+modified"
+    label = suite.version if not modified else f"{suite.version}+modified"
     setting = "quick" if quick else "full"
+    candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256, "fingerprint": cand_fingerprint}
     identity = {
         "suite": label,
         "split": split,
         "setting": setting,
-        "candidate": {"spec": cand.spec, "weights_sha256": cand.weights_sha256, "fingerprint": cand_fingerprint},
-        "pool": {n: suite.pool[n].spec for n in used},
+        "candidate": candidate_entry,
+        "pool": {n: suite.pool[n].spec for n in members},
         "modified": modified,
     }
     folder = None if out is None else RunFolder(out, identity, restart)
     blocks = _play(matches, folder, split, workers, executor, progress, cand.name)
-    results = {}
+    entries = {}
     for match in matches:
         outcomes = blocks[id(match)]
-        result = match.plan.result([o for o, _ in outcomes], seconds=sum(s for _, s in outcomes))
-        results[id(match)] = reports.match_entry(match.spec, result, match.deals_sha256)
+        result = match.plan.result([o for o, _ in outcomes], seconds=sum(t[0] for _, t in outcomes))
+        entry = reports.match_entry(match.spec, result, match.deals_sha256)
+        entries[id(match)] = entry | {"cpu_seconds": sum(t[1] for _, t in outcomes)}
     report = {
         "schema": reports.SCHEMA,
         "suite": label,
-        "version": version,
+        "version": suite.version,
         "frozen": not modified,
         "modified": modified,
         "split": split,
         "setting": setting,
-        "candidate": {
-            "name": cand.name,
-            "spec": cand.spec,
-            "kind": cand.kind,
-            "weights_sha256": cand.weights_sha256,
-            "fingerprint": cand_fingerprint,
-        },
+        "candidate": {"name": cand.name, "kind": cand.kind} | candidate_entry,
         "tracks": {
-            t.name: _track_entry(t, [results[id(m)] for m in matches if m.track is t], skipped[t.name])
+            t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name])
             for t in selected
         },
         "manifest": _manifest(
@@ -182,6 +169,22 @@ def run(
     if folder is not None:
         _write_outputs(folder, report)
     return report
+
+
+def _pool(suite: Suite, tracks: list[Track], allow_modified: bool) -> tuple[dict[str, Policy], list[str]]:
+    """The pool members the tracks use, built, and how they differ from the record;
+    ``BenchError`` if they differ and that is not allowed."""
+    used = dict.fromkeys(n for t in tracks for m in t.matches for n in m.opponents)
+    members = {n: suite.pool[n].build(suite.agent_seed) for n in used}
+    modified = suite.check_pool(members)
+    if modified and not allow_modified:
+        more = f" (and {len(modified) - 1} more)" if len(modified) > 1 else ""
+        raise BenchError(
+            f"the pool differs from suite {suite.version}'s record, so results would not be {suite.version}: "
+            f"{modified[0]}{more}; make a new version (docs/benchmark.md) or pass --allow-modified for a "
+            f"report labelled {suite.version}+modified"
+        )
+    return members, modified
 
 
 def _refusals(cand: Candidate, tracks: Iterable[Track], limit: float, explicit: bool) -> dict[str, dict[str, str]]:
@@ -224,17 +227,17 @@ def _plan(
 # Playing the blocks
 
 
-def _play_job(job: tuple[MatchPlan, int], bar: Any = None) -> tuple[BlockOutcome | None, float, str | None]:
-    """Play one block (anywhere): its outcome and seconds, or the one-line reason it failed."""
+def _play_job(job: tuple[MatchPlan, int], bar: Any = None) -> tuple[BlockOutcome | None, Timing, str | None]:
+    """Play one block (anywhere): its outcome and timing, or the one-line reason it failed."""
     plan, block = job
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         outcome = plan.play_block(block, bar)
     except (CandidateError, IllegalCardError) as error:
-        return None, 0.0, str(error)
+        return None, (0.0, 0.0), str(error)
     except Exception as error:  # noqa: BLE001  (any agent's failure ends the run in one line)
-        return None, 0.0, f"{type(error).__name__}: {error}"
-    return outcome, time.perf_counter() - start, None
+        return None, (0.0, 0.0), f"{type(error).__name__}: {error}"
+    return outcome, (time.perf_counter() - start, time.process_time() - cpu), None
 
 
 def _play(
@@ -245,8 +248,8 @@ def _play(
     executor: Executor | None,
     progress: bool,
     name: str,
-) -> dict[int, list[tuple[BlockOutcome, float]]]:
-    """Every block of every match, loaded from ``folder`` or played; by ``id`` of the match."""
+) -> dict[int, list[tuple[BlockOutcome, Timing]]]:
+    """Every block of every match, loaded from ``folder`` or played, with its timing; by ``id`` of the match."""
     done: dict[int, list[Any]] = {id(m): [None] * m.plan.blocks for m in matches}
     pending = []
     for match in matches:
@@ -262,12 +265,12 @@ def _play(
     left = sum(len(m.plan.block_deals(b)) * games[id(m)] for m, b in pending)
     bar = _progress_bar(progress, total, total - left, f"hearts-bench {name}")
 
-    def keep(match: _Match, b: int, outcome: BlockOutcome | None, seconds: float, error: str | None) -> None:
+    def keep(match: _Match, b: int, outcome: BlockOutcome | None, timing: Timing, error: str | None) -> None:
         if error is not None:
             raise BenchError(f"{name}: {match.where(b, split)}: {error}")
-        done[id(match)][b] = (outcome, seconds)
+        done[id(match)][b] = (outcome, timing)
         if folder is not None:
-            folder.save(match.track.name, match.spec.id, b, outcome, seconds)
+            folder.save(match.track.name, match.spec.id, b, outcome, timing)
 
     own = None
     if workers is not None and workers > 1:
@@ -283,13 +286,13 @@ def _play(
             if own is None:
                 _check_picklable(matches, name)
             results = executor.map(_play_job, [(m.plan, b) for m, b in pending])
-            for (match, b), (outcome, seconds, error) in zip(pending, results, strict=True):
-                keep(match, b, outcome, seconds, error)
+            for (match, b), (outcome, timing, error) in zip(pending, results, strict=True):
+                keep(match, b, outcome, timing, error)
                 if bar is not None:
                     bar.update(len(match.plan.block_deals(b)) * games[id(match)])
     finally:
         if own is not None:
-            own.shutdown(wait=False, cancel_futures=True)
+            own.shutdown(wait=False, cancel_futures=True)  # the futures are done, or the run failed
         if bar is not None:
             bar.close()
     return done
@@ -327,6 +330,7 @@ def _track_entry(track: Track, matches: list[dict[str, Any]], skipped: dict[str,
         "skipped": skipped,
         "matches": matches,
         "seconds": sum(m["seconds"] for m in matches),
+        "cpu_seconds": sum(m["cpu_seconds"] for m in matches),
     }
     if matches:
         entry["mean"] = reports.track_mean(matches, track.episode)

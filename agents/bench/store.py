@@ -1,7 +1,7 @@
 """A run's output folder: its identity, every finished block, the report and its plots.
 
     DIR/run.json                          what the run is (suite, split, setting, candidate, pool)
-    DIR/blocks/TRACK/MATCH/BLOCK.npz      a finished block's outcome and the seconds it took
+    DIR/blocks/TRACK/MATCH/BLOCK.npz      a finished block's outcome, the wall and CPU seconds it took
     DIR/report.json, DIR/report.txt       the report and its table
     DIR/plots/TRACK.png                   a plot per played track
 
@@ -59,23 +59,25 @@ class RunFolder:
     def _block(self, track: str, match: str, block: int) -> Path:
         return self.path / "blocks" / track / match / f"{block:05d}.npz"
 
-    def load(self, track: str, match: str, block: int) -> tuple[BlockOutcome, float] | None:
-        """A finished block's outcome and seconds, or None (not played, or unreadable: played again)."""
+    def load(self, track: str, match: str, block: int) -> tuple[BlockOutcome, tuple[float, float]] | None:
+        """A finished block's outcome and (wall, CPU) seconds, or None (not played, or unreadable:
+        played again)."""
         path = self._block(track, match, block)
         if not path.is_file():
             return None
         try:
             with np.load(path, allow_pickle=False) as arrays:
                 outcome = BlockOutcome(**{f.name: arrays[f.name] for f in fields(BlockOutcome)})
-                return outcome, float(arrays["seconds"])
+                return outcome, (float(arrays["seconds"]), float(arrays["cpu_seconds"]))
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             return None
 
-    def save(self, track: str, match: str, block: int, outcome: BlockOutcome, seconds: float) -> None:
+    def save(self, track: str, match: str, block: int, outcome: BlockOutcome, timing: tuple[float, float]) -> None:
         path = self._block(track, match, block)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp.npz")
-        np.savez(temporary, seconds=seconds, **{f.name: getattr(outcome, f.name) for f in fields(BlockOutcome)})
+        arrays = {f.name: getattr(outcome, f.name) for f in fields(BlockOutcome)}
+        np.savez(temporary, seconds=timing[0], cpu_seconds=timing[1], **arrays)
         os.replace(temporary, path)
 
     def write(self, name: str, data: bytes) -> Path:
