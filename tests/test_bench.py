@@ -623,8 +623,11 @@ def test_cli_errors_are_one_line(argv, message, capsys, monkeypatch, tmp_path) -
 
 
 def test_the_cli_imports_no_torch_for_an_agent_without_it(tiny, tmp_path) -> None:
+    """Nor does the benchmark's package import the training package (hearts_env.agents never does)."""
     script = (
-        "import sys; from hearts_env.train import bench_cli; "
+        "import sys; import hearts_env.agents.bench; "
+        "assert not [m for m in sys.modules if m.startswith('hearts_env.train')], 'hearts_env.train imported'; "
+        "from hearts_env.train import bench_cli; "
         f"bench_cli.main(['run', 'random', '--suite', {str(tiny)!r}, '--tracks', 'standard', '--quick', "
         f"'--out', {str(tmp_path / 'out')!r}, '--no-progress']); "
         "assert 'torch' not in sys.modules, 'torch was imported'"

@@ -71,7 +71,7 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
                     f"`{r['candidate']['spec']}`",
                     f"`{path}`",
                     f"`{(r['candidate']['weights_sha256'] or '-')[:12]}`",
-                    f"`{(r['manifest']['git_commit'] or '-')[:12]}`",
+                    f"`{_commit(r['manifest']['git_commit'])}`",
                     _duration(sum(t.get("cpu_seconds", 0.0) for t in r["tracks"].values())),
                     f"`{_command(r, path)}`",
                 ]
@@ -123,6 +123,11 @@ def _command(report: Mapping[str, Any], path: str | Path) -> str:
     if report["setting"] == "quick":
         parts.append("--quick")
     return " ".join([*parts, "--json", str(path)])
+
+
+def _commit(commit: str | None) -> str:
+    """The commit's first 12 digits, ``+dirty`` kept."""
+    return "-" if commit is None else commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
 
 
 def _duration(seconds: float) -> str:

@@ -105,7 +105,7 @@ def run(
     (see ``store``; ``restart`` discards its blocks); ``workers`` or ``executor``: where the
     blocks run; ``time_limit``: seconds per decision of the candidate; ``command``: recorded in
     the manifest. ``BenchError`` in one line for anything refused or failed."""
-    started, wall = datetime.now(timezone.utc), time.perf_counter()
+    started, wall, commit = datetime.now(timezone.utc), time.perf_counter(), _git_commit()
     if workers is not None and executor is not None:
         raise BenchError("give workers or an executor, not both")
     suite = version if isinstance(version, Suite) else load_suite(version)
@@ -161,9 +161,7 @@ def run(
             t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name])
             for t in selected
         },
-        "manifest": _manifest(
-            suite, split, selected, members, started, time.perf_counter() - wall, workers, executor, command
-        ),
+        "manifest": _manifest(suite, split, selected, members, commit, started, wall, workers, executor, command),
     }
     report = reports.finish(report)
     if folder is not None:
@@ -342,6 +340,7 @@ def _manifest(
     split: str,
     tracks: list[Track],
     members: dict[str, Policy],
+    commit: str | None,
     started: datetime,
     wall: float,
     workers: int | None,
@@ -357,7 +356,7 @@ def _manifest(
         },
         "pool": {n: {"spec": suite.pool[n].spec, **record.get("pool", {}).get(n, {})} for n in members},
         "hearts_env": hearts_env.__version__,
-        "git_commit": _git_commit(),
+        "git_commit": commit,
         "python": platform.python_version(),
         "numpy": _version("numpy"),
         "numba": _version("numba"),
@@ -365,7 +364,7 @@ def _manifest(
         "platform": platform.platform(),
         "cpu": _cpu(),
         "started": started.isoformat(timespec="seconds"),
-        "wall_seconds": wall,
+        "wall_seconds": time.perf_counter() - wall,
         "workers": workers if executor is None else type(executor).__name__,
         "command": command,
     }
