@@ -56,7 +56,8 @@ def main() -> None:
         costs = ", ".join(f"{m['id']} {m['cpu_seconds']:.0f} s" for m in entry["matches"]) or entry["status"]
         print(f"  {track:10} {wall:7.1f} s wall {entry['cpu_seconds']:7.1f} s CPU   ({costs})")
     cpu = sum(t["cpu_seconds"] for t in report["tracks"].values())
-    print(f"  {'suite':10} {sum(walls.values()):7.1f} s wall {cpu:7.1f} s CPU   (the report from the kept blocks: {assembled:.1f} s)")
+    total = sum(walls.values())
+    print(f"  {'suite':10} {total:7.1f} s wall {cpu:7.1f} s CPU   (the report from the kept blocks: {assembled:.1f} s)")
     if args.json:
         Path(args.json).write_text(reports.dumps(report))
         print(f"report: {args.json}")

@@ -7,6 +7,7 @@ Most tests run a tiny suite of the same form as v1 (a few deals, fast agents), f
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -110,7 +111,7 @@ def test_v1_is_frozen_as_recorded() -> None:
     for split in suite.splits:
         suite.check_deals(split, suite.tracks.values())
     members = {name: member.build(suite.agent_seed) for name, member in suite.pool.items()}
-    assert suite.check_pool(members) == []
+    assert suite.check_pool(suite.identify(members)) == []
     assert suite.record["pool"]["ppo"]["weights"] == identity.weights_hash(make_agent("ppo"))
 
 
@@ -486,11 +487,32 @@ def test_reports_are_equal_rerun_sharded_and_resumed(tiny, heuristic_report, tmp
     monkeypatch.setattr(MatchPlan, "play_block", original)
     resumed = run("heuristic", version=str(tiny), out=tmp_path / "resumed")
     assert reports.figures(resumed) == reports.figures(heuristic_report)
-    with pytest.raises(BenchError, match="holds blocks of another run .*candidate"):
+    with pytest.raises(BenchError, match="holds blocks of another run .candidate.spec: .heuristic. there"):
         run("simple", version=str(tiny), out=tmp_path / "resumed")
     assert reports.figures(run("heuristic", version=str(tiny), out=tmp_path / "resumed", restart=True)) == (
         reports.figures(heuristic_report)
     )
+
+
+def test_runs_of_some_tracks_share_a_folder_but_not_with_other_players(tiny, heuristic_report, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    run("heuristic", version=str(tiny), tracks=["games"], out=out)
+    played = []
+    original = MatchPlan.play_block
+    monkeypatch.setattr(MatchPlan, "play_block", lambda self, b, bar=None: played.append(b) or original(self, b, bar))
+    whole = run("heuristic", version=str(tiny), out=out)
+    assert reports.figures(whole) == reports.figures(heuristic_report)
+    assert len(played) == 11 - 2  # the games track's 2 blocks were kept
+
+    module = tmp_path / "changing.py"
+    module.write_text("def make():\n    return lambda info, mask: mask.argmax(axis=1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run("changing:make", version=str(tiny), tracks=["standard"], out=tmp_path / "changing")
+    module.write_text("def make():\n    return lambda info, mask: 51 - mask[:, ::-1].argmax(axis=1)\n")  # the highest
+    sys.modules.pop("changing")
+    importlib.invalidate_caches()
+    with pytest.raises(BenchError, match="the standard blocks there were played by agents that decide otherwise"):
+        run("changing:make", version=str(tiny), tracks=["standard"], out=tmp_path / "changing")
 
 
 def test_reports_are_equal_on_ray(tiny, heuristic_report) -> None:

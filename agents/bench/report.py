@@ -5,11 +5,12 @@ A report (``SCHEMA`` 1) holds
 
 * ``suite`` (``v1``, or ``v1+modified`` when a pool member differed from the record), ``version``,
   ``split``, ``setting`` (``full`` or ``quick``), ``frozen`` and ``modified`` (what differed);
-* ``candidate``: its name, spec, kind, weights hash and decisions fingerprint;
+* ``candidate``: its name, spec, kind and weights hash;
 * ``manifest``: deal-set and pool hashes, the package version and git commit, Python, numpy,
   numba and torch versions, the CPU, the command, when and how long it ran;
-* ``tracks``: per track its ``status`` (``played``, or ``skipped`` with the reason per table), its
-  ``mean`` over its matches and, per match, the seats, deals and their hash (``deals_sha256``),
+* ``tracks``: per track its ``status`` (``played``, or ``skipped`` with the reason per table), the
+  candidate's decisions fingerprint on its tables, its ``mean`` over its matches and, per match,
+  the seats, deals and their hash (``deals_sha256``),
   the arena's summary of the match (``hearts_env.arena``: every metric of every seat name, with
   95% intervals over deals, by pass direction for single hands) and ``per_deal``, the candidate's
   and the field's totals of every deal (integers, zlib-compressed and base64-encoded) from

@@ -9,10 +9,12 @@ kept in the output folder as they finish, then the report.
    if one does not, the run stops, unless ``allow_modified``, which labels the report
    ``VERSION+modified`` and lists what differed (never ``v1``);
 4. the candidate is built (``candidates.load_candidate``, right after step 1), decides the first
-   position of every table (a table it refuses, as ``ppo`` refuses the variants' tables, is skipped with the
-   reason; a track named in ``tracks`` that it cannot play at all is an error) and the
-   fingerprint's positions (``identity.fingerprint``, recorded in the report);
-5. the output folder, if any, holds nothing of another run (``store.RunFolder``).
+   position of every table (a table it refuses, as ``ppo`` refuses the variants' tables, is
+   skipped with the reason; a track named in ``tracks`` that it cannot play at all is an error)
+   and the fingerprint's positions of each track's tables (``identity.fingerprint``, recorded
+   with the track);
+5. the output folder, if any, holds nothing of another run, and no blocks of a track played by
+   agents that decide otherwise (``store.RunFolder``).
 
 Each match is ``hearts_env.arena.plan_match`` of its table, seats, the first ``deals`` keys of
 its deal set and the suite's agent seed; its blocks are the jobs. Blocks already in the folder
@@ -113,17 +115,13 @@ def run(
     selected = suite.select(tracks)
     cand = load_candidate(candidate, name, suite.agent_seed)
     suite.check_deals(split, selected)
-    members, modified = _pool(suite, selected, allow_modified)
+    members, identities, modified = _pool(suite, selected, allow_modified)
     skipped = _refusals(cand, selected, time_limit, explicit=tracks is not None)
     played = {t.name: [m for m in t.matches if m.table not in skipped[t.name]] for t in selected}
     if not any(played.values()):
         raise BenchError(f"candidate {cand.name!r} can play none of the tracks: {next(iter(skipped.values()))}")
     guarded = TimeLimited(cand.policy, cand.name, time_limit)
-    tables = {f"{t.name}/{m.table}": t.tables[m.table].rules for t in selected for m in played[t.name]}
-    try:
-        cand_fingerprint = fingerprint(guarded, tables, CANDIDATE_FINGERPRINT_GAMES)
-    except (CandidateError, ValueError) as error:
-        raise BenchError(f"candidate {cand.name!r} fails on the fingerprint's positions: {error}") from None
+    players = {t.name: _players(t, played[t.name], guarded, cand.name, identities) for t in selected if played[t.name]}
     matches = [
         _plan(suite, track, spec, split, quick, guarded, members, cand.history)
         for track in selected
@@ -131,16 +129,12 @@ def run(
     ]
     label = suite.version if not modified else f"{suite.version}+modified"
     setting = "quick" if quick else "full"
-    candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256, "fingerprint": cand_fingerprint}
-    identity = {
-        "suite": label,
-        "split": split,
-        "setting": setting,
-        "candidate": candidate_entry,
-        "pool": {n: suite.pool[n].spec for n in members},
-        "modified": modified,
-    }
+    candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256}
+    identity = {"suite": suite.version, "split": split, "setting": setting, "candidate": candidate_entry}
     folder = None if out is None else RunFolder(out, identity, restart)
+    for track, who in players.items():
+        if folder is not None:
+            folder.claim(track, who)
     blocks = _play(matches, folder, split, workers, executor, progress, cand.name)
     entries = {}
     for match in matches:
@@ -158,10 +152,10 @@ def run(
         "setting": setting,
         "candidate": {"name": cand.name, "kind": cand.kind} | candidate_entry,
         "tracks": {
-            t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name])
+            t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name], players)
             for t in selected
         },
-        "manifest": _manifest(suite, split, selected, members, commit, started, wall, workers, executor, command),
+        "manifest": _manifest(suite, split, selected, identities, commit, started, wall, workers, executor, command),
     }
     report = reports.finish(report)
     if folder is not None:
@@ -169,12 +163,15 @@ def run(
     return report
 
 
-def _pool(suite: Suite, tracks: list[Track], allow_modified: bool) -> tuple[dict[str, Policy], list[str]]:
-    """The pool members the tracks use, built, and how they differ from the record;
-    ``BenchError`` if they differ and that is not allowed."""
+def _pool(
+    suite: Suite, tracks: list[Track], allow_modified: bool
+) -> tuple[dict[str, Policy], dict[str, dict[str, str | None]], list[str]]:
+    """The pool members the tracks use, built, their weights hashes and fingerprints, and how
+    those differ from the record; ``BenchError`` if they differ and that is not allowed."""
     used = dict.fromkeys(n for t in tracks for m in t.matches for n in m.opponents)
     members = {n: suite.pool[n].build(suite.agent_seed) for n in used}
-    modified = suite.check_pool(members)
+    identities = suite.identify(members)
+    modified = suite.check_pool(identities)
     if modified and not allow_modified:
         more = f" (and {len(modified) - 1} more)" if len(modified) > 1 else ""
         raise BenchError(
@@ -182,7 +179,21 @@ def _pool(suite: Suite, tracks: list[Track], allow_modified: bool) -> tuple[dict
             f"{modified[0]}{more}; make a new version (docs/benchmark.md) or pass --allow-modified for a "
             f"report labelled {suite.version}+modified"
         )
-    return members, modified
+    return members, identities, modified
+
+
+def _players(
+    track: Track, matches: list[MatchSpec], candidate: Policy, name: str, identities: dict[str, Any]
+) -> dict[str, Any]:
+    """Who plays a track: the candidate's decisions fingerprint on the positions of the track's
+    tables it plays, and the pool members' weights hashes and fingerprints."""
+    tables = {m.table: track.tables[m.table].rules for m in matches}
+    try:
+        decisions = fingerprint(candidate, tables, CANDIDATE_FINGERPRINT_GAMES)
+    except (CandidateError, ValueError) as error:
+        raise BenchError(f"candidate {name!r} fails on the positions of track {track.name!r}: {error}") from None
+    members = dict.fromkeys(n for m in matches for n in m.opponents)
+    return {"candidate_fingerprint": decisions, "pool": {n: identities[n] for n in members}}
 
 
 def _refusals(cand: Candidate, tracks: Iterable[Track], limit: float, explicit: bool) -> dict[str, dict[str, str]]:
@@ -320,12 +331,15 @@ def _progress_bar(enabled: bool, total: int, initial: int, desc: str) -> Any:
 # The report's parts
 
 
-def _track_entry(track: Track, matches: list[dict[str, Any]], skipped: dict[str, str]) -> dict[str, Any]:
+def _track_entry(
+    track: Track, matches: list[dict[str, Any]], skipped: dict[str, str], players: dict[str, Any]
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "description": track.description,
         "episode": track.episode,
         "status": "played" if matches else "skipped",
         "skipped": skipped,
+        "candidate_fingerprint": players[track.name]["candidate_fingerprint"] if matches else None,
         "matches": matches,
         "seconds": sum(m["seconds"] for m in matches),
         "cpu_seconds": sum(m["cpu_seconds"] for m in matches),
@@ -339,7 +353,7 @@ def _manifest(
     suite: Suite,
     split: str,
     tracks: list[Track],
-    members: dict[str, Policy],
+    identities: dict[str, dict[str, str | None]],
     commit: str | None,
     started: datetime,
     wall: float,
@@ -354,7 +368,7 @@ def _manifest(
             for t in tracks
             for table in t.tables
         },
-        "pool": {n: {"spec": suite.pool[n].spec, **record.get("pool", {}).get(n, {})} for n in members},
+        "pool": {n: {"spec": suite.pool[n].spec, **identities[n]} for n in identities},
         "hearts_env": hearts_env.__version__,
         "git_commit": commit,
         "python": platform.python_version(),

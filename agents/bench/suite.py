@@ -16,7 +16,7 @@ A version is one JSON file of ``suites/`` (``suites/v1.json``), read by ``load_s
   of every table's deal set in each split (``deals.deal_hash``) and of every pool member's
   weights and decisions (``identity``).
 
-A run checks the record first (``check_deals``, ``check_pool``): a deal set that hashes otherwise
+A run checks the record first (``check_deals``; ``identify`` then ``check_pool``): a deal set that hashes otherwise
 is an error naming the track; a pool member whose weights or decisions differ means its results
 are not the version's, which the run refuses unless told to go on, and then labels the report
 ``VERSION+modified``. A new version is made deliberately: a new file (``suites/v2.json``, with its
@@ -155,24 +155,29 @@ class Suite:
                         "suite file changed, so these are not the version's deals"
                     )
 
-    def check_pool(self, members: Mapping[str, Policy]) -> list[str]:
-        """How each of ``members`` (built pool agents) differs from the record: one line per
-        difference of weights or decisions (empty: frozen)."""
+    def identify(self, members: Mapping[str, Policy]) -> dict[str, dict[str, str | None]]:
+        """The weights hash and decisions fingerprint of each of ``members`` (built pool agents),
+        as this code computes them: what the record holds for a frozen pool."""
+        return {
+            name: {
+                "weights": weights_hash(agent),
+                "fingerprint": fingerprint(agent, self.member_tables(name), self.pool[name].fingerprint_games),
+            }
+            for name, agent in members.items()
+        }
+
+    def check_pool(self, identities: Mapping[str, Mapping[str, str | None]]) -> list[str]:
+        """How the members' ``identify`` values differ from the record: one line per difference of
+        weights or decisions (empty: the pool is as frozen)."""
         recorded = self._record()["pool"]
         problems = []
-        for name, agent in members.items():
-            entry = recorded.get(name, {})
-            weights = weights_hash(agent)
-            if weights != entry.get("weights"):
-                problems.append(
-                    f"pool member {name!r}: weights {_short(weights)} (recorded {_short(entry.get('weights'))})"
-                )
-            decisions = fingerprint(agent, self.member_tables(name), self.pool[name].fingerprint_games)
-            if decisions != entry.get("fingerprint"):
-                problems.append(
-                    f"pool member {name!r}: decisions fingerprint {_short(decisions)} "
-                    f"(recorded {_short(entry.get('fingerprint'))})"
-                )
+        for name, actual in identities.items():
+            for key, what in (("weights", "weights"), ("fingerprint", "decisions fingerprint")):
+                if actual[key] != recorded.get(name, {}).get(key):
+                    problems.append(
+                        f"pool member {name!r}: {what} {_short(actual[key])} "
+                        f"(recorded {_short(recorded.get(name, {}).get(key))})"
+                    )
         return problems
 
     def _record(self) -> dict[str, Any]:
@@ -195,12 +200,7 @@ def make_record(suite: Suite) -> dict[str, Any]:
             for track in suite.tracks.values()
             for table in track.tables.values()
         }
-    for name, member in suite.pool.items():
-        agent = member.build(suite.agent_seed)
-        record["pool"][name] = {
-            "weights": weights_hash(agent),
-            "fingerprint": fingerprint(agent, suite.member_tables(name), member.fingerprint_games),
-        }
+    record["pool"] = suite.identify({name: m.build(suite.agent_seed) for name, m in suite.pool.items()})
     return record
 
 
