@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from hearts_env.agents.bench.suite import CANDIDATE, BenchError
 
-from hearts_env.arena import CONFIDENCE, Estimate, MatchResult
+from hearts_env.arena import CONFIDENCE, MatchResult
 
 SCHEMA = 1
 """The report format's version: a reader refuses any other."""
@@ -331,7 +331,3 @@ def plot_track(report: Mapping[str, Any], track_name: str, path: str | Path) -> 
     fig.suptitle(f"hearts-bench {report['suite']} {track_name} ({report['split']}): {report['candidate']['name']}")
     fig.savefig(path, dpi=110)
 
-
-def estimate_dict(values: np.ndarray) -> dict[str, Any]:
-    """An ``Estimate`` of per-deal values, JSON-ready."""
-    return Estimate.of(values).to_dict()
