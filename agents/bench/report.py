@@ -223,7 +223,8 @@ def format_report(report: Mapping[str, Any]) -> str:
     lines += [
         "",
         f"± : {round(CONFIDENCE * 100)}% t-interval over deals; * : excludes 0; vs field = the candidate's points "
-        "per hand minus the other seats' (lower is better); the mean's interval combines its matches'",
+        "per hand minus the other seats' (lower is better); the mean's interval combines its matches'; CPU s: "
+        "the CPU seconds of the processes that played the blocks",
     ]
     return "\n".join(lines)
 
@@ -231,7 +232,8 @@ def format_report(report: Mapping[str, Any]) -> str:
 def _track_table(track: Mapping[str, Any]) -> list[str]:
     whole = track["episode"] == "game"
     directions = [] if whole else list(dict.fromkeys(d for m in track["matches"] for d in m["summary"]["by_direction"]))
-    head = ["match", "deals", "points/hand", "vs field", "win %", "payoff/hand", "QS %", "moons %", *directions, "s"]
+    figures = ["points/hand", "vs field", "win %", "payoff/hand", "QS %", "moons %"]
+    head = ["match", "deals", *figures, *directions, "CPU s"]
     rows = [head]
     for m in track["matches"]:
         rows.append(
@@ -248,7 +250,7 @@ def _track_table(track: Mapping[str, Any]) -> list[str]:
                     pm(headline(m, "adp", d), 2, signed=True) if d in m["summary"]["by_direction"] else "-"
                     for d in directions
                 ),
-                f"{m['seconds']:.0f}",
+                f"{m.get('cpu_seconds', 0.0):.0f}",
             ]
         )
     mean = track["mean"]
@@ -263,7 +265,7 @@ def _track_table(track: Mapping[str, Any]) -> list[str]:
             "",
             "",
             *([""] * len(directions)),
-            f"{track['seconds']:.0f}",
+            f"{track.get('cpu_seconds', 0.0):.0f}",
         ]
     )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
@@ -283,7 +285,8 @@ def pm(est: Mapping[str, Any] | None, digits: int, scale: float = 1.0, signed: b
     if est is None or est["mean"] is None:
         return "-"
     signed = signed or mark
-    mean = f"{est['mean'] * scale:{'+' if signed else ''}.{digits}f}"
+    value = round(est["mean"] * scale, digits) + 0.0  # no "-0.00"
+    mean = f"{value:{'+' if signed else ''}.{digits}f}"
     if est["low"] is None:
         return mean
     text = f"{mean} ± {(est['high'] - est['low']) / 2 * scale:.{digits}f}"
@@ -330,4 +333,3 @@ def plot_track(report: Mapping[str, Any], track_name: str, path: str | Path) -> 
         ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1, 0.5))
     fig.suptitle(f"hearts-bench {report['suite']} {track_name} ({report['split']}): {report['candidate']['name']}")
     fig.savefig(path, dpi=110)
-
