@@ -22,7 +22,7 @@ import argparse
 import time
 from pathlib import Path
 
-from hearts_env.agents.bench import format_report, load_suite, run
+from hearts_env.agents.bench import BenchError, format_report, load_suite, run
 from hearts_env.agents.bench import report as reports
 
 
@@ -44,10 +44,15 @@ def main() -> None:
     walls = {}
     for track in tracks:
         start = time.perf_counter()
-        run(args.candidate, tracks=[track], progress=True, **common)
+        try:
+            run(args.candidate, tracks=[track], progress=True, **common)
+        except BenchError as error:  # a track the candidate cannot play: the report says why
+            print(f"{track}: {error}")
+            continue
         walls[track] = time.perf_counter() - start
     start = time.perf_counter()
-    report = run(args.candidate, tracks=tracks, command=f"benchmarks/bench_suite.py {args.candidate}", **common)
+    chosen = tracks if args.tracks else None  # every track: those it cannot play are skipped
+    report = run(args.candidate, tracks=chosen, command=f"benchmarks/bench_suite.py {args.candidate}", **common)
     assembled = time.perf_counter() - start
     print(format_report(report))
     print(f"\nper track: wall time (workers: {args.workers or 1}), CPU time, and each match's CPU time:")

@@ -487,6 +487,7 @@ def test_reports_are_equal_rerun_sharded_and_resumed(tiny, heuristic_report, tmp
     monkeypatch.setattr(MatchPlan, "play_block", original)
     resumed = run("heuristic", version=str(tiny), out=tmp_path / "resumed")
     assert reports.figures(resumed) == reports.figures(heuristic_report)
+    assert (resumed["manifest"]["blocks_kept"], resumed["manifest"]["blocks_played"]) == (3, 8)
     with pytest.raises(BenchError, match="holds blocks of another run .candidate.spec: .heuristic. there"):
         run("simple", version=str(tiny), out=tmp_path / "resumed")
     assert reports.figures(run("heuristic", version=str(tiny), out=tmp_path / "resumed", restart=True)) == (
@@ -537,6 +538,8 @@ def test_the_report_holds_the_figures_and_the_manifest(heuristic_report) -> None
         "pool",
         "hearts_env",
         "git_commit",
+        "blocks_played",
+        "blocks_kept",
         "python",
         "numpy",
         "numba",

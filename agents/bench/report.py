@@ -7,7 +7,8 @@ A report (``SCHEMA`` 1) holds
   ``split``, ``setting`` (``full`` or ``quick``), ``frozen`` and ``modified`` (what differed);
 * ``candidate``: its name, spec, kind and weights hash;
 * ``manifest``: deal-set and pool hashes, the package version and git commit, Python, numpy,
-  numba and torch versions, the CPU, the command, when and how long it ran;
+  numba and torch versions, the CPU, the command, when it started and its wall time, and how
+  many blocks it played and how many it found kept in its folder (a resumed run);
 * ``tracks``: per track its ``status`` (``played``, or ``skipped`` with the reason per table), the
   candidate's decisions fingerprint on its tables, its ``mean`` over its matches and, per match,
   the seats, deals and their hash (``deals_sha256``),

@@ -135,7 +135,7 @@ def run(
     for track, who in players.items():
         if folder is not None:
             folder.claim(track, who)
-    blocks = _play(matches, folder, split, workers, executor, progress, cand.name)
+    blocks, played_now = _play(matches, folder, split, workers, executor, progress, cand.name)
     entries = {}
     for match in matches:
         outcomes = blocks[id(match)]
@@ -155,7 +155,8 @@ def run(
             t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name], players)
             for t in selected
         },
-        "manifest": _manifest(suite, split, selected, identities, commit, started, wall, workers, executor, command),
+        "manifest": _manifest(suite, split, selected, identities, commit, started, wall, workers, executor, command)
+        | {"blocks_played": played_now, "blocks_kept": sum(len(b) for b in blocks.values()) - played_now},
     }
     report = reports.finish(report)
     if folder is not None:
@@ -257,8 +258,9 @@ def _play(
     executor: Executor | None,
     progress: bool,
     name: str,
-) -> dict[int, list[tuple[BlockOutcome, Timing]]]:
-    """Every block of every match, loaded from ``folder`` or played, with its timing; by ``id`` of the match."""
+) -> tuple[dict[int, list[tuple[BlockOutcome, Timing]]], int]:
+    """Every block of every match, loaded from ``folder`` or played, with its timing, by ``id`` of
+    the match; and how many were played now."""
     done: dict[int, list[Any]] = {id(m): [None] * m.plan.blocks for m in matches}
     pending = []
     for match in matches:
@@ -304,7 +306,7 @@ def _play(
             own.shutdown(wait=False, cancel_futures=True)  # the futures are done, or the run failed
         if bar is not None:
             bar.close()
-    return done
+    return done, len(pending)
 
 
 def _check_picklable(matches: list[_Match], name: str) -> None:
@@ -392,13 +394,14 @@ def _version(package: str) -> str | None:
 
 
 def _git_commit() -> str | None:
-    """The commit of the checkout the package runs from (``+dirty`` with changes), or None."""
+    """The commit of the checkout the package runs from (``+dirty`` with changes to tracked files), or None."""
     where = Path(hearts_env.__file__).parent
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10)
         if commit.returncode:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=where, capture_output=True, text=True, timeout=30)
+        status = ["git", "status", "--porcelain", "--untracked-files=no"]
+        dirty = subprocess.run(status, cwd=where, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     return commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
