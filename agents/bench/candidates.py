@@ -178,12 +178,6 @@ class PerGamePolicy:
                 raise ValueError(f"per-game policy {self.act!r:.60} returned {card!r:.40}, not a card id") from None
         return cards
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"act": self.act, "history": self.history}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["act"], state["history"])
-
     def __repr__(self) -> str:
         return f"per_game_policy({self.act!r:.60})"
 
