@@ -4,10 +4,11 @@ Every agent is a ``hearts_env.policy.Policy``: called with the information sets 
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
 a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``,
-and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``. A program outside (any
-language) plays over the bot protocol (``docs/bot-protocol.md``) as
-``make_agent("program", command="./mybot --level 3")``; ``hearts-bot AGENT`` serves these agents
-over it the other way.
+and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``; a saved stable-baselines3
+model plays as ``make_agent("sb3", path="model.zip")`` (``hearts_env.agents.sb3_model``: no
+unpickling). A program outside (any language) plays over the bot protocol
+(``docs/bot-protocol.md``) as ``make_agent("program", command="./mybot --level 3")``;
+``hearts-bot AGENT`` serves these agents over it the other way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.program import ProgramPolicy
+from hearts_env.agents.sb3_model import SB3Policy
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
@@ -34,6 +36,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
     "program": ProgramPolicy,  # a bot program in any language, over the bot protocol: program:command=...
+    "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip
     # Ablations of its passing: the same play after random or heuristic passes.
     "ppo-random-pass": lambda seed=None: PhaseSplit(RandomPolicy(seed), shipped_policy()),
     "ppo-heuristic-pass": lambda seed=None: PhaseSplit(HeuristicPolicy(), shipped_policy()),

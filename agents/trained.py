@@ -44,7 +44,7 @@ FORMAT = "hearts-mlp-v1"
 SHIPPED_DIR = Path(__file__).parent / "policies"
 """Trained policies that come with the package, one folder each (``policies/ppo``: the ``ppo`` agent)."""
 
-LAYOUT_KNOBS = ("num_players", "jack_of_diamonds")
+LAYOUT_KNOBS = ("num_players", "jack_of_diamonds", "decks")
 """Rules knobs the observation layout depends on: a saved policy refuses tables that differ in any."""
 
 MAX_META_BYTES = 1_000_000

@@ -339,7 +339,7 @@ class _Tables:
             final = runner.play(
                 sub, self.players, self.player_at[relative], self.episode, account, self.player_names, live
             )
-        except runner.IllegalCard as error:
+        except runner.IllegalCardError as error:
             relative_seat = (error.seat - int(self.seat[error.game])) % P
             card = error.card
             what = f"{card_name(card)} is illegal: {error.why}" if 0 <= card < NUM_CARDS else f"{card}: {error.why}"

@@ -30,9 +30,9 @@ With ``seating``, an int array (P,) or (B, P), ``policies[seating[g, s]]`` plays
 game ``g`` (the arena rotates its agents through the seats this way); -1 is a seat without a policy.
 At each step every distinct policy *object* is called once, on every game where a seat it holds
 is to act, with the information sets of those seats and their legal masks; its cards are checked
-(an illegal one raises ``IllegalCard``, a ``ValueError`` naming the policy, seat, game and card,
-and the rule). A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a
-``Turn``: its games' ids and legal cards, their information sets built only if it reads them).
+(an illegal one raises ``IllegalCardError``, a ``ValueError`` naming the policy, seat, game and
+card, and the rule). A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead
+(a ``Turn``: its games' ids and legal cards, their information sets built only if it reads them).
 
 Stopping
 --------
@@ -72,14 +72,26 @@ from hearts_env.policy import GamePolicy, Policy
 UNTIL = ("game", "hand")
 
 
-class IllegalCard(ValueError):
+class IllegalCardError(ValueError):
     """A policy chose a card that is not legal for the seat to act: ``policy`` (its name),
-    ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id) and ``why`` (the rule)."""
+    ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id), ``why`` (the rule), and the
+    arena's ``deal`` and ``rotation`` once it has named them (``in_deal``)."""
 
-    def __init__(self, policy: str, seat: int, game: int, card: int, why: str) -> None:
+    def __init__(
+        self, policy: str, seat: int, game: int, card: int, why: str, deal: int | None = None, rotation: int = 0
+    ) -> None:
         self.policy, self.seat, self.game, self.card, self.why = policy, seat, game, card, why
+        self.deal, self.rotation = deal, rotation
         what = card_name(card) if 0 <= card < NUM_CARDS else str(card)
-        super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}")
+        where = "" if deal is None else f"; in deal {deal} of the match, rotation {rotation}"
+        super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}{where}")
+
+    def in_deal(self, deal: int, rotation: int) -> IllegalCardError:
+        """The same error, naming the match's deal and rotation."""
+        return IllegalCardError(self.policy, self.seat, self.game, self.card, self.why, deal, rotation)
+
+    def __reduce__(self) -> tuple:  # picklable with its fields (process pools, Ray)
+        return type(self), (self.policy, self.seat, self.game, self.card, self.why, self.deal, self.rotation)
 
 
 @dataclass(frozen=True)
@@ -263,7 +275,7 @@ def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray
         row = i if isinstance(rows, slice) else int(rows[i])
         card = int(chosen[i])
         why = core.explain_illegal(state, row, card) if in_range[i] else "not a card id (0..51)"
-        raise IllegalCard(name, int(state.to_play[row]), int(games[row]), card, why)
+        raise IllegalCardError(name, int(state.to_play[row]), int(games[row]), card, why)
 
 
 def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> core.State:

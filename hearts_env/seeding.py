@@ -46,6 +46,12 @@ CARDS = 4
 """The stream of each game's random cards (the environments' default random opponents)."""
 COLLECTION = 5
 """The stream of the seeds of a parallel collection's workers (``hearts_env.train.expert_iteration``)."""
+BENCH_DEV = 6
+"""The stream of the benchmark's ``dev`` deal keys (``hearts_env.agents.bench``), for tuning."""
+BENCH_TEST = 7
+"""The stream of the benchmark's ``test`` deal keys, for reporting: nothing that trains draws from it."""
+BENCH_POSITIONS = 8
+"""The stream of the positions on which the benchmark fingerprints an agent's decisions."""
 
 
 SEED_LIMIT = 2**64

@@ -22,6 +22,7 @@ from hearts_env.arena import (
     Estimate,
     deal_keys,
     format_table,
+    plan_match,
     play_match,
     plot,
     round_robin,
@@ -102,7 +103,7 @@ def test_tiny_tournament_matches_game_by_game_replay(episode, seed, deals):
     assert result.moons.any() and ((result.wins > 0) & (result.wins < 1)).any()
     P = 4
     per_deal = {
-        name: {t: [] for t in ("games", "hands", "points", "wins", "qs", "made", "suffered")}
+        name: {t: [] for t in ("games", "hands", "points", "wins", "qs", "made", "suffered", "payoff")}
         for name in ("low", "high")
     }
     for d, key in enumerate(result.deal_keys):
@@ -130,6 +131,7 @@ def test_tiny_tournament_matches_game_by_game_replay(episode, seed, deals):
                 t["qs"] += game["qs"][s]
                 t["made"] += game["moons"][s]
                 t["suffered"] += sum(game["moons"]) - game["moons"][s]
+                t["payoff"] += (sum(game["scores"]) - game["scores"][s]) / (P - 1) - game["scores"][s]
         for name, t in totals.items():
             for k, v in t.items():
                 per_deal[name][k].append(v)
@@ -146,6 +148,7 @@ def test_tiny_tournament_matches_game_by_game_replay(episode, seed, deals):
         "qs_per_hand": ("qs", "hands"),
         "moons_made_per_hand": ("made", "hands"),
         "moons_suffered_per_hand": ("suffered", "hands"),
+        "payoff_per_hand": ("payoff", "hands"),
     }
     values = {}
     for name, t in per_deal.items():
@@ -595,3 +598,60 @@ def test_paired_difference_of_two_matches_on_the_same_deals() -> None:
     for mismatched in (other, whole):  # other deals; the same first deals, but whole games
         with pytest.raises(ValueError, match="same deals"):
             a.paired_difference("x", mismatched, "y")
+
+
+# ---------------------------------------------------------------------------------------------
+# Given deal keys, plans and blocks
+
+
+def test_given_keys_play_those_deals_and_the_seed_seeds_only_the_agents() -> None:
+    field = RandomPolicy()
+    entries = [("low", Lowest()), ("random", field), ("random", field), ("random", field)]
+    seeded = play_match(None, entries, deals=12, seed=3, episode="hand", block=5)
+    given = play_match(None, entries, seed=3, episode="hand", block=5, keys=deal_keys(3, 12))
+    assert np.array_equal(given.deal_keys, seeded.deal_keys) and np.array_equal(given.scores, seeded.scores)
+    keys = deal_keys(9, 12)  # other deals, the same agent seeds: the field draws the same numbers per block
+    other = play_match(None, entries, seed=3, episode="hand", block=5, keys=keys)
+    assert np.array_equal(other.deal_keys, keys) and not np.array_equal(other.scores, seeded.scores)
+    assert np.array_equal(other.scores, play_match(None, entries, seed=3, episode="hand", block=5, keys=keys).scores)
+    with pytest.raises(ValueError, match="disagrees with the 12 keys"):
+        play_match(None, entries, deals=10, episode="hand", keys=keys)
+    with pytest.raises(ValueError, match="keys must be a non-empty"):
+        play_match(None, entries, episode="hand", keys=np.zeros((2, 2), np.uint64))
+
+
+def test_a_plan_played_block_by_block_is_the_match() -> None:
+    field = RandomPolicy()
+    entries = [("low", Lowest()), ("random", field), ("random", field), ("random", field)]
+    whole = play_match(None, entries, deals=11, seed=2, episode="hand", block=4)
+    plan = plan_match(None, entries, deals=11, seed=2, episode="hand", block=4)
+    assert plan.blocks == 3 and list(plan.block_deals(2)) == [8, 9, 10]
+    outcomes = [plan.play_block(b) for b in (2, 0, 1)]  # any order: each block reseeds its agents
+    result = plan.result([outcomes[1], outcomes[2], outcomes[0]], seconds=1.0)
+    for name in ("hands", "scores", "wins", "qs", "moons", "deal_keys"):
+        assert np.array_equal(getattr(result, name), getattr(whole, name)), name
+    with pytest.raises(ValueError, match="every block's outcome"):
+        plan.result(outcomes[:2], seconds=1.0)
+
+
+def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
+    from hearts_env.runner import IllegalCardError
+
+    class CheatOn:
+        """Plays its lowest legal card, but a card it does not hold when dealt ``hand``."""
+
+        def __init__(self, hand) -> None:
+            self.hand = hand
+
+        def __call__(self, info, mask):
+            cards = mask.argmax(axis=1)
+            return np.where(info.hand == self.hand, core.bits_to_mask(~info.hand).argmax(axis=1), cards)
+
+    keys = deal_keys(0, 6)
+    hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]  # deal 4's seat 1: the cheat's seat in rotation 0
+    low = Lowest()
+    entries = [("low", low), ("cheat", CheatOn(hand)), ("low", low), ("low", low)]
+    named = r"policy 'cheat' chose an illegal card .*; in deal 4 of the match, rotation 0$"
+    with pytest.raises(IllegalCardError, match=named) as info:
+        play_match(None, entries, keys=keys, episode="hand", block=3)
+    assert info.value.policy == "cheat" and info.value.deal == 4

@@ -26,7 +26,9 @@ In rotation ``r`` (0..P-1) entry ``i`` sits at seat ``(i + r) % P``, i.e. seat `
 Deals
 -----
 Deal ``d`` of seed ``s`` is game ``d`` of the seed: its key is ``seeding.game_keys(s, d)``
-(independent of the number of deals, so deal ``d`` is the same in every match with that seed); the
+(independent of the number of deals, so deal ``d`` is the same in every match with that seed), or
+``keys[d]`` when the match is given its deals' keys (``keys=``, e.g. a frozen deal set; the seed then
+seeds the agents alone); the
 P games of a deal start from that key (``core.new_games(keys=...)``), so their first deals are
 equal and, in whole games, the n-th hand of every rotation is dealt the same cards. The games run
 in batches through ``hearts_env.runner``: at each step every distinct agent object is called once,
@@ -55,6 +57,10 @@ size; agents that draw random numbers draw them per block, so compare runs of th
 A block is also a batch: larger blocks play fast agents faster (a single-hand block is one batch
 per pass direction, of ``block / L`` deals x P rotations for a pass cycle of L), smaller ones give
 an executor more tasks to spread (slow agents such as PIMC gain nothing from large batches).
+``plan_match`` (the same arguments) returns the ``MatchPlan`` without playing it: ``plan.blocks``,
+``plan.play_block(b)`` (a ``BlockOutcome``) and ``plan.result(outcomes, seconds)``, for callers that
+keep finished blocks (to resume an interrupted run) or spread many matches over one executor.
+An agent's illegal card raises ``hearts_env.runner.IllegalCardError`` naming the agent and the deal.
 
 Statistics
 ----------
@@ -69,6 +75,10 @@ the ratio of the name's totals over every seat it held in the deal's P games:
 | ``qs_per_hand`` | hands in which it took the QS / hands |
 | ``moons_made_per_hand`` | hands in which it shot the moon / hands |
 | ``moons_suffered_per_hand`` | hands in which another seat shot the moon / hands |
+| ``payoff_per_hand`` | the zero-sum payoff (the mean of the other seats' points minus its own) / hands |
+
+The payoff is higher for the better player; for a name at one seat of every game (a candidate
+against a field) it is exactly minus its points-per-hand difference to the field.
 
 Each metric is reported as an ``Estimate``: the mean of the N per-deal values with a 95% Student-t
 interval, ``mean ± t(0.975, N - 1) * sd / sqrt(N)`` (sd of the per-deal values), and N, the deals
@@ -99,10 +109,13 @@ plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when use
 from hearts_env.arena.match import (
     DEAL_BLOCK,
     EPISODES,
+    BlockOutcome,
+    MatchPlan,
     MatchResult,
     TournamentResult,
     deal_keys,
     direction_cycle,
+    plan_match,
     play_match,
     round_robin,
 )
@@ -117,11 +130,13 @@ from hearts_env.arena.statistics import (
 )
 
 __all__ = [
+    "BlockOutcome",
     "CONFIDENCE",
     "DEAL_BLOCK",
     "FIELD_METRICS",
     "EPISODES",
     "METRICS",
+    "MatchPlan",
     "DealSums",
     "Estimate",
     "MatchResult",
@@ -129,6 +144,7 @@ __all__ = [
     "deal_keys",
     "format_table",
     "direction_cycle",
+    "plan_match",
     "play_match",
     "plot",
     "round_robin",

@@ -90,6 +90,8 @@ class MatchResult:
             "qs": self.qs,
             "moons_made": self.moons,
             "moons_suffered": self.moons.sum(axis=2, keepdims=True) - self.moons,
+            # zero-sum: the mean of the other seats' points minus the seat's own
+            "payoff": (self.scores.sum(axis=2, keepdims=True) - self.scores) / (self.num_players - 1) - self.scores,
         }
         sums = DealSums(self.names, **{k: np.einsum("nrp,rpk->nk", v, onehot) for k, v in per_seat.items()})
         return sums if direction is None else sums.take(_deals_passing(self.directions, direction))
@@ -173,7 +175,7 @@ def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
 def play_match(
     rules: HeartsRules | None,
     agents: AgentsArg,
-    deals: int = 100,
+    deals: int | None = None,
     seed: int = 0,
     episode: str = "game",
     history: bool = False,
@@ -181,8 +183,9 @@ def play_match(
     block: int = DEAL_BLOCK,
     executor: Executor | None = None,
     record: bool = False,
+    keys: np.ndarray | None = None,
 ) -> MatchResult:
-    """Play ``deals`` deals in duplicate between the P ``agents`` (see ``hearts_env.arena``).
+    """Play ``deals`` deals (default 100) in duplicate between the P ``agents`` (see ``hearts_env.arena``).
 
     ``rules``: the table (None: the standard game); ``episode``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
@@ -194,22 +197,39 @@ def play_match(
     ``record``: keep every deal and card of every game in ``MatchResult.games``
     (``hearts_env.replay.save`` writes them; the games then run on the runner, never in an
     agent's own compiled loop: the same cards, a little slower).
-    Raises ``ValueError`` naming the agent if one returns a bad or illegal card.
+    ``keys``: (N,) uint64, the deals' keys instead of the seed's (a frozen deal set); ``seed``
+    then seeds the agents alone, and ``deals`` defaults to N.
+    Raises ``ValueError`` naming the agent if one returns a bad or illegal card
+    (``runner.IllegalCardError``, naming the deal).
     """
-    match = _setup_match(rules, agents, deals, seed, episode, history, block, record)
+    match = plan_match(rules, agents, deals, seed, episode, history, block, keys, record)
     (result,) = _play_matches([match], progress, executor)
     return result
 
 
 @dataclass(frozen=True)
-class _Match:
+class BlockOutcome:
+    """The outcomes of a block of consecutive deals, indexed [deal, rotation, seat] as ``MatchResult``'s."""
+
+    hands: np.ndarray
+    scores: np.ndarray
+    wins: np.ndarray
+    qs: np.ndarray
+    moons: np.ndarray
+    games: tuple[replay.GameRecord, ...] = ()  # with record=True: every game of the block
+
+
+@dataclass(frozen=True)
+class MatchPlan:
     """A match's settings and agents: everything a block of its deals needs (pickled once for
-    an executor)."""
+    an executor). ``play_match`` is ``plan.result([plan.play_block(b) for b in range(plan.blocks)])``;
+    a caller that keeps the blocks' outcomes (to resume, or to spread several matches over one
+    executor) plays them itself."""
 
     rules: HeartsRules  # the match's rules (single hands: no target score)
     episode: str
-    seed: int
-    deals: int
+    seed: int  # seeds the agents at each block (and the deals, unless ``keys`` were given)
+    keys: np.ndarray  # (N,) uint64: the key of each deal
     block: int
     history: bool
     names: tuple[str, ...]  # (K,) distinct agent names
@@ -219,8 +239,26 @@ class _Match:
     record: bool = False  # keep every game's deals and cards
 
     @property
+    def deals(self) -> int:
+        return len(self.keys)
+
+    @property
     def blocks(self) -> int:
         return -(-self.deals // self.block)
+
+    def block_deals(self, b: int) -> range:
+        """The deals of block ``b``."""
+        return range(b * self.block, min((b + 1) * self.block, self.deals))
+
+    def play_block(self, b: int, bar: Any = None) -> BlockOutcome:
+        """Play block ``b`` here (see ``_play_block``); ``bar``: a tqdm bar updated per finished game."""
+        return _play_block(self, b, bar)
+
+    def result(self, outcomes: Sequence[BlockOutcome], seconds: float) -> MatchResult:
+        """The match's result from every block's outcome, in block order; ``seconds``: the time they took."""
+        if len(outcomes) != self.blocks:
+            raise ValueError(f"a match of {self.blocks} blocks needs every block's outcome, got {len(outcomes)}")
+        return _result(self, list(outcomes), seconds)
 
     @property
     def directions(self) -> np.ndarray | None:
@@ -231,42 +269,47 @@ class _Match:
         return np.array(cycle)[np.arange(self.deals) % len(cycle)]
 
 
-@dataclass(frozen=True)
-class _Played:
-    """The outcomes of a block of consecutive deals, indexed [deal, rotation, seat] as ``MatchResult``'s."""
-
-    hands: np.ndarray
-    scores: np.ndarray
-    wins: np.ndarray
-    qs: np.ndarray
-    moons: np.ndarray
-    games: tuple[replay.GameRecord, ...] = ()
-
-
-def _setup_match(
+def plan_match(
     rules: HeartsRules | None,
     agents: AgentsArg,
-    deals: int,
-    seed: int,
-    episode: str,
-    history: bool,
-    block: int,
+    deals: int | None = None,
+    seed: int = 0,
+    episode: str = "game",
+    history: bool = False,
+    block: int = DEAL_BLOCK,
+    keys: np.ndarray | None = None,
     record: bool = False,
-) -> _Match:
+) -> MatchPlan:
+    """The plan of ``play_match`` with these arguments, every argument checked; nothing is played."""
     rules = _match_rules(rules, episode)
-    deals = _check_count("deals", deals)
     seed = seeding.check_seed(seed)
     block = _check_count("block", block)
     P = R = rules.num_players
-    checks.fits_in_memory(f"{deals:,} deals", _match_bytes(deals, block, P))
+    if keys is None:  # the seed's deals: their count checked before any is made
+        n = _check_count("deals", 100 if deals is None else deals)
+        checks.fits_in_memory(f"{n:,} deals", _match_bytes(n, block, P))
+    keys = _match_keys(deals, seed, keys)
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
     seating = (np.arange(P)[None, :] - np.arange(R)[:, None]) % P  # [r, seat] -> entry
     history, record = checks.flag("history", history), checks.flag("record", record)
-    return _Match(rules, episode, seed, deals, block, history, names, entry_names, entry_agents, seating, record)
+    return MatchPlan(rules, episode, seed, keys, block, history, names, entry_names, entry_agents, seating, record)
 
 
-def _play_matches(matches: list[_Match], progress: bool, executor: Executor | None) -> list[MatchResult]:
+def _match_keys(deals: int | None, seed: int, keys: np.ndarray | None) -> np.ndarray:
+    """(N,) uint64: the given deal keys, or the seed's first ``deals`` (default 100)."""
+    if keys is None:
+        return deal_keys(seed, _check_count("deals", 100 if deals is None else deals))
+    array = np.asarray(keys)
+    negative = array.dtype.kind == "i" and bool((array < 0).any())
+    if array.ndim != 1 or not len(array) or array.dtype.kind not in "iu" or negative:
+        raise ValueError(f"keys must be a non-empty (N,) array of uint64 deal keys, got {array.dtype} {array.shape}")
+    if deals is not None and _check_count("deals", deals) != len(array):
+        raise ValueError(f"deals={deals} disagrees with the {len(array)} keys given (leave deals out)")
+    return array.astype(np.uint64)
+
+
+def _play_matches(matches: list[MatchPlan], progress: bool, executor: Executor | None) -> list[MatchResult]:
     """Play every block of every match (all submitted to ``executor`` at once) and assemble each
     match's result; a match's ``seconds`` is the wall time from the previous one's end to its own."""
     mark = time.perf_counter()
@@ -291,16 +334,16 @@ def _play_matches(matches: list[_Match], progress: bool, executor: Executor | No
     return results
 
 
-def _play_copy(match: _Match, b: int) -> _Played:
+def _play_copy(match: MatchPlan, b: int) -> BlockOutcome:
     """``_play_block`` with a copy of the agents, which an executor may run beside other blocks."""
     return _play_block(copy.deepcopy(match), b)
 
 
-def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
+def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
     """Play block ``b`` of the match: its deals, every rotation, the agents reseeded first; with
     single hands one batch per pass direction (a batch shares its rules, so its pass cycle)."""
     rules, P, R = match.rules, match.rules.num_players, match.seating.shape[0]
-    deals = np.arange(b * match.block, min((b + 1) * match.block, match.deals))
+    deals = np.array(match.block_deals(b))
     _seed_agents(list({id(a): a for a in match.entry_agents}.values()), match.seed, b)
     if match.episode == "hand":
         cycle = direction_cycle(rules)
@@ -321,11 +364,14 @@ def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
         if not len(batch_deals):
             continue
         ids = ((batch_deals - deals[0])[:, None] * R + np.arange(R)).ravel()
-        keys = seeding.game_keys(match.seed, deals[ids // R])
+        keys = match.keys[deals[ids // R]]
         seating = match.seating[ids % R]
-        final, qs[ids], moons[ids], played = _play_games(
-            batch_rules, keys, seating, match.entry_agents, match.entry_names, match.history, bar, match.record
-        )
+        try:
+            final, qs[ids], moons[ids], played = _play_games(
+                batch_rules, keys, seating, match.entry_agents, match.entry_names, match.history, bar, match.record
+            )
+        except runner.IllegalCardError as error:  # name the deal: the game is an index into this batch
+            raise error.in_deal(int(deals[ids[error.game] // R]), int(ids[error.game] % R)) from None
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
         for i, game_hands in enumerate(played or ()):
@@ -343,12 +389,12 @@ def _play_block(match: _Match, b: int, bar: Any = None) -> _Played:
         return a.reshape(len(deals), R, *a.shape[1:])
 
     games = tuple(recorded[i] for i in sorted(recorded))
-    return _Played(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons), games)
+    return BlockOutcome(by_deal(hands), by_deal(scores), by_deal(wins), by_deal(qs), by_deal(moons), games)
 
 
-def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
+def _result(match: MatchPlan, parts: list[BlockOutcome], seconds: float) -> MatchResult:
     """The match's result from its blocks' outcomes, in deal order."""
-    arrays = [f.name for f in dataclasses.fields(_Played) if f.name != "games"]
+    arrays = [f.name for f in dataclasses.fields(BlockOutcome) if f.name != "games"]
     joined = {name: np.concatenate([getattr(p, name) for p in parts]) for name in arrays}
     return MatchResult(
         rules=match.rules,
@@ -357,7 +403,7 @@ def _result(match: _Match, parts: list[_Played], seconds: float) -> MatchResult:
         names=match.names,
         entries=np.array([match.names.index(n) for n in match.entry_names]),
         seating=match.seating,
-        deal_keys=deal_keys(match.seed, match.deals),
+        deal_keys=match.keys,
         directions=match.directions,
         seconds=seconds,
         block=match.block,
@@ -619,7 +665,8 @@ def round_robin(
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
         candidates = [candidates[i] for i in sorted(picks)]
     setups = [
-        _setup_match(rules, [items[i] for i in t], deals, seed, episode, history, block, record) for t in candidates
+        plan_match(rules, [items[i] for i in t], deals, seed, episode, history, block, record=record)
+        for t in candidates
     ]
     matches = tuple(_play_matches(setups, progress, executor))
     rated = _rate(model, names, candidates, matches) if ratings else None

@@ -82,6 +82,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
     columns.append(("QS %hands", lambda n, a: _pm(a["qs_per_hand"], 1, 100)))
     columns.append(("moons made %", lambda n, a: _pm(a["moons_made_per_hand"], 2, 100)))
     columns.append(("suffered %", lambda n, a: _pm(a["moons_suffered_per_hand"], 2, 100)))
+    if all("payoff_per_hand" in a for a in agents.values()):  # summaries written before the metric lack it
+        columns.append(("payoff/hand", lambda n, a: _pm(a["payoff_per_hand"], 2)))
     if len(agents) > 1:
         columns.append(("pts/hand vs field", lambda n, a: _pm(a["vs_field"]["points_per_hand"], 2, mark=True)))
         columns.append(("win % vs field", lambda n, a: _pm(a["vs_field"]["win_rate"], 1, 100, mark=True)))

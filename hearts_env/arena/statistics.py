@@ -22,6 +22,7 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "qs_per_hand": ("QS taken per hand", "qs", "hands"),
     "moons_made_per_hand": ("moons shot per hand", "moons_made", "hands"),
     "moons_suffered_per_hand": ("moons suffered per hand", "moons_suffered", "hands"),
+    "payoff_per_hand": ("zero-sum payoff per hand", "payoff", "hands"),
 }
 """The metrics of a match, each a per-deal ratio of two of ``DealSums``'s totals."""
 
@@ -126,6 +127,7 @@ class DealSums:
     qs: np.ndarray  # hands in which the seat took the QS
     moons_made: np.ndarray  # hands in which the seat shot the moon
     moons_suffered: np.ndarray  # hands in which another seat shot the moon
+    payoff: np.ndarray  # the zero-sum payoff: the mean of the other seats' points minus the seat's own
 
     @property
     def totals(self) -> tuple[str, ...]:
