@@ -42,7 +42,8 @@ from hearts_env import protocol
 from hearts_env.cards import card_name
 from hearts_env.core import PASS
 from hearts_env.infoset import InfoSet
-from hearts_env.runner import Step, Turn
+from hearts_env.policy import Turn
+from hearts_env.runner import Step
 
 TIME_LIMIT = 5.0
 """Seconds a bot may take for each answer, by default."""

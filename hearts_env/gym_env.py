@@ -160,7 +160,7 @@ from hearts_env import checks, core, runner, seeding
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
-from hearts_env.policy import GamePolicy, Policy
+from hearts_env.policy import Policy, Turn
 from hearts_env.render import TableView, describe
 from hearts_env.render.modes import RENDER_FPS, RENDER_MODES, Renderer, check_render_mode
 from hearts_env.rewards import check_reward_mode, step_rewards
@@ -218,9 +218,9 @@ class _Tables:
         self.policies = _opponent_policies(opponents, P)
         # The runner's view of the opponents: the policies, and the one at each seat counted from
         # the learner's left (the default random opponents draw from each game's own stream).
-        self.players: list[Policy | GamePolicy] = [_GameStreams(self)] if self.policies is None else list(self.policies)
-        self.player_names = (
-            ["the random opponents"] if self.policies is None else [repr(policy) for policy in self.policies]
+        self.players = runner.Players(
+            [_GameStreams(self)] if self.policies is None else list(self.policies),
+            ["the random opponents"] if self.policies is None else [repr(policy) for policy in self.policies],
         )
         self.player_at = np.array([-1, *([0] * (P - 1) if self.policies is None else range(P - 1))], np.int64)
         self.state: State | None = None
@@ -336,9 +336,7 @@ class _Tables:
             self._account(step.games, step.state, step.after)
 
         try:
-            final = runner.play(
-                sub, self.players, self.player_at[relative], self.episode, account, self.player_names, live
-            )
+            final = runner.play(sub, self.players, self.player_at[relative], self.episode, account, ids=live)
         except runner.IllegalCardError as error:
             relative_seat = (error.seat - int(self.seat[error.game])) % P
             card = error.card
@@ -406,7 +404,7 @@ class _GameStreams:
     def __init__(self, tables: _Tables) -> None:
         self.tables = tables
 
-    def decide(self, turn: runner.Turn) -> np.ndarray:
+    def decide(self, turn: Turn) -> np.ndarray:
         return self.tables._random_cards(turn.games, turn.legal)  # no info set is built
 
 

@@ -6,7 +6,7 @@ agents of ``agents/`` implement it. A policy with a ``seed(seed)`` method is res
 environment's ``reset(seed=...)``, so a seeded run is reproducible.
 
 A ``GamePolicy`` knows which game each of its decisions belongs to: the runner asks it with
-``decide(turn)`` (``runner.Turn``: the games' ids and legal cards, and the seats' information
+``decide(turn)`` (``Turn``: the games' ids and legal cards, and the seats' information
 sets and masks, built only when read) and, if it has ``observe(step)``, shows it every step. A
 program outside keeping its own view of each table is one (``hearts_env.agents.program``); the
 environments' default random opponents, drawing from a random stream of each game's own and
@@ -19,17 +19,16 @@ would get from it. The arena takes that path when every agent of a match offers 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from hearts_env import seeding
+from hearts_env import core, seeding
 from hearts_env.core import PASS, State, mask_to_bits, sample_from_bits
-from hearts_env.infoset import InfoSet
-
-if TYPE_CHECKING:
-    from hearts_env.runner import Turn
+from hearts_env.infoset import InfoSet, infoset
 
 
 @runtime_checkable
@@ -37,10 +36,35 @@ class Policy(Protocol):
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray: ...
 
 
+@dataclass(frozen=True)
+class Turn:
+    """The decisions of one game-following policy (``GamePolicy``) at one step:
+    n games, each at a seat the policy plays."""
+
+    games: np.ndarray  # (n,) int: each game's id
+    state: core.State  # the n games: read through ``legal``, ``info`` and ``mask`` (nothing hidden)
+    built: tuple[InfoSet, np.ndarray] | None = None  # the info sets and masks, if built already
+
+    @property
+    def legal(self) -> np.ndarray:
+        """(n,) uint64: the legal cards of the seat to act."""
+        return self.state.legal
+
+    @functools.cached_property
+    def info(self) -> InfoSet:
+        """(n,) information set of the seat to act in each game."""
+        return self.built[0] if self.built is not None else infoset(self.state)
+
+    @functools.cached_property
+    def mask(self) -> np.ndarray:
+        """(n, 52) bool: its legal cards."""
+        return self.built[1] if self.built is not None else core.legal_mask(self.state)
+
+
 @runtime_checkable
 class GamePolicy(Protocol):
     def decide(self, turn: Turn) -> np.ndarray:
-        """(n,) int card ids, one legal card for each game of ``turn`` (``runner.Turn``). A policy
+        """(n,) int card ids, one legal card for each game of ``turn`` (``Turn``). A policy
         may also have ``observe(step)``: the runner then calls it after every step with the
         ``runner.Step`` (all its games: a policy must take from it only what the table shows)."""
         ...

@@ -67,7 +67,7 @@ import numpy as np
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import GamePolicy, Policy
+from hearts_env.policy import GamePolicy, Policy, Turn
 
 UNTIL = ("game", "hand")
 
@@ -92,31 +92,6 @@ class IllegalCardError(ValueError):
 
     def __reduce__(self) -> tuple:  # picklable with its fields (process pools, Ray)
         return type(self), (self.policy, self.seat, self.game, self.card, self.why, self.deal, self.rotation)
-
-
-@dataclass(frozen=True)
-class Turn:
-    """The decisions of one game-following policy (``hearts_env.policy.GamePolicy``) at one step:
-    n games, each at a seat the policy plays."""
-
-    games: np.ndarray  # (n,) int: each game's id
-    state: core.State  # the n games: read through ``legal``, ``info`` and ``mask`` (nothing hidden)
-    built: tuple[InfoSet, np.ndarray] | None = None  # the info sets and masks, if built already
-
-    @property
-    def legal(self) -> np.ndarray:
-        """(n,) uint64: the legal cards of the seat to act."""
-        return self.state.legal
-
-    @functools.cached_property
-    def info(self) -> InfoSet:
-        """(n,) information set of the seat to act in each game."""
-        return self.built[0] if self.built is not None else infoset(self.state)
-
-    @functools.cached_property
-    def mask(self) -> np.ndarray:
-        """(n, 52) bool: its legal cards."""
-        return self.built[1] if self.built is not None else core.legal_mask(self.state)
 
 
 @dataclass(frozen=True)
@@ -147,7 +122,7 @@ class Step:
 
 def play(
     state: core.State,
-    policies: Sequence[Policy | None],
+    policies: Sequence[Policy | None] | Players,
     seating: np.ndarray | None = None,
     until: str = "game",
     on_step: Callable[[Step], bool | None] | None = None,
@@ -157,8 +132,16 @@ def play(
     """Play the games of ``state`` with ``policies`` at their seats until each stops (see the
     module docstring); returns the state of every game, in the order of ``state``. ``names`` (one
     per policy) name the policies in error messages (default: their class or function name);
-    ``ids`` (B,) int name the games (default: 0..B-1)."""
-    groups, group_names, index = _groups(policies, names)
+    ``policies`` may be a ``Players`` made once for many calls (its names then). ``ids`` (B,) int
+    name the games (default: 0..B-1)."""
+    players = policies if isinstance(policies, Players) else Players(policies, names)
+    groups, labels, index, follows, observers = (
+        players.groups,
+        players.labels,
+        players.index,
+        players.follows,
+        players.observers,
+    )
     seat_group = _seat_groups(seating, index, state.batch_size, state.num_players)
     if until not in UNTIL:
         raise ValueError(f"until must be one of {', '.join(UNTIL)}; got {until!r}")
@@ -167,17 +150,19 @@ def play(
     game_ids = np.arange(state.batch_size) if ids is None else np.asarray(ids)
     if game_ids.shape != (state.batch_size,) or game_ids.dtype.kind not in "iu":
         raise ValueError(f"ids must be ({state.batch_size},) integers, got {game_ids.dtype} {game_ids.shape}")
-    follows = [isinstance(p, GamePolicy) for p in groups]  # once: a protocol check is slow
-    observers = [p for p, f in zip(groups, follows, strict=True) if f and callable(getattr(p, "observe", None))]
     unseated = bool((seat_group < 0).any())  # a seat without a policy: games may pause there
     parts: list[tuple[np.ndarray, core.State]] = []  # (games, their final state) as games stop
     live = np.flatnonzero(~(state.done | _paused(state, seat_group, np.arange(state.batch_size))))
     current = state if len(live) == state.batch_size else state[live]
+    one = len(groups) == 1  # one policy object at every seated seat: no grouping to do
     while len(live):
-        group = seat_group[live, current.to_play]
         actions = np.empty(len(live), np.int64)
-        counts = np.bincount(group, minlength=len(group_names))
-        acting = np.flatnonzero(counts)
+        if one:
+            acting, counts, group = (0,), (len(live),), None
+        else:
+            group = seat_group[live, current.to_play]
+            counts = np.bincount(group, minlength=len(groups))
+            acting = np.flatnonzero(counts)
         # The info sets and masks, built once if a plain policy reads them (game policies read them lazily).
         built = None if all(follows[j] for j in acting) else (infoset(current), core.legal_mask(current))
         for j in acting:
@@ -190,16 +175,25 @@ def play(
             else:
                 info, mask = built
                 chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
-            _check_cards(chosen, current, rows, game_ids[live], group_names[j])
+            if chosen.shape != (len(live) if isinstance(rows, slice) else len(rows),) or chosen.dtype.kind not in "iu":
+                _refuse_shape(chosen, rows, len(live), _group_name(labels, index, j))
             actions[rows] = chosen
-        after = core.step(current, actions)
+        try:
+            after = core.step(current, actions)  # it checks every card, and changes nothing if one is illegal
+        except ValueError:  # name the policy that chose it
+            for j in acting:
+                rows = np.arange(len(live)) if one else np.flatnonzero(group == j)
+                _check_cards(actions[rows], current, rows, game_ids[live], _group_name(labels, index, j))
+            raise
         step = Step(game_ids[live], current, actions, after, built) if on_step is not None or observers else None
         for observer in observers:
             observer.observe(step)
         if on_step is not None and on_step(step):
             parts.append((live, after))
             break
-        stops = (after.done | _paused(after, seat_group, live)) if unseated else after.done
+        stops = after.phase == core.GAME_OVER
+        if unseated:  # a game whose next seat has no policy pauses there
+            stops |= seat_group[live, np.maximum(after.to_play, 0)] < 0
         if until == "hand":
             stops |= after.hand_over
         if not stops.any():
@@ -212,10 +206,25 @@ def play(
     return _assemble(state, parts)
 
 
+class Players:
+    """The policies of ``play`` (one entry per seat, or per ``seating`` index; None for a seat
+    without one) sorted once: the distinct objects (``groups``), each entry's name (``labels``),
+    the index of each entry's object (``index``, -1 for None), which objects follow their games
+    (``follows``) and which observe every step (``observers``). A caller that plays the same
+    policies again and again (an environment's opponents) makes it once and passes it to ``play``."""
+
+    def __init__(self, policies: Sequence[Policy | GamePolicy | None], names: Sequence[str] | None = None) -> None:
+        self.groups, self.labels, self.index = _groups(policies, names)
+        self.follows = [isinstance(p, GamePolicy) for p in self.groups]  # once: a protocol check is slow
+        self.observers = [
+            p for p, f in zip(self.groups, self.follows, strict=True) if f and callable(getattr(p, "observe", None))
+        ]
+
+
 def _groups(
     policies: Sequence[Policy | None], names: Sequence[str] | None
 ) -> tuple[list[Policy], list[str], np.ndarray]:
-    """The distinct policy objects, each one's name (the names of its entries joined, for errors),
+    """The distinct policy objects, each entry's name (``names``, or its class or function name),
     and the (len(policies),) index of each entry's object (-1 for None)."""
     policies = list(policies)
     if names is not None and len(names) != len(policies):
@@ -230,10 +239,12 @@ def _groups(
         [-1 if p is None else next(j for j, d in enumerate(distinct) if d is p) for p in policies], np.int64
     )
     labels = [_name(p) for p in policies] if names is None else [str(n) for n in names]
-    group_names = [
-        " / ".join(dict.fromkeys(n for n, k in zip(labels, index, strict=True) if k == j)) for j in range(len(distinct))
-    ]
-    return distinct, group_names, index
+    return distinct, labels, index
+
+
+def _group_name(labels: list[str], index: np.ndarray, j: int) -> str:
+    """The name of policy object ``j`` in errors: the names of its entries, joined."""
+    return " / ".join(dict.fromkeys(n for n, k in zip(labels, index, strict=True) if k == j))
 
 
 def _seat_groups(seating: np.ndarray | None, index: np.ndarray, batch_size: int, num_players: int) -> np.ndarray:
@@ -261,19 +272,20 @@ def _paused(state: core.State, seat_group: np.ndarray, games: np.ndarray) -> np.
     return (seat_group[games, np.maximum(state.to_play, 0)] < 0) & ~state.done
 
 
-def _check_cards(chosen: np.ndarray, state: core.State, rows: slice | np.ndarray, games: np.ndarray, name: str) -> None:
-    """Raise if ``chosen`` is not one legal card for each game at ``rows`` of ``state``."""
+def _refuse_shape(chosen: np.ndarray, rows: slice | np.ndarray, live: int, name: str) -> None:
+    """The error of a policy that did not return one integer card id for each game at ``rows``."""
+    n = live if isinstance(rows, slice) else len(rows)
+    raise ValueError(f"policy {name!r} must return ({n},) integer card ids, got {chosen.dtype} {chosen.shape}")
+
+
+def _check_cards(chosen: np.ndarray, state: core.State, rows: np.ndarray, games: np.ndarray, name: str) -> None:
+    """Raise ``IllegalCardError`` if ``chosen`` is not a legal card for each game at ``rows`` of ``state``."""
     legal = state.legal[rows]
-    if chosen.shape != legal.shape or chosen.dtype.kind not in "iu":
-        raise ValueError(
-            f"policy {name!r} must return ({len(legal)},) integer card ids, got {chosen.dtype} {chosen.shape}"
-        )
     in_range = (chosen >= 0) & (chosen < NUM_CARDS)
     illegal = ~in_range | ((legal & core.BIT.take(np.where(in_range, chosen, 0))) == 0)
     if illegal.any():
         i = int(np.argmax(illegal))
-        row = i if isinstance(rows, slice) else int(rows[i])
-        card = int(chosen[i])
+        row, card = int(rows[i]), int(chosen[i])
         why = core.explain_illegal(state, row, card) if in_range[i] else "not a card id (0..51)"
         raise IllegalCardError(name, int(state.to_play[row]), int(games[row]), card, why)
 

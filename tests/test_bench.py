@@ -303,7 +303,7 @@ def test_every_kind_of_candidate_is_built_or_refused_in_one_line(user_agents, tm
     assert load_candidate(HeuristicPolicy(), name="mine").kind == "object"
     refused = {
         "no_such_agent": "unknown agent 'no_such_agent'",
-        "pimc:worlds=0": "cannot be built: worlds and rollouts must be >= 1",
+        "pimc:worlds=0": "cannot be built: agent .pimc:worlds=0.: worlds must be an int >= 1, got 0",
         "trained:path=/nowhere": "missing file",
         str(tmp_path / "missing.zip"): "missing file",
         "user_agents:broken": "the factory raised RuntimeError: no weights here",
