@@ -133,6 +133,18 @@ def _output_problem(path: str) -> str | None:
     return None
 
 
+def _plot_format_problem(path: str) -> str | None:
+    """Why matplotlib cannot draw to ``path`` (None if it can): its format comes from the suffix,
+    checked before the match rather than after it."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix not in formats:
+        return f"{path}: a plot is one of {', '.join(sorted(formats))} (by the file's suffix), not {suffix!r}"
+    return None
+
+
 def _join_ray(parser: argparse.ArgumentParser, address: str) -> RayExecutor:
     """Ray started here (``address`` empty) or the cluster at ``address``; one line and exit if neither works."""
     from hearts_env.arena.sharding import RayExecutor
@@ -170,6 +182,8 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{flag}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install matplotlib")
+    if args.plot and (problem := _plot_format_problem(args.plot)):
+        parser.error(f"--plot: {problem}")
     if args.round_robin and not args.no_ratings and importlib.util.find_spec("openskill") is None:
         parser.error("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
     if args.ray is not None and importlib.util.find_spec("ray") is None:

@@ -368,6 +368,17 @@ def test_a_full_disk_ends_the_arena_with_one_line(capsys) -> None:
     assert "No space left" in line
 
 
+def test_a_plot_of_an_unknown_format_is_refused_before_the_match(tmp_path: Path, capsys) -> None:
+    from hearts_env.agents.arena_cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["random"] * 4 + ["--deals", "2", "--episode", "hand", "--plot", str(tmp_path / "out.txt")])
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert "--plot:" in captured.err and "not 'txt'" in captured.err
+    assert captured.out == ""  # nothing played
+
+
 # ---------------------------------------------------------------------------------------------
 # 10-11. expert iteration and training set-ups refuse before any work
 
