@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from hearts_env import replay
+from hearts_env.agents.bench.suite import freeze
 from hearts_env.arena import play_match
 from hearts_env.policy import RandomPolicy
 from hearts_env.rules import HeartsRules
@@ -20,4 +22,61 @@ def recorded_match(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = play_match(HeartsRules(target_score=30), agents, deals=2, seed=3, record=True)
     path = tmp_path_factory.mktemp("replays") / "games.jsonl"
     replay.save(path, [result])
+    return path
+
+
+TINY = {
+    "version": "tiny",
+    "description": "a small suite for the tests",
+    "splits": ["dev", "test"],
+    "agent_seed": 0,
+    "quick_fraction": 2,
+    "pool": {
+        "random": {"spec": "random", "fingerprint_games": 2},
+        "simple": {"spec": "simple", "fingerprint_games": 2},
+        "heuristic": {"spec": "heuristic", "fingerprint_games": 2},
+    },
+    "tracks": {
+        "standard": {
+            "description": "single hands against three copies of each member",
+            "episode": "hand",
+            "tables": {"standard": {"rules": {}, "deal_seed": 1, "deals": 12}},
+            "matches": [
+                {"id": n, "table": "standard", "seats": ["candidate", n, n, n], "deals": d, "block": b}
+                for n, d, b in (("random", 12, 5), ("simple", 8, 8), ("heuristic", 12, 3))
+            ],
+        },
+        "games": {
+            "description": "whole games to 50",
+            "episode": "game",
+            "tables": {"standard": {"rules": {"target_score": 50}, "deal_seed": 2, "deals": 4}},
+            "matches": [
+                {
+                    "id": "heuristic",
+                    "table": "standard",
+                    "seats": ["candidate"] + ["heuristic"] * 3,
+                    "deals": 4,
+                    "block": 2,
+                }
+            ],
+        },
+        "variants": {
+            "description": "three players",
+            "episode": "hand",
+            "tables": {"3p": {"rules": {"num_players": 3}, "deal_seed": 3, "deals": 6}},
+            "matches": [
+                {"id": "3p", "table": "3p", "seats": ["candidate", "heuristic", "random"], "deals": 6, "block": 6}
+            ],
+        },
+    },
+    "record": None,
+}
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny hearts-bench suite of the same form as v1 (a few deals, fast agents), frozen."""
+    path = tmp_path_factory.mktemp("suite") / "tiny.json"
+    path.write_text(json.dumps(TINY))
+    freeze(path)
     return path

@@ -2,7 +2,7 @@
 out of training's reach, every kind of candidate, the time limit, reports equal on a rerun,
 sharded or resumed, compare and the leaderboard, and the command line's one-line errors.
 
-Most tests run a tiny suite of the same form as v1 (a few deals, fast agents), frozen here."""
+Most tests run a tiny suite of the same form as v1 (a few deals, fast agents): conftest.py's ``tiny``."""
 
 from __future__ import annotations
 
@@ -32,61 +32,6 @@ from hearts_env.rules import HeartsRules
 from hearts_env.train import bench_cli
 
 REPO = Path(__file__).resolve().parents[1]
-TINY = {
-    "version": "tiny",
-    "description": "a small suite for the tests",
-    "splits": ["dev", "test"],
-    "agent_seed": 0,
-    "quick_fraction": 2,
-    "pool": {
-        "random": {"spec": "random", "fingerprint_games": 2},
-        "simple": {"spec": "simple", "fingerprint_games": 2},
-        "heuristic": {"spec": "heuristic", "fingerprint_games": 2},
-    },
-    "tracks": {
-        "standard": {
-            "description": "single hands against three copies of each member",
-            "episode": "hand",
-            "tables": {"standard": {"rules": {}, "deal_seed": 1, "deals": 12}},
-            "matches": [
-                {"id": n, "table": "standard", "seats": ["candidate", n, n, n], "deals": d, "block": b}
-                for n, d, b in (("random", 12, 5), ("simple", 8, 8), ("heuristic", 12, 3))
-            ],
-        },
-        "games": {
-            "description": "whole games to 50",
-            "episode": "game",
-            "tables": {"standard": {"rules": {"target_score": 50}, "deal_seed": 2, "deals": 4}},
-            "matches": [
-                {
-                    "id": "heuristic",
-                    "table": "standard",
-                    "seats": ["candidate"] + ["heuristic"] * 3,
-                    "deals": 4,
-                    "block": 2,
-                }
-            ],
-        },
-        "variants": {
-            "description": "three players",
-            "episode": "hand",
-            "tables": {"3p": {"rules": {"num_players": 3}, "deal_seed": 3, "deals": 6}},
-            "matches": [
-                {"id": "3p", "table": "3p", "seats": ["candidate", "heuristic", "random"], "deals": 6, "block": 6}
-            ],
-        },
-    },
-    "record": None,
-}
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """The tiny suite's file, frozen."""
-    path = tmp_path_factory.mktemp("suite") / "tiny.json"
-    path.write_text(json.dumps(TINY))
-    freeze(path)
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
 from hearts_env.agents import make_agent  # noqa: E402
+from hearts_env.agents.bench import load  # noqa: E402
+from hearts_env.agents.bench.report import format_report  # noqa: E402
 from hearts_env.agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.core import legal_mask, new_games, sample_actions, step  # noqa: E402
@@ -24,7 +26,7 @@ from hearts_env.train.main_job import MainJobConfig, format_results, main  # noq
 from hearts_env.train.ppo import parse_config  # noqa: E402
 
 
-def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = MainJobConfig(
         num_envs=8,
         n_steps=64,
@@ -39,6 +41,7 @@ def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.Cap
         deals=12,
         run_dir=str(tmp_path),
         progress_bar=False,
+        bench_suite=str(tiny),
     )
     folder = main(config)
     for name in ("benchmark.json", "learning_curve.png", "points_by_opponent.png", "policy.npz", "eval.json"):
@@ -49,6 +52,11 @@ def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, capsys: pytest.Cap
     printed = capsys.readouterr().out
     assert format_results(results) in printed
     assert "steps/s overall" in printed
+    report = load(folder / "bench" / "report.json")  # the new agent on the suite's quick tracks, test split
+    assert (report["suite"], report["split"], report["setting"]) == ("tiny", "test", "quick")
+    assert report["candidate"]["spec"] == f"trained:path={folder}" and report["candidate"]["name"] == "new"
+    assert report["tracks"]["standard"]["status"] == "played"
+    assert format_report(report) in printed
 
 
 def test_benchmark_flags_parse() -> None:

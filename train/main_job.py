@@ -6,7 +6,10 @@
 2. the arena: each candidate (the agent just trained, and the shipped agent ``ppo``) against three
    copies of each baseline on duplicate single hands, 95% intervals over deals;
 3. the table on stdout; in the run folder ``benchmark.json``, ``learning_curve.png`` (the periodic
-   evaluations) and ``points_by_opponent.png``.
+   evaluations) and ``points_by_opponent.png``;
+4. ``hearts-bench``: the agent just trained on the quick setting of every track of suite
+   ``bench_suite`` it can play (test split), its table on stdout and its report in ``bench/``
+   (``hearts-bench compare`` pairs it with any other report of that suite and setting).
 
     python -m hearts_env.train.main_job                      # what `make run` runs
     python -m hearts_env.train.main_job --total-timesteps 100000 --bc-decisions 200000 --deals 100   # a quick look
@@ -26,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from hearts_env.agents import AGENTS, make_agent
+from hearts_env.agents.bench import run as run_bench
+from hearts_env.agents.bench.report import format_report
+from hearts_env.agents.bench.suite import load_suite
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import Estimate, play_match
@@ -56,6 +62,8 @@ class MainJobConfig(ppo.PPOConfig):
     """duplicate deals per evaluation match against PIMC (about 20 hands a second)"""
     shipped: bool = True
     """also evaluate the shipped agent (ppo)"""
+    bench_suite: str = "v1"
+    """the hearts-bench suite (a version or a suite file) whose quick tracks measure the new agent ('': none)"""
 
     def check(self) -> None:
         super().check()
@@ -164,6 +172,8 @@ def main(config: MainJobConfig) -> Path:
     candidates: dict[str, Any] = {"ppo": make_agent("ppo")} if config.shipped else {}
     try:
         check_agents(config.rules, [*candidates.items(), *((b, make_agent(b)) for b in config.baselines)])
+        if config.bench_suite:
+            load_suite(config.bench_suite)
     except ValueError as error:
         raise ppo.StartError(str(error)) from None
     folder = ppo.main(config)
@@ -179,7 +189,21 @@ def main(config: MainJobConfig) -> Path:
             f"training: {throughput['steps_per_second']:,.0f} steps/s overall (collection "
             f"{throughput['collect_steps_per_second']:,.0f}, update {throughput['update_steps_per_second']:,.0f})"
         )
-    print(f"run folder: {folder} (benchmark.json, learning_curve.png, points_by_opponent.png, TensorBoard logs)")
+    if config.bench_suite:
+        spec = f"trained:path={folder}"
+        report = run_bench(
+            spec,
+            version=config.bench_suite,
+            split="test",
+            quick=True,
+            name="new",
+            out=folder / "bench",
+            progress=config.progress_bar,
+            command=f"hearts-bench run {spec} --suite {config.bench_suite} --split test --quick --name new",
+        )
+        print("\n" + format_report(report) + "\n")
+    outputs = "benchmark.json, bench/, learning_curve.png, points_by_opponent.png, TensorBoard logs"
+    print(f"run folder: {folder} ({outputs})")
     return folder
 
 
