@@ -218,7 +218,7 @@ def browser(tmp_path: Path):
         driver.quit()
 
 
-def wait(driver, condition, what: str, timeout: float = 30):
+def wait(driver, condition, what: str, timeout: float = 120):
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
