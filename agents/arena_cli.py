@@ -43,7 +43,8 @@ from hearts_env import replay
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
-from hearts_env.commands import command
+from hearts_env.arena.sharding import add_ray_argument
+from hearts_env.commands import command, positive_int
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args
 from hearts_env.seeding import parse_seed
@@ -64,13 +65,6 @@ def build_agents(specs: list[str], seed: int) -> list[tuple[str, Policy]]:
     return [(spec, built[spec]) for spec in specs]
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive int, got {value}")
-    return value
-
-
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hearts-arena",
@@ -82,25 +76,18 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true", help="list the known agents and exit")
     parser.add_argument("--round-robin", action="store_true", help="rate any number of distinct agents at tables")
     parser.add_argument(
-        "--tables", type=_positive_int, default=None, help="round robin: this many random tables (default: all)"
+        "--tables", type=positive_int, default=None, help="round robin: this many random tables (default: all)"
     )
     parser.add_argument("--no-ratings", action="store_true", help="round robin: statistics only, no OpenSkill")
-    parser.add_argument("--deals", type=_positive_int, default=1000, help="deals, each played once per seat rotation")
+    parser.add_argument("--deals", type=positive_int, default=1000, help="deals, each played once per seat rotation")
     parser.add_argument("--seed", type=parse_seed, default=0, help="seed of the deals and the agents")
     parser.add_argument(
         "--block",
-        type=_positive_int,
+        type=positive_int,
         default=DEAL_BLOCK,
         help=f"deals per block: agents are reseeded at each block, the unit of work of --ray (default: {DEAL_BLOCK})",
     )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
-    )
+    add_ray_argument(parser)
     parser.add_argument(
         "--episode",
         choices=EPISODES,

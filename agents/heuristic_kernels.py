@@ -6,8 +6,6 @@ in ``hearts_env.agents.heuristic``."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -24,20 +22,13 @@ from hearts_env.agents.heuristic_tables import (
     K_SAFE_RATIO,
     K_SHOOT_MOON,
     K_SPADE_GUARD,
-    LOW_5,
-    LOW_SPADES,
-    NEVER,
-    PASS_BASE,
     QS_BIT,
-    RANK_F32,
     SPADE_BITS,
     SPADE_HONOURS,
     discard_danger,
-    honour_pass_score,
-    jd_pass_score,
     lead_cost,
+    pass_pick,
     queen_loses_the_game,
-    side_suit_pass_score,
 )
 from hearts_env.agents.heuristic_two_decks import pass_card2, play_card2
 from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
@@ -46,7 +37,6 @@ from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS
 from hearts_env.infoset import (
     I_HAND,
     I_LEGAL,
-    I_PASS_OFFSET,
     I_PASSED,
     I_PHASE,
     I_TAKEN,
@@ -58,7 +48,6 @@ from hearts_env.infoset import (
 from hearts_env.kernels import (
     R_DECK,
     R_DECKS,
-    R_HAND_SIZE,
     R_JD,
     R_NO_POINTS_FIRST,
     R_PASS_COUNT,
@@ -169,12 +158,8 @@ def _pass_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray
     P = rp[R_PLAYERS]
     passed = i64[ioff[I_PASSED]]
     dealt = i64[ioff[I_HAND]] | passed  # the hand as dealt: the picks made so far count
-    # Short: under 4 cards in 13, scaled to the hand size (4 * size / 13 is never a half: no tie to round).
-    short_length = max(1, int(math.floor(4 * rp[R_HAND_SIZE] / NUM_RANKS + 0.5)))
-
-    # Spade honours go when short (passing right with a low spade kept: the QS alone).
+    # Spade honours go when short.
     few_spades = count(dealt & SPADE_BITS) < kn[K_SPADE_GUARD]
-    right = i8[ioff[I_PASS_OFFSET]] == P - 1 and (dealt & LOW_SPADES) != 0
 
     # Never the three highest hearts together (that could hand someone a moon; one of them always
     # stays), nor a lone AH; or (``keep_top_hearts``) never any of the k highest.
@@ -200,35 +185,10 @@ def _pass_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray
 
     # A moon hand passes its losers, lowest first, and keeps its masters and every point card.
     moon = kn[K_SHOOT_MOON] != 0 and _moon_hand(dealt, U64(rp[R_DECK]) & ~dealt, P, rp[R_PASS_COUNT], kn)
-    moon_keep = (_masters(dealt, U64(rp[R_DECK]) & ~dealt) | POINT_BITS) if moon else U64(0)
-    jd_rule = rp[R_JD] != 0
-
-    best, best_score = -1, F32(-np.inf)
-    for s in range(NUM_SUITS):
-        bits = legal & SUIT_BITS[s]
-        if not bits:
-            continue
-        length = count(dealt & SUIT_BITS[s])
-        short = max(0, short_length - length)
-        # Side cards: high first, short suits first, long suits holding low cards last; hearts after.
-        if s == HEARTS:
-            by_suit = F32(-kn[K_PASS_HEART])
-        else:
-            by_suit = side_suit_pass_score(length, short_length, (dealt & SUIT_BITS[s] & LOW_5) != 0, kn)
-        while bits:
-            c = low_card(bits)
-            bits &= bits - U64(1)
-            if moon:
-                score = NEVER if moon_keep & BIT[c] else F32(F32(20.0 - RANK_F32[c]) + F32(short))
-            else:
-                score = honour_pass_score(c, F32(PASS_BASE[c] + by_suit), few_spades, right, kn)
-                if never & BIT[c]:
-                    score = NEVER
-                if jd_rule:
-                    score = jd_pass_score(c, score)
-            if score > best_score:
-                best, best_score = c, score
-    return best
+    if moon:
+        never = _masters(dealt, U64(rp[R_DECK]) & ~dealt) | POINT_BITS
+    # Hearts go after the side cards.
+    return pass_pick(i8, ioff, rp, kn, legal, dealt, U64(0), few_spades, F32(-kn[K_PASS_HEART]), never, moon)
 
 
 # ---------------------------------------------------------------------------------------------

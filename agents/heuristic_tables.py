@@ -5,15 +5,17 @@ and helpers that its one-deck rules (``heuristic_kernels``) and two-deck rules
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from hearts_env.cards import DIAMONDS, HEARTS, NUM_CARDS, RANK_OF, SPADES, SUIT_OF
+from hearts_env.agents.bitboards import count
+from hearts_env.cards import DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
 from hearts_env.core import ABOVE, BIT, JD, QS, SUIT_BITS
-from hearts_env.infoset import I_POINTS, I_SCORES, I_VOIDS
-from hearts_env.kernels import R_JD, R_PLAYERS, game_ends
+from hearts_env.infoset import I_PASS_OFFSET, I_POINTS, I_SCORES, I_VOIDS
+from hearts_env.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, game_ends, low_card
 
 U64 = np.uint64
 F32 = np.float32
@@ -152,6 +154,58 @@ def jd_pass_score(c: int, score: np.float32) -> np.float32:
     if JD < c <= JD + 3:
         return F32(score - F32(8.0))
     return score
+
+
+@njit(cache=True, inline="always")
+def pass_pick(
+    i8: np.ndarray,
+    ioff: np.ndarray,
+    rp: np.ndarray,
+    kn: np.ndarray,
+    legal: np.uint64,
+    dealt: np.uint64,
+    dealt2: np.uint64,
+    few_spades: bool,
+    heart_score: np.float32,
+    never: np.uint64,
+    moon: bool,
+) -> int:
+    """One pick of a pass: the legal card with the highest pass score (the first among equals).
+    ``dealt``: the hand as dealt (the picks made so far count), ``dealt2`` its second copies (0
+    with one deck); ``few_spades``: spade honours go; every heart gets ``heart_score`` as its suit's
+    score; a ``never`` card goes only if nothing else can. A ``moon`` hand passes its losers,
+    lowest first."""
+    # Short: under 4 cards in 13, scaled to the hand size (4 * size / 13 is never a half: no tie to round).
+    short_length = max(1, int(math.floor(4 * rp[R_HAND_SIZE] / NUM_RANKS + 0.5)))
+    # Passing right with a low spade kept: of the spade honours, the QS alone goes.
+    right = i8[ioff[I_PASS_OFFSET]] == rp[R_PLAYERS] - 1 and (dealt & LOW_SPADES) != 0
+    jd_rule = rp[R_JD] != 0
+    best, best_score = -1, F32(-np.inf)
+    for s in range(NUM_SUITS):
+        bits = legal & SUIT_BITS[s]
+        if not bits:
+            continue
+        length = count(dealt & SUIT_BITS[s]) + count(dealt2 & SUIT_BITS[s])
+        short = max(0, short_length - length)
+        # Side cards: high first, short suits first, long suits holding low cards last.
+        if s == HEARTS:
+            by_suit = heart_score
+        else:
+            by_suit = side_suit_pass_score(length, short_length, (dealt & SUIT_BITS[s] & LOW_5) != 0, kn)
+        while bits:
+            c = low_card(bits)
+            bits &= bits - U64(1)
+            if moon:
+                score = F32(F32(20.0 - RANK_F32[c]) + F32(short))
+            else:
+                score = honour_pass_score(c, F32(PASS_BASE[c] + by_suit), few_spades, right, kn)
+                if jd_rule:
+                    score = jd_pass_score(c, score)
+            if never & BIT[c]:
+                score = NEVER
+            if score > best_score:
+                best, best_score = c, score
+    return best
 
 
 @njit(cache=True, inline="always")

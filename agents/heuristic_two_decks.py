@@ -9,8 +9,6 @@ points, the kitty's included) is neither tried nor watched for. Called by
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -19,18 +17,13 @@ from hearts_env.agents.heuristic_tables import (
     JD_BIT,
     K_SAFE_RATIO,
     K_SPADE_GUARD,
-    LOW_5,
-    LOW_SPADES,
-    PASS_BASE,
     QS_BIT,
     SPADE_BITS,
     SPADE_HONOURS,
     discard_danger,
-    honour_pass_score,
-    jd_pass_score,
     lead_cost,
+    pass_pick,
     queen_loses_the_game,
-    side_suit_pass_score,
 )
 from hearts_env.cards import HEARTS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
 from hearts_env.core import ABOVE, BELOW, BIT, QS, QS_POINTS, SUIT_BITS
@@ -38,7 +31,6 @@ from hearts_env.infoset import (
     I_HAND,
     I_HAND2,
     I_KITTY_SIZE,
-    I_PASS_OFFSET,
     I_PASSED,
     I_PASSED2,
     I_POT,
@@ -99,31 +91,10 @@ def pass_card2(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray
     """One pick of a two-deck pass: the one-deck scores, suits counted by copies, the spade guard
     and the short suits scaled to the hand size, hearts passed like side cards (measured better
     from 8 players up); no moon hands, no kept top hearts."""
-    P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
     dealt, dealt2 = add_piles(i64[ioff[I_HAND]], i64[ioff[I_HAND2]], i64[ioff[I_PASSED]], i64[ioff[I_PASSED2]])
-    short_length = max(1, int(math.floor(4 * size / NUM_RANKS + 0.5)))
-    few_spades = _copies(dealt & SPADE_BITS, dealt2 & SPADE_BITS) * NUM_RANKS < kn[K_SPADE_GUARD] * size
-    right = i8[ioff[I_PASS_OFFSET]] == P - 1 and (dealt & LOW_SPADES) != 0
-    jd_rule = rp[R_JD] != 0
-    best, best_score = -1, F32(-np.inf)
-    for s in range(NUM_SUITS):
-        bits = legal & SUIT_BITS[s]
-        if not bits:
-            continue
-        length = _copies(dealt & SUIT_BITS[s], dealt2 & SUIT_BITS[s])
-        if s == HEARTS:  # 26 hearts out: high ones are as dangerous as high side cards
-            by_suit = F32(0.0)
-        else:
-            by_suit = side_suit_pass_score(length, short_length, (dealt & SUIT_BITS[s] & LOW_5) != 0, kn)
-        while bits:
-            c = low_card(bits)
-            bits &= bits - U64(1)
-            score = honour_pass_score(c, F32(PASS_BASE[c] + by_suit), few_spades, right, kn)
-            if jd_rule:
-                score = jd_pass_score(c, score)
-            if score > best_score:
-                best, best_score = c, score
-    return best
+    few_spades = _copies(dealt & SPADE_BITS, dealt2 & SPADE_BITS) * NUM_RANKS < kn[K_SPADE_GUARD] * rp[R_HAND_SIZE]
+    # 26 hearts out: high ones are as dangerous as high side cards.
+    return pass_pick(i8, ioff, rp, kn, legal, dealt, dealt2, few_spades, F32(0.0), U64(0), False)
 
 
 @njit(cache=True, inline="always")

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -312,16 +313,7 @@ class PIMCPolicy:
         mask = np.asarray(mask, bool)
         if np.any(info.to_play != 0):
             raise ValueError("PIMC searches only for the seat to act (info.to_play must be 0)")
-        B = mask.shape[0]
-        values = np.full((B, NUM_CARDS), np.nan)
-        per_game = mask.sum(axis=1) * self.worlds * self.rollouts
-        start = 0
-        while start < B:  # chunks of games whose rollouts fit in max_batch
-            stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.max_batch, side="right")))
-            chunk = np.arange(start, min(stop, B))
-            values[chunk] = self._evaluate(info[chunk], mask[chunk])
-            start = chunk[-1] + 1
-        return values
+        return evaluate_in_chunks(self._evaluate, info, mask, self.worlds * self.rollouts, self.max_batch)
 
     def _evaluate(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         B, W, R = mask.shape[0], self.worlds, self.rollouts
@@ -367,6 +359,27 @@ class PIMCPolicy:
         values = np.full((B, NUM_CARDS), np.nan)
         values[game, card] = own.reshape(len(game), W * R).mean(axis=1)
         return values
+
+
+def evaluate_in_chunks(
+    evaluate: Callable[[InfoSet, np.ndarray], np.ndarray],
+    info: InfoSet,
+    cards: np.ndarray,
+    rollouts: int,
+    max_batch: int,
+) -> np.ndarray:
+    """(B, 52) float: ``evaluate(info, cards)`` of the games in chunks, each chunk as many games
+    as fit their rollouts (``rollouts`` for each card of ``cards``) in ``max_batch``, one at least."""
+    B = len(cards)
+    values = np.full((B, NUM_CARDS), np.nan)
+    per_game = cards.sum(axis=1) * rollouts
+    start = 0
+    while start < B:
+        stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), max_batch, side="right")))
+        chunk = np.arange(start, min(stop, B))
+        values[chunk] = evaluate(info[chunk], cards[chunk])
+        start = chunk[-1] + 1
+    return values
 
 
 def search_bytes(rollouts: int) -> int:

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import checks, seeding
-from hearts_env.agents.pimc import sample_worlds, search_bytes
+from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, masked_softmax, shipped_policy
 from hearts_env.cards import NUM_CARDS
 from hearts_env.core import (
@@ -190,16 +190,7 @@ class PIMCPPOPolicy:
     def evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         """(B, 52) float: the mean hand score (lower is better) of each candidate card over the
         sampled worlds; NaN elsewhere. Every game must be in the play phase, its observer to act."""
-        B = len(candidates)
-        values = np.full((B, NUM_CARDS), np.nan)
-        per_game = candidates.sum(axis=1) * self.worlds
-        start = 0
-        while start < B:  # chunks of games whose rollouts fit in max_batch
-            stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.max_batch, side="right")))
-            chunk = np.arange(start, min(stop, B))
-            values[chunk] = self._evaluate(info[chunk], candidates[chunk])
-            start = chunk[-1] + 1
-        return values
+        return evaluate_in_chunks(self._evaluate, info, candidates, self.worlds, self.max_batch)
 
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules

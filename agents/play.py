@@ -320,20 +320,29 @@ def pick_problem(table: Table, state: State, picks: list[int], card: int) -> str
     return None
 
 
-def person_plays(table: Table, state: State) -> State:
-    """Ask until the person names a legal card, then play it."""
-    show_table(table, state)
+def ask_cards(table: Table, state: State, prompt: str) -> list[int] | None:
+    """Ask until the person names cards (maybe none) or says 'clear' (None), answering a line that
+    does not parse and running any other command on the way."""
     while True:
-        line = table.ask("Your card> ")
         try:
-            command, picked = parse_line(line)
+            command, picked = parse_line(table.ask(prompt))
         except ValueError as error:
             table.say(str(error))
             continue
         if command == "clear":
+            return None
+        if command is None:
+            return picked
+        run_command(table, state, command)
+
+
+def person_plays(table: Table, state: State) -> State:
+    """Ask until the person names a legal card, then play it."""
+    show_table(table, state)
+    while True:
+        picked = ask_cards(table, state, "Your card> ")
+        if picked is None:
             table.say("Nothing to clear: 'clear' is for passing.")
-        elif command is not None:
-            run_command(table, state, command)
         elif not picked:
             table.say("Type a card to play, like QS or 10H ('help' for more).")
         elif len(picked) > 1:
@@ -351,17 +360,10 @@ def person_passes(table: Table, state: State) -> State:
     table.say(f"Pick {count} cards to pass {pass_phrase(table, state)}.")
     picks: list[int] = []
     while len(picks) < count:
-        line = table.ask(f"Pass ({count - len(picks)} more)> ")
-        try:
-            command, picked = parse_line(line)
-        except ValueError as error:
-            table.say(str(error))
-            continue
-        if command == "clear":
+        picked = ask_cards(table, state, f"Pass ({count - len(picks)} more)> ")
+        if picked is None:
             picks = []
             table.say("Picks cleared.")
-        elif command is not None:
-            run_command(table, state, command)
         elif not picked:
             table.say(f"Name the cards to pass, e.g. QS AS 2H ({count - len(picks)} more).")
         elif len(picks) + len(picked) > count:

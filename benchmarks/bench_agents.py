@@ -14,11 +14,10 @@ the same hands played in that loop, as the arena plays them.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 import numpy as np
+from common import agent_speed_args, save_json
 
 from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy
@@ -80,16 +79,7 @@ def bench_table(name: str, batch_size: int, seconds: float, seed: int) -> float 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", nargs="+", default=["heuristic", "simple"], choices=AGENTS)
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[4096])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on each measurement")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="also write the results to this file")
-    args = parser.parse_args(argv)
-    if min(args.batch_sizes) < 1 or args.seconds <= 0:
-        parser.error("--batch-sizes must be >= 1 and --seconds > 0")
-
+    args = agent_speed_args(__doc__, list(AGENTS), ["heuristic", "simple"], [4096], argv)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
         bench_agent(name, 8, 0.0, args.seed)
         bench_table(name, 8, 0.0, args.seed)
@@ -109,9 +99,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['agent']:>10} {r['batch_size']:>6} {r['hands_per_s']:>10,.0f} {r['decisions_per_s']:>12,.0f}"
             f" {r['agent_share']:>10.0%} {r['agent_hands_per_s']:>12,.0f} {table:>10}"
         )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+    save_json(args.json, results)
 
 
 if __name__ == "__main__":

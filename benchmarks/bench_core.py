@@ -17,10 +17,10 @@ another table, e.g. Cancellation Hearts (two decks, 104 card plays a hand with e
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
+from common import save_json
 from openspiel_reference import random_play_rate
 
 from hearts_env import HeartsRules
@@ -102,9 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         r["x_openspiel"] = ratio
         name = f"B = {r['batch_size']}" + (", in place" if r["in_place"] else "")
         print(f"{name:>24} {r['plays_per_s']:>14,.0f} {ratio:>12.1f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"openspiel": reference, "threads": args.threads, "engine": results}, f, indent=2)
+    save_json(args.json, {"openspiel": reference, "threads": args.threads, "engine": results})
 
 
 if __name__ == "__main__":

@@ -17,11 +17,10 @@ on a shared machine; the search runs on one thread).
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 import numpy as np
+from common import agent_speed_args, save_json
 
 from hearts_env import HeartsRules
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
@@ -73,16 +72,7 @@ def bench_agent(name: str, batch_size: int, seconds: float, seed: int, info: Inf
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", nargs="+", default=list(AGENTS), choices=list(AGENTS))
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on each measurement")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="also write the results to this file")
-    args = parser.parse_args(argv)
-    if min(args.batch_sizes) < 1 or args.seconds <= 0:
-        parser.error("--batch-sizes must be >= 1 and --seconds > 0")
-
+    args = agent_speed_args(__doc__, list(AGENTS), list(AGENTS), [1, 64], argv)
     info, mask = positions(1024, args.seed)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
         bench_agent(name, 2, 0.0, args.seed, info, mask)
@@ -94,9 +84,7 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"{r['agent']:>12} {r['batch_size']:>6} {r['decisions_per_s']:>12,.1f} {r['decisions_per_cpu_s']:>10,.1f}"
         )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+    save_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ the program's. Absolute rates drift with the machine's load; compare figures of 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+
+from common import save_json
 
 from hearts_env import HeartsRules, core, runner
 from hearts_env.agents.program import ProgramPolicy
@@ -86,9 +87,7 @@ def main() -> None:
             f"{r['layout']:<10} {r['batch_size']:>6} {r['in_process_per_second']:>14,.0f} "
             f"{r['with_program_per_second']:>15,.0f} {r['ratio']:>7.1f} {r['overhead_us_per_decision']:>15.2f} us"
         )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    save_json(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import ray
+from common import save_json
 
 from hearts_env.agents.arena_cli import build_agents
 from hearts_env.arena import play_match
@@ -103,9 +104,7 @@ def main() -> None:
         ray.shutdown()
     figures["load_after"] = os.getloadavg()
     print(json.dumps(figures, indent=2))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(figures, f, indent=2)
+    save_json(args.json, figures)
 
 
 if __name__ == "__main__":

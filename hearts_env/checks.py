@@ -28,6 +28,13 @@ def integer(name: str, value: object, low: int | None = None, high: int | None =
     return int(value)
 
 
+def count(name: str, value: object) -> int:
+    """``value`` as an int of 1 or more: a number of things (games, deals, tables)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
 def choice(name: str, value: object, allowed: Sequence[str]) -> str:
     """``value``, one of ``allowed``."""
     if not isinstance(value, str) or value not in allowed:

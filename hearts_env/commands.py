@@ -5,11 +5,13 @@ read into one line on stderr and an exit status, never a traceback: a refused in
 run (``ValueError``, naming what was wrong), a file that cannot be read or written (``OSError``:
 a full disk, a missing folder), Ctrl-C (``prog: interrupted``, status 130). A closed output pipe
 (``hearts-demo | head -1``) ends the program quietly, as ``head`` expects. On a terminal, a
-first run says in one line that it is compiling the kernels.
+first run says in one line that it is compiling the kernels. ``positive_int`` is the flag type
+they share for counts.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 import sys
@@ -46,6 +48,14 @@ def command(prog: str) -> Callable[[F], F]:
         return run  # type: ignore[return-value]
 
     return wrap
+
+
+def positive_int(text: str) -> int:
+    """A count flag's value (an ``argparse`` type): an int of 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int, got {value}")
+    return value
 
 
 def _one_line(error: BaseException) -> str:

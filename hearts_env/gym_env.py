@@ -164,7 +164,7 @@ from hearts_env.policy import Policy, Turn
 from hearts_env.render import TableView, describe
 from hearts_env.render.modes import RENDER_FPS, RENDER_MODES, Renderer, check_render_mode
 from hearts_env.rewards import check_reward_mode, step_rewards
-from hearts_env.rules import HeartsRules
+from hearts_env.rules import HeartsRules, rules_or_knobs
 
 EPISODES = ("game", "hand")
 ILLEGAL_ACTIONS = ("raise", "random")
@@ -204,8 +204,8 @@ class _Tables:
         self.rules = rules
         self.num_games = num_games
         self.reward = check_reward_mode(reward)
-        self.episode = _check_choice("episode", episode, EPISODES)
-        self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.episode = checks.choice("episode", episode, EPISODES)
+        self.illegal_action = checks.choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         if learner_seat != "rotate" and (
             isinstance(learner_seat, bool)
             or not isinstance(learner_seat, (int, np.integer))
@@ -441,20 +441,6 @@ def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players:
     return policies
 
 
-def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    return value
-
-
-def _rules(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
-    if rules is not None and knobs:
-        raise ValueError(f"give either rules or rules knobs as keywords, not both (got {', '.join(knobs)})")
-    if rules is not None and not isinstance(rules, HeartsRules):
-        raise ValueError(f"rules must be a HeartsRules, got {rules!r}")
-    return rules if rules is not None else HeartsRules(**knobs)
-
-
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     try:
         return AutoresetMode(mode)
@@ -464,7 +450,7 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 
 
 def _renderer(render_mode: str | None, render_hands: str, render_size: tuple[int, int]) -> Renderer:
-    _check_choice("render_hands", render_hands, RENDER_HANDS)
+    checks.choice("render_hands", render_hands, RENDER_HANDS)
     return Renderer(check_render_mode(render_mode), render_size, RENDER_FPS)
 
 
@@ -493,7 +479,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         render_size: tuple[int, int] = (960, 720),
         **knobs: Any,
     ) -> None:
-        self.rules = _rules(rules, knobs)
+        self.rules = rules_or_knobs(rules, knobs)
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = _Tables(1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action)
@@ -598,10 +584,8 @@ class HeartsVectorEnv(VectorEnv):
     ) -> None:
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.num_envs = int(num_envs)
-        self.rules = _rules(rules, knobs)
+        self.num_envs = checks.count("num_envs", num_envs)
+        self.rules = rules_or_knobs(rules, knobs)
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = _Tables(

@@ -36,8 +36,26 @@ class Policy(Protocol):
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray: ...
 
 
+class SeatToAct:
+    """What the seat to act in each of ``state``'s n games sees, built on first read unless the
+    caller already has it (``built``): shared by the runner's ``Turn`` and ``Step``."""
+
+    state: core.State
+    built: tuple[InfoSet, np.ndarray] | None
+
+    @functools.cached_property
+    def info(self) -> InfoSet:
+        """(n,) information set of the seat to act in each game."""
+        return self.built[0] if self.built is not None else infoset(self.state)
+
+    @functools.cached_property
+    def mask(self) -> np.ndarray:
+        """(n, 52) bool: the legal cards of the seat to act."""
+        return self.built[1] if self.built is not None else core.legal_mask(self.state)
+
+
 @dataclass(frozen=True)
-class Turn:
+class Turn(SeatToAct):
     """The decisions of one game-following policy (``GamePolicy``) at one step:
     n games, each at a seat the policy plays."""
 
@@ -49,16 +67,6 @@ class Turn:
     def legal(self) -> np.ndarray:
         """(n,) uint64: the legal cards of the seat to act."""
         return self.state.legal
-
-    @functools.cached_property
-    def info(self) -> InfoSet:
-        """(n,) information set of the seat to act in each game."""
-        return self.built[0] if self.built is not None else infoset(self.state)
-
-    @functools.cached_property
-    def mask(self) -> np.ndarray:
-        """(n, 52) bool: its legal cards."""
-        return self.built[1] if self.built is not None else core.legal_mask(self.state)
 
 
 @runtime_checkable

@@ -508,6 +508,17 @@ def _get_pile(buf: np.ndarray, pos: int, end: int) -> tuple[int, np.uint64, np.u
 
 
 @inline_kernel
+def _get_piles(buf: np.ndarray, pos: int, end: int, seat: int, P: int, r64: np.ndarray, at: int, at2: int) -> int:
+    """The position after P piles, one per seat from seat 0 and '/' between them: each seat's
+    cards go to ``r64[at + ...]`` and those written twice to ``r64[at2 + ...]``, relative to ``seat``."""
+    for a in range(P):
+        pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end)
+        r64[at + (a - seat) % P] = bits
+        r64[at2 + (a - seat) % P] = twice
+    return pos
+
+
+@inline_kernel
 def _get_slash(buf: np.ndarray, pos: int, end: int, a: int) -> int:
     """Past the '/' before the entry of seat ``a`` (none before seat 0)."""
     if a == 0 or pos < 0:
@@ -584,11 +595,7 @@ def parse_decisions(
                     pos = -1
         if pos >= 0:
             field = 8
-            pos = _expect(buf, pos, end, _PLAYED)
-            for a in range(P):
-                pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end)
-                r64[ioff[I_PLAYED] + (a - seat) % P] = bits
-                r64[ioff[I_PLAYED2] + (a - seat) % P] = twice
+            pos = _get_piles(buf, _expect(buf, pos, end, _PLAYED), end, seat, P, r64, ioff[I_PLAYED], ioff[I_PLAYED2])
         if pos >= 0:
             field = 9
             pos = _expect(buf, pos, end, _TRICK)
@@ -628,11 +635,7 @@ def parse_decisions(
                 r8[ioff[I_VOIDS] + (a - seat) % P] = void
         if pos >= 0:
             field = 15
-            pos = _expect(buf, pos, end, _TAKEN)
-            for a in range(P):
-                pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end)
-                r64[ioff[I_TAKEN] + (a - seat) % P] = bits
-                r64[ioff[I_TAKEN2] + (a - seat) % P] = twice
+            pos = _get_piles(buf, _expect(buf, pos, end, _TAKEN), end, seat, P, r64, ioff[I_TAKEN], ioff[I_TAKEN2])
         for f, piece, at in ((16, _POINTS, ioff[I_POINTS]), (17, _SCORES, ioff[I_SCORES])):
             if pos >= 0:
                 field = f

@@ -213,6 +213,16 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
             )
 
 
+def rules_or_knobs(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
+    """An environment's rules: its ``rules`` argument, or ``HeartsRules(**knobs)`` of its rules
+    keywords (the standard game without either); not both."""
+    if rules is not None and knobs:
+        raise ValueError(f"give either rules or rules knobs as keywords, not both (got {', '.join(knobs)})")
+    if rules is not None and not isinstance(rules, HeartsRules):
+        raise ValueError(f"rules must be a HeartsRules, got {rules!r}")
+    return rules if rules is not None else HeartsRules(**knobs)
+
+
 def rules_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> HeartsRules:
     """The ``HeartsRules`` of the flags ``add_rules_arguments`` added. A bad value exits through
     ``parser.error`` naming the knob (``ValueError`` without a parser)."""

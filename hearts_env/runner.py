@@ -58,7 +58,6 @@ to stop every game there (``play`` then returns each game as it stands).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -67,7 +66,7 @@ import numpy as np
 from hearts_env import core
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import GamePolicy, Policy, Turn
+from hearts_env.policy import GamePolicy, Policy, SeatToAct, Turn
 
 UNTIL = ("game", "hand")
 
@@ -95,7 +94,7 @@ class IllegalCardError(ValueError):
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(SeatToAct):
     """One step of the games still playing (n of them)."""
 
     games: np.ndarray  # (n,) int: each game's id (its index in the batch given to ``play``, or ``ids``)
@@ -103,16 +102,6 @@ class Step:
     actions: np.ndarray  # (n,) int64: the card its policy chose
     after: core.State  # the n games after the step
     built: tuple[InfoSet, np.ndarray] | None = None  # the info sets and masks, if the policies read them
-
-    @functools.cached_property
-    def info(self) -> InfoSet:
-        """(n,) information set of the seat to act in each game."""
-        return self.built[0] if self.built is not None else infoset(self.state)
-
-    @functools.cached_property
-    def mask(self) -> np.ndarray:
-        """(n, 52) bool: the legal cards of the seat to act."""
-        return self.built[1] if self.built is not None else core.legal_mask(self.state)
 
     @property
     def seats(self) -> np.ndarray:

@@ -111,33 +111,19 @@ except ImportError as error:  # pragma: no cover - the message is the point
 
 from gymnasium.vector import AutoresetMode
 
-from hearts_env import core, seeding
+from hearts_env import checks, core, seeding
 from hearts_env.cards import NUM_CARDS, card_name
 from hearts_env.gym_env import EPISODES, HeartsVectorEnv
 from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy
 from hearts_env.rewards import check_reward_mode, step_rewards
-from hearts_env.rules import HeartsRules
+from hearts_env.rules import HeartsRules, rules_or_knobs
 
 GROUP = "agents"
 """The name of the one group of agents (TorchRL's ``MarlGroupMapType.ALL_IN_ONE_GROUP``)."""
 
 _U64 = np.uint64
 _EVERY_CARD = _U64(2**NUM_CARDS - 1)  # the action mask of the seats not to act
-
-
-def _rules(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
-    if rules is not None and knobs:
-        raise ValueError(f"give either rules or rules knobs as keywords, not both (got {', '.join(knobs)})")
-    if rules is not None and not isinstance(rules, HeartsRules):
-        raise ValueError(f"rules must be a HeartsRules, got {rules!r}")
-    return rules if rules is not None else HeartsRules(**knobs)
-
-
-def _num_envs(num_envs: int) -> int:
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-    return int(num_envs)
 
 
 def _seed(seed: int | None) -> int:
@@ -236,10 +222,10 @@ class HeartsLearnerEnv(EnvBase):
         history: bool = False,
         **knobs: Any,
     ) -> None:
-        B = _num_envs(num_envs)
+        B = checks.count("num_envs", num_envs)
         self.vector_env = HeartsVectorEnv(
             B,
-            _rules(rules, knobs),
+            rules_or_knobs(rules, knobs),
             opponents=opponents,
             reward=reward,
             episode=episode,
@@ -316,15 +302,11 @@ class HeartsMultiAgentEnv(EnvBase):
         history: bool = False,
         **knobs: Any,
     ) -> None:
-        B = _num_envs(num_envs)
-        self.rules = _rules(rules, knobs)
+        B = checks.count("num_envs", num_envs)
+        self.rules = rules_or_knobs(rules, knobs)
         self.reward_mode = check_reward_mode(reward)
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {', '.join(EPISODES)}; got {episode!r}")
-        self.episode = episode
-        if not isinstance(history, (bool, np.bool_)):
-            raise ValueError(f"history must be True or False, got {history!r}")
-        self.history = bool(history)
+        self.episode = checks.choice("episode", episode, EPISODES)
+        self.history = checks.flag("history", history)
         self.layout = ObservationLayout(self.rules, history=self.history)
         super().__init__(device="cpu", batch_size=torch.Size([B]))
         P = self.num_players = self.rules.num_players

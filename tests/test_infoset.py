@@ -169,6 +169,17 @@ def scramble(state: State, observer: np.ndarray, rng: np.random.Generator, attem
     return new.replace(legal=reference_legal(new)), changed
 
 
+def assert_same_view(state: State, swapped: State, observer: np.ndarray, rng: np.random.Generator) -> None:
+    """``observer`` sees the same in ``state`` and in ``swapped`` (other seats' cards scrambled): the
+    same info set and encodings, the future deals (the game's key, replaced here) hidden too."""
+    swapped = swapped.replace(key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
+    before, after = infoset(state, observer), infoset(swapped, observer)
+    assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
+    for layout in layouts_for(state):
+        np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
+        np.testing.assert_array_equal(encode_packed(before, layout), encode_packed(after, layout))
+
+
 LEAK_CASES = [HeartsRules(num_players=p) for p in range(3, 8)] + [
     HeartsRules(num_players=4, pass_count=1, jack_of_diamonds=True),
     HeartsRules(num_players=5, pass_count=0, queen_breaks_hearts=False),
@@ -193,12 +204,7 @@ def test_other_seats_cards_do_not_leak(rules: HeartsRules, history: bool) -> Non
         changed_total += changed.sum()
         considered += (~state.done).sum()
         phases.update(state.phase[changed].tolist())
-        # The future deals (the game's key) are hidden too.
-        swapped = swapped.replace(key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
-        before, after = infoset(state, observer), infoset(swapped, observer)
-        assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
-        for layout in layouts_for(state):
-            np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
+        assert_same_view(state, swapped, observer, rng)
     assert changed_total > 0.6 * considered, "too few states were changed for the test to mean anything"
     if rules.pass_count:
         assert PASS in phases
@@ -619,12 +625,7 @@ def test_two_deck_cards_do_not_leak(rules: HeartsRules) -> None:
         kitty_total += kitty_swaps
         considered += (~state.done).sum()
         phases.update(state.phase[changed].tolist())
-        swapped = swapped.replace(key=rng.integers(0, 2**63, state.batch_size).astype(np.uint64))
-        before, after = infoset(state, observer), infoset(swapped, observer)
-        assert_infosets_equal(before, after, f"observer {observer.tolist()}, phases {state.phase.tolist()}")
-        for layout in layouts_for(state):
-            np.testing.assert_array_equal(encode(before, layout), encode(after, layout))
-            np.testing.assert_array_equal(encode_packed(before, layout), encode_packed(after, layout))
+        assert_same_view(state, swapped, observer, rng)
     assert changed_total > 0.6 * considered, "too few states were changed for the test to mean anything"
     assert kitty_total > 0 or rules.kitty_size == 0
     assert PLAY in phases and (PASS in phases or not rules.pass_count)

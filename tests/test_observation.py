@@ -20,18 +20,28 @@ QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
 HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)
 
 
-def documented_sections(num_players: int, jd: bool, history: bool) -> dict[str, tuple[int, ...]]:
-    """Section shapes from the module docstring, in the table's order."""
-    P, H = num_players, cards.hand_size(num_players)
-    shapes = {
-        "hand": (52,),
-        "played": (P, 52),
-        "trick": (P, 52),
-        "passed": (52,),
-        "received": (52,),
-        "legal": (52,),
-        "unseen": (52,),
-        "higher_unseen": (52,),
+def documented_sections(num_players: int, jd: bool, history: bool, decks: int = 1) -> dict[str, tuple[int, ...]]:
+    """Section shapes from the module docstring, in the table's order. Two decks add each
+    second-copy row after its one-deck row, and the pot and the kitty's size after ``higher_unseen``."""
+    P, H = num_players, cards.hand_size(num_players, decks)
+    copied = ("hand", "played", "passed", "received", "unseen") if decks == 2 else ()
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name, shape in [
+        ("hand", (52,)),
+        ("played", (P, 52)),
+        ("trick", (P, 52)),
+        ("passed", (52,)),
+        ("received", (52,)),
+        ("legal", (52,)),
+        ("unseen", (52,)),
+        ("higher_unseen", (52,)),
+    ]:
+        shapes[name] = shape
+        if name in copied:
+            shapes[f"{name}2"] = shape
+    if decks == 2:
+        shapes |= {"pot": (52,), "pot2": (52,), "kitty_size": (1,)}
+    shapes |= {
         "trick_leader": (P,),
         "voids": (P, 4),
         "points": (P,),
@@ -462,46 +472,6 @@ def test_history_layout_needs_recorded_history() -> None:
 # Two decks (Cancellation Hearts)
 
 
-def two_deck_sections(num_players: int, jd: bool, history: bool) -> dict[str, tuple[int, ...]]:
-    """The documented sections of two decks, in order: each second-copy row after its one-deck row,
-    the pot and the kitty's size after ``higher_unseen``."""
-    P, H = num_players, HeartsRules(num_players=num_players, decks=2).hand_size
-    shapes = {
-        "hand": (52,),
-        "hand2": (52,),
-        "played": (P, 52),
-        "played2": (P, 52),
-        "trick": (P, 52),
-        "passed": (52,),
-        "passed2": (52,),
-        "received": (52,),
-        "received2": (52,),
-        "legal": (52,),
-        "unseen": (52,),
-        "unseen2": (52,),
-        "higher_unseen": (52,),
-        "pot": (52,),
-        "pot2": (52,),
-        "kitty_size": (1,),
-        "trick_leader": (P,),
-        "voids": (P, 4),
-        "points": (P,),
-    }
-    if jd:
-        shapes["jd_taken"] = (P,)
-    shapes |= {
-        "scores": (P,),
-        "to_target": (1,),
-        "hearts_broken": (1,),
-        "phase": (2,),
-        "pass_direction": (P,),
-        "tricks_played": (1,),
-    }
-    if history:
-        shapes |= {"history": (H, P, 52), "history_leaders": (H, P)}
-    return shapes
-
-
 def bits_count(once: np.ndarray, twice: np.ndarray) -> np.ndarray:
     return bits_to_mask(once).astype(np.int64) + bits_to_mask(twice)
 
@@ -512,7 +482,7 @@ def test_two_deck_layout(num_players: int, history: bool) -> None:
     P = num_players
     rules = HeartsRules(num_players=P, decks=2, jack_of_diamonds=P % 2 == 0)
     layout = ObservationLayout(rules, history=history)
-    expected = two_deck_sections(P, rules.jack_of_diamonds, history)
+    expected = documented_sections(P, rules.jack_of_diamonds, history, decks=2)
     assert list(layout.sections) == list(expected)
     assert {name: shape for name, (_, shape) in layout.sections.items()} == expected
     # One-deck size plus 6 card rows (hand2, passed2, received2, unseen2, pot, pot2), P (played2)

@@ -37,6 +37,8 @@ from hearts_env.agents.bench.candidates import TIME_LIMIT
 from hearts_env.agents.bench.compare import compare, format_comparison
 from hearts_env.agents.bench.run import run
 from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, versions
+from hearts_env.arena.sharding import add_ray_argument
+from hearts_env.commands import positive_int
 
 PROG = "hearts-bench"
 RUNS_DIR = Path("runs") / "bench"
@@ -69,15 +71,8 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--restart", action="store_true", help="discard the blocks already in --out")
     parser.add_argument("--json", metavar="PATH", help="also write the report here")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, default=None, help="play the blocks on N processes")
-    where.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
-    )
+    where.add_argument("--workers", type=positive_int, default=None, help="play the blocks on N processes")
+    add_ray_argument(where)
     parser.add_argument(
         "--time-limit",
         type=float,
@@ -263,13 +258,6 @@ def _output_problem(path: str) -> str | None:
 
 def _names(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive int, got {value}")
-    return value
 
 
 def _slug(text: str) -> str:

@@ -283,10 +283,10 @@ def plan_match(
     """The plan of ``play_match`` with these arguments, every argument checked; nothing is played."""
     rules = _match_rules(rules, episode)
     seed = seeding.check_seed(seed)
-    block = _check_count("block", block)
+    block = checks.count("block", block)
     P = R = rules.num_players
     if keys is None:  # the seed's deals: their count checked before any is made
-        n = _check_count("deals", 100 if deals is None else deals)
+        n = checks.count("deals", 100 if deals is None else deals)
         checks.fits_in_memory(f"{n:,} deals", _match_bytes(n, block, P))
     keys = _match_keys(deals, seed, keys)
     entry_names, entry_agents = _entries(agents, P)
@@ -299,12 +299,12 @@ def plan_match(
 def _match_keys(deals: int | None, seed: int, keys: np.ndarray | None) -> np.ndarray:
     """(N,) uint64: the given deal keys, or the seed's first ``deals`` (default 100)."""
     if keys is None:
-        return deal_keys(seed, _check_count("deals", 100 if deals is None else deals))
+        return deal_keys(seed, checks.count("deals", 100 if deals is None else deals))
     array = np.asarray(keys)
     negative = array.dtype.kind == "i" and bool((array < 0).any())
     if array.ndim != 1 or not len(array) or array.dtype.kind not in "iu" or negative:
         raise ValueError(f"keys must be a non-empty (N,) array of uint64 deal keys, got {array.dtype} {array.shape}")
-    if deals is not None and _check_count("deals", deals) != len(array):
+    if deals is not None and checks.count("deals", deals) != len(array):
         raise ValueError(f"deals={deals} disagrees with the {len(array)} keys given (leave deals out)")
     return array.astype(np.uint64)
 
@@ -550,12 +550,6 @@ def _match_bytes(deals: int, block: int, num_players: int) -> int:
     return games * num_players * 64 + min(block, deals) * num_players * 4096
 
 
-def _check_count(what: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what} must be a positive int, got {value!r}")
-    return int(value)
-
-
 def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
     return progress_bar(total, desc, "game") if enabled else None
 
@@ -658,8 +652,8 @@ def round_robin(
     else:
         candidates = [t for t in itertools.combinations_with_replacement(range(K), P) if len(set(t)) > 1]
     if tables is not None:
-        tables = _check_count("tables", tables)
-        per_table = _match_bytes(_check_count("deals", deals), _check_count("block", block), P)
+        tables = checks.count("tables", tables)
+        per_table = _match_bytes(checks.count("deals", deals), checks.count("block", block), P)
         checks.fits_in_memory(f"{tables:,} tables", tables * per_table)
         rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
         picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))

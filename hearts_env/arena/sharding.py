@@ -20,11 +20,12 @@ functions that need it.
 
 from __future__ import annotations
 
+import argparse
 import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["RayExecutor", "init_ray"]
+__all__ = ["RayExecutor", "add_ray_argument", "init_ray"]
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a cluster's ``HOST:PORT`` has to answer before ``init_ray`` gives up."""
@@ -87,3 +88,16 @@ class RayExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def add_ray_argument(parser: argparse._ActionsContainer) -> None:  # a parser, or a group of one
+    """The ``--ray [ADDRESS]`` flag of the commands that play blocks of deals (``hearts-arena``,
+    ``hearts-bench run``): None without it, "" for Ray started here, else the cluster's address."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
+    )
