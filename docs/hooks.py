@@ -60,10 +60,7 @@ def _outside_targets(source: Path) -> set[Path]:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     mounted = [
-        path
-        for folder in MOUNTS
-        for path in sorted((ROOT / folder).iterdir())
-        if path.suffix in MOUNTED_SUFFIXES
+        path for folder in MOUNTS for path in sorted((ROOT / folder).iterdir()) if path.suffix in MOUNTED_SUFFIXES
     ]
     pages = [Path(f.abs_src_path) for f in files.documentation_pages() if f.abs_src_path]
     sources = pages + [path for path in mounted if path.suffix == ".md"]
