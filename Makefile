@@ -7,13 +7,13 @@ TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all run demo bench lint clean
+.PHONY: test test-all run demo bench docs lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH_SPEC)
-	$(BIN)/python -m pip install -q -e ".[test,train,arena,render,web,torchrl]"
+	$(BIN)/python -m pip install -q -e ".[test,train,arena,render,web,torchrl,docs]"
 	touch $(STAMP)
 
 test: $(STAMP)  ## the test suite without the slow tests
@@ -31,8 +31,11 @@ demo: $(STAMP)  ## one seeded 4-player game among random players, printed hand b
 bench: $(STAMP)  ## engine speed against OpenSpiel's hearts
 	$(BIN)/python benchmarks/bench_core.py
 
+docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a broken link or reference fails it)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache site
