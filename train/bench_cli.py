@@ -166,13 +166,21 @@ def _compare_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def _leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="reports of hearts-bench run")
+    parser.add_argument(
+        "--exploit", nargs="+", default=[], metavar="EXPLOIT", help="exploit.json reports of hearts-bench exploit"
+    )
     parser.add_argument("--out", default=None, help="write the markdown here (default: stdout)")
 
 
 def _leaderboard_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     entries = [(path, reports.load(path)) for path in args.reports]
-    command = shlex.join([PROG, "leaderboard", *args.reports] + (["--out", args.out] if args.out else []))
-    page = leaderboards.leaderboard(entries, command)
+    exploits = [(path, _read_json(path)) for path in args.exploit]
+    command = shlex.join(
+        [PROG, "leaderboard", *args.reports]
+        + (["--exploit", *args.exploit] if args.exploit else [])
+        + (["--out", args.out] if args.out else [])
+    )
+    page = leaderboards.leaderboard(entries, command, exploits)
     if args.out:
         _write(args.out, page)
         print(f"{args.out}: {len(entries)} rows")
@@ -330,6 +338,13 @@ def _write(path: str | Path, text: str) -> None:
         Path(path).write_text(text)
     except OSError as error:
         raise BenchError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _read_json(path: str) -> object:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise BenchError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
 
 
 def _output_problem(path: str) -> str | None:
