@@ -1,8 +1,10 @@
 """Training throughput of ``hearts_env.train.ppo`` on this machine: environment steps per second while
 collecting rollouts and while updating, apart, for the default configuration (cloning skipped,
-evaluation only at the end), and where the collection time goes.
+evaluation only at the end), and where the collection time goes; with ``--against``, the same
+configuration with other opponents at every other seat in the same run, and its ratio to the default.
 
     python benchmarks/bench_train.py --total-timesteps 1000000
+    python benchmarks/bench_train.py --total-timesteps 500000 --against ppo   # hearts-bench exploit ppo's training
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from hearts_env.sb3 import SB3VecEnv
 from hearts_env.train.ppo import PPOConfig, main
 
 
-def run(total_timesteps: int, seed: int) -> dict[str, float]:
-    """Train with the defaults; returns the run's throughput and the share of collection spent in the env."""
+def run(total_timesteps: int, seed: int, opponents: list[str] | None = None) -> dict[str, float]:
+    """Train with the defaults (other ``opponents``, if given); returns the run's throughput and the
+    share of collection spent in the env."""
     spent = {"env": 0.0}
     step_wait = SB3VecEnv.step_wait
 
@@ -38,6 +41,7 @@ def run(total_timesteps: int, seed: int) -> dict[str, float]:
                 seed=seed,
                 run_dir=folder,
                 progress_bar=False,
+                **({"opponents": opponents} if opponents else {}),
             )
             run_folder = main(config)
             report = json.loads((run_folder / "train.json").read_text())["throughput"]
@@ -51,14 +55,24 @@ def main_cli(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--total-timesteps", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--against", metavar="SPEC", default=None, help="also train against this agent at every seat")
     args = parser.parse_args(argv)
     result = run(args.total_timesteps, args.seed)
+    _print("default opponents", result)
+    if args.against:
+        other = run(args.total_timesteps, args.seed, [args.against])
+        _print(f"against {args.against} x3", other)
+        print(f"ratio: {other['steps_per_second'] / result['steps_per_second']:.2f} of the default's steps per second")
+
+
+def _print(title: str, result: dict[str, float]) -> None:
+    print(f"{title}:")
     print(
-        f"collection: {result['collect_steps_per_second']:,.0f} steps/s "
+        f"  collection: {result['collect_steps_per_second']:,.0f} steps/s "
         f"({result['env_share_of_collection']:.0%} of it in the env: opponents, core, observations)"
     )
-    print(f"update:     {result['update_steps_per_second']:,.0f} steps/s")
-    print(f"overall:    {result['steps_per_second']:,.0f} steps/s")
+    print(f"  update:     {result['update_steps_per_second']:,.0f} steps/s")
+    print(f"  overall:    {result['steps_per_second']:,.0f} steps/s")
 
 
 if __name__ == "__main__":

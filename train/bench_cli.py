@@ -7,6 +7,8 @@
     hearts-bench compare a/report.json b/report.json        # A minus B, paired by deal
     hearts-bench leaderboard docs/results/bench-v1/*.json --out docs/leaderboard.md
     hearts-bench list                                       # versions, tracks, deals, the pool
+    hearts-bench exploit heuristic                          # a best response to heuristic: its exploitability
+    hearts-bench exploit pimc:worlds=4 --budget 200000 --deals 200 --eval-deals 50
 
 ``run`` checks everything before it plays (the version, split and tracks, every deal set's hash,
 the pool's weights and decisions, the candidate on every table) and keeps every finished block in
@@ -15,8 +17,10 @@ interrupted run. It prints the report's table and writes ``report.json`` (also t
 ``report.txt`` and a plot per track in the folder. Errors are one line (``hearts-bench: error:
 ...``), never a traceback. The protocol: docs/benchmark.md; the API: ``hearts_env.agents.bench``.
 
-Subcommands are entries of ``COMMANDS`` (arguments and body): a new one (``exploit``, which will
-train with ``hearts_env.train``) is one more entry. torch is imported only to read an SB3 ``.zip``.
+``exploit`` trains a best response to the agent with ``hearts_env.train.ppo`` and measures it on
+the suite's test deals (``hearts_env.train.exploit``, docs/exploitability.md); the same command
+resumes an interrupted one from its checkpoint. Subcommands are entries of ``COMMANDS`` (arguments
+and body). torch is imported only to read an SB3 ``.zip`` or to train.
 """
 
 from __future__ import annotations
@@ -157,13 +161,21 @@ def _compare_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def _leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="reports of hearts-bench run")
+    parser.add_argument(
+        "--exploit", nargs="+", default=[], metavar="EXPLOIT", help="exploit.json reports of hearts-bench exploit"
+    )
     parser.add_argument("--out", default=None, help="write the markdown here (default: stdout)")
 
 
 def _leaderboard_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     entries = [(path, reports.load(path)) for path in args.reports]
-    command = shlex.join([PROG, "leaderboard", *args.reports] + (["--out", args.out] if args.out else []))
-    page = leaderboards.leaderboard(entries, command)
+    exploits = [(path, _read_json(path)) for path in args.exploit]
+    command = shlex.join(
+        [PROG, "leaderboard", *args.reports]
+        + (["--exploit", *args.exploit] if args.exploit else [])
+        + (["--out", args.out] if args.out else [])
+    )
+    page = leaderboards.leaderboard(entries, command, exploits)
     if args.out:
         _write(args.out, page)
         print(f"{args.out}: {len(entries)} rows")
@@ -201,12 +213,89 @@ def _freeze_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> N
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# exploit
+
+
+def _exploit_arguments(parser: argparse.ArgumentParser) -> None:
+    from hearts_env.train.exploit import DEFAULT_BUDGET, DEFAULT_DEALS, DEFAULT_START, SCRATCH
+
+    parser.add_argument(
+        "target", help="the agent to exploit: registry spec (pimc:worlds=4), trained:path=DIR, MODEL.zip"
+    )
+    parser.add_argument(
+        "--budget", type=int, default=DEFAULT_BUDGET, help=f"training steps (default: {DEFAULT_BUDGET:,})"
+    )
+    parser.add_argument(
+        "--start",
+        default=DEFAULT_START,
+        help=f"policy the best response starts from: ppo (shipped), an exported run folder, or {SCRATCH} "
+        f"(default: {DEFAULT_START})",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the training and its evaluations (default: 1)")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=DEFAULT_DEALS,
+        help=f"test deals of the final evaluation (default: {DEFAULT_DEALS})",
+    )
+    parser.add_argument(
+        "--eval-deals", type=int, default=200, help="deals per point of the learning curve (default: 200)"
+    )
+    parser.add_argument("--curve-points", type=int, default=10, help="evaluations during training (default: 10)")
+    parser.add_argument(
+        "--value-decisions",
+        type=int,
+        default=200_000,
+        help="decisions of the start's own play its value net is fitted to first (default: 200,000)",
+    )
+    parser.add_argument("--num-envs", type=int, default=256, help="tables played at once in training (default: 256)")
+    parser.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default: 3e-4)")
+    parser.add_argument("--out", default=None, help=f"the run's folder (default: {RUNS_DIR}/exploit__...)")
+    parser.add_argument("--restart", action="store_true", help="discard what --out holds")
+    parser.add_argument("--json", metavar="PATH", help="also write the report here")
+    parser.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
+    )
+
+
+def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    from hearts_env.train.exploit import exploit, format_report
+
+    if args.json and (problem := _output_problem(args.json)):
+        parser.error(f"--json: {problem}")
+    try:
+        report = exploit(
+            args.target,
+            args.budget,
+            start=args.start,
+            seed=args.seed,
+            deals=args.deals,
+            eval_deals=args.eval_deals,
+            curve_points=args.curve_points,
+            value_decisions=args.value_decisions,
+            out=args.out,
+            restart=args.restart,
+            progress=sys.stderr.isatty() if args.progress is None else args.progress,
+            command=shlex.join([PROG, *sys.argv[1:]]),
+            num_envs=args.num_envs,
+            learning_rate=args.learning_rate,
+        )
+    except KeyboardInterrupt:
+        _fail("interrupted; the checkpoints are kept: the same command resumes", code=130)
+    print(format_report(report))
+    print(f"\nreport: {report['folder']}/exploit.json, curve: {report['folder']}/curve.png")
+    if args.json:
+        _write(args.json, json.dumps(report, indent=1) + "\n")
+
+
 COMMANDS: dict[str, Command] = {
     "run": Command("run the suite for a candidate agent", _run_arguments, _run_main),
     "compare": Command("paired difference of two reports, per track", _compare_arguments, _compare_main),
     "leaderboard": Command("the leaderboard page from reports", _leaderboard_arguments, _leaderboard_main),
     "list": Command("the suite versions, their tracks and pool", _list_arguments, _list_main),
     "freeze": Command("record the hashes of a new suite version's file", _freeze_arguments, _freeze_main),
+    "exploit": Command("train a best response to an agent: its exploitability", _exploit_arguments, _exploit_main),
 }
 """The subcommands, in the order ``--help`` lists them."""
 
@@ -244,6 +333,13 @@ def _write(path: str | Path, text: str) -> None:
         Path(path).write_text(text)
     except OSError as error:
         raise BenchError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _read_json(path: str) -> object:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise BenchError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
 
 
 def _output_problem(path: str) -> str | None:

@@ -110,7 +110,7 @@ class PPOSettings(RunConfig):
     eval_deals: int = 200
     """duplicate deals per evaluation (each played once per seat rotation, one hand each)"""
     eval_opponent: str = "heuristic"
-    """the agent at the other seats in evaluations"""
+    """the agent at the other seats in evaluations, as a spec (pimc:worlds=8)"""
     verbose: int = 0
     """1 prints the training statistics as they come (SB3's tables; with RLlib a line per iteration)"""
 
@@ -200,7 +200,7 @@ def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Seque
     check_choice("activation", config.activation, tuple(activations))
     for spec in config.opponents:  # agent specs: name or name:key=value
         check_choice("opponents", parse_spec(spec)[0], tuple(opponents))
-    check_choice("eval_opponent", config.eval_opponent, tuple(AGENTS))
+    check_choice("eval_opponent", parse_spec(config.eval_opponent)[0], tuple(AGENTS))
     if not all(w.strip().isdigit() and int(w) > 0 for w in config.net_arch.split(",")):
         raise ValueError(f"net_arch must be positive layer widths separated by commas, got {config.net_arch!r}")
 

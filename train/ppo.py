@@ -31,7 +31,7 @@ A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, 
 files and ``progress.csv``, ``checkpoint.pt`` (the policy's and optimizer's tensors and the
 timestep count, written every ``checkpoint_every`` timesteps and at the end, loaded with
 ``torch.load(weights_only=True)``; ``--resume RUN_FOLDER`` continues from it into a new folder),
-``eval.json`` (every evaluation), ``train.json`` (cloning fit, throughput), and the export for
+``eval.json`` (every evaluation, written as they come), ``train.json`` (cloning fit, throughput), and the export for
 ``hearts_env.agents.trained.TrainedPolicy``: ``policy.npz`` (input scale, the policy MLP's arrays) and
 ``policy.json`` (layout version, rules, net shape, activation).
 
@@ -219,6 +219,9 @@ class PeriodicCallback(BaseCallback):
     def fire(self) -> None:
         raise NotImplementedError
 
+    def _on_training_start(self) -> None:  # a resumed run fires at the same multiples as an uninterrupted one
+        self.next = (self.model.num_timesteps // self.every + 1) * self.every if self.every > 0 else self.every
+
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps >= self.next:
             self.fire()
@@ -256,11 +259,12 @@ def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, floa
 
 
 class EvalCallback(PeriodicCallback):
-    """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``."""
+    """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``
+    and written to ``path`` as they come (an interrupted run keeps its curve)."""
 
-    def __init__(self, config: PPOConfig) -> None:
+    def __init__(self, config: PPOConfig, path: Path) -> None:
         super().__init__(config.eval_every)
-        self.config = config
+        self.config, self.path = config, path
         self.history: list[dict[str, float]] = []
         self.seconds = 0.0  # spent evaluating, kept out of the throughput figures
 
@@ -280,6 +284,7 @@ class EvalCallback(PeriodicCallback):
         for key, value in scores.items():
             self.logger.record(key, value)
         self.history.append({"timesteps": self.num_timesteps, **scores})
+        self.path.write_text(json.dumps(self.history, indent=2) + "\n")
         if self.config.verbose:
             print(f"eval @ {self.num_timesteps}: {scores}")
 
@@ -537,7 +542,7 @@ def main(config: PPOConfig) -> Path:
     with removed_on_failure(folder):  # nothing is left of a run that fails before its training starts
         (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
         model.set_logger(make_logger(folder, config.verbose))
-        evaluation = EvalCallback(config)
+        evaluation = EvalCallback(config, folder / "eval.json")
         report: dict[str, Any] = {}
         if config.resume:
             report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
@@ -570,7 +575,6 @@ def main(config: PPOConfig) -> Path:
     report["throughput"] = throughput.summary()
     if league is not None:
         report["league"] = league.table()
-    (folder / "eval.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
     (folder / "train.json").write_text(json.dumps(report, indent=2) + "\n")
     env.close()
     return folder
@@ -589,7 +593,7 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
     ]
     if opponents.league is not None:
         named += [(member.name, member.policy) for member in opponents.league.agents]
-    others = [(config.eval_opponent, make_agent(config.eval_opponent))]
+    others = [(config.eval_opponent, agent_from_spec(config.eval_opponent, config.seed))]
     if config.bc_teacher and not config.resume and not config.init_policy:
         others.append((config.bc_teacher, make_agent(config.bc_teacher)))
     check_agents(config.rules, named + others)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents import make_agent
+from hearts_env.agents.specs import agent_from_spec
 from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.arena import play_match
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
@@ -72,9 +72,9 @@ def write_policy(
 
 
 def evaluate_policy(policy: Policy, rules: HeartsRules, opponent: str, deals: int, seed: int) -> dict[str, float]:
-    """The policy against ``opponent`` agents at the other seats on ``deals`` duplicate hands,
-    as ``charts/`` scalars."""
-    field = make_agent(opponent, seed=seed)
+    """The policy against ``opponent`` agents (a spec) at the other seats on ``deals`` duplicate
+    hands, as ``charts/`` scalars."""
+    field = agent_from_spec(opponent, seed)
     entries = [("trained", policy)] + [(opponent, field)] * (rules.num_players - 1)
     result = play_match(rules, entries, deals=deals, seed=seed, episode="hand")
     points, diff = result.estimate("trained"), result.difference("trained")

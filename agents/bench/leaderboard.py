@@ -8,6 +8,11 @@ candidate's points per hand minus the field, lower first); each row gives that m
 difference against each pool member, the ``games`` win rates, the ``mixed`` and ``variants``
 means, and the command that makes the row's report again. A user's own report joins the table
 the same way: add its file to the command.
+
+Exploitability reports (``hearts-bench exploit``'s ``exploit.json``, given with ``--exploit``) add
+a column: for the row whose candidate spec is a report's target, the best response's points per
+hand minus the field on the test deals (its negation is the lower bound on the agent's
+exploitability), with the budget it was trained for.
 """
 
 from __future__ import annotations
@@ -20,9 +25,16 @@ from typing import Any
 from hearts_env.agents.bench import report as reports
 from hearts_env.agents.bench.suite import BenchError
 
+EXPLOIT_SCHEMA = "hearts-exploit-1"
 
-def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command: str) -> str:
-    """The markdown page of ``entries`` ((path, report) pairs); ``command`` is the one that makes it."""
+
+def leaderboard(
+    entries: Sequence[tuple[str | Path, Mapping[str, Any]]],
+    command: str,
+    exploits: Sequence[tuple[str | Path, Mapping[str, Any]]] = (),
+) -> str:
+    """The markdown page of ``entries`` ((path, report) pairs), with the exploitability column of
+    ``exploits`` ((path, exploit report) pairs) if any; ``command`` is the one that makes it."""
     if not entries:
         raise BenchError("the leaderboard needs at least one report")
     first = entries[0][1]
@@ -36,11 +48,13 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise BenchError(f"two reports name the same candidate {twice[0]!r}: give one of them another --name")
+    by_target = _exploits(exploits)
     ranked = sorted(entries, key=lambda e: _standard_mean(e[1]))
     opponents = _columns(ranked, "standard")
     games = _columns(ranked, "games")
     head = ["#", "agent", "standard (mean over the pool)", *(f"vs {o}" for o in opponents)]
     head += [f"games: win % vs {g}" for g in games] + ["mixed", "variants (mean)"]
+    head += ["best response vs it ([exploitability](exploitability.md))"] if by_target else []
     rows = []
     for rank, (_, report) in enumerate(ranked, 1):
         tracks = report["tracks"]
@@ -48,6 +62,7 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
         row += [_match(tracks.get("standard"), o) for o in opponents]
         row += [_match(tracks.get("games"), g, "win_rate", 1, 100) for g in games]
         row += [_mean(tracks.get("mixed")), _mean(tracks.get("variants"))]
+        row += [_exploit_cell(by_target.get(report["candidate"]["spec"]))] if by_target else []
         rows.append(row)
     lines = [
         f"# hearts-bench {first['suite']} leaderboard ({first['split']} split, {first['setting']} setting)",
@@ -84,6 +99,26 @@ def leaderboard(entries: Sequence[tuple[str | Path, Mapping[str, Any]]], command
         "on one free core; `--workers N` divides it).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _exploits(exploits: Sequence[tuple[str | Path, Mapping[str, Any]]]) -> dict[str, Mapping[str, Any]]:
+    """The exploit reports by target spec; ``BenchError`` for one that is not, or a target given twice."""
+    by_target: dict[str, Mapping[str, Any]] = {}
+    for path, report in exploits:
+        if not isinstance(report, Mapping) or report.get("schema") != EXPLOIT_SCHEMA:
+            raise BenchError(f"{path} is not a hearts-bench exploit report ({EXPLOIT_SCHEMA})")
+        target = report["target"]["spec"]
+        if target in by_target:
+            raise BenchError(f"two exploit reports have the target {target!r}: the column holds one a row")
+        by_target[target] = report
+    return by_target
+
+
+def _exploit_cell(report: Mapping[str, Any] | None) -> str:
+    if report is None:
+        return "-"
+    diff = report["results"]["best_response"]["points_minus_field"]
+    return f"{reports.pm(diff, 2, signed=True)} ({report['settings']['budget']:,} steps)"
 
 
 def _standard_mean(report: Mapping[str, Any]) -> float:
