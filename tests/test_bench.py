@@ -63,7 +63,7 @@ def test_v1_is_frozen_as_recorded() -> None:
 def test_the_test_split_is_out_of_training_reach() -> None:
     """Training draws game keys from seeding.GAMES with its seeds (each seed's games, and each game's
     own seed in the vector environments): none is a key of v1's test deals; no training module
-    names the benchmark's streams or splits."""
+    names the benchmark's streams or splits but the exploitability measurement, which evaluates on them."""
     suite = load_suite("v1")
     test_keys = np.concatenate(
         [
@@ -88,7 +88,9 @@ def test_the_test_split_is_out_of_training_reach() -> None:
     ]
     for keys in training:
         assert not np.isin(test_keys, keys).any()
-    for path in (REPO / "train").glob("*.py"):
+    # exploit.py measures a trained best response on the test deals after training (its training
+    # deals come from the trainer's seeds, checked above); no other training module names them.
+    for path in set((REPO / "train").glob("*.py")) - {REPO / "train" / "exploit.py"}:
         names = {
             n.attr if isinstance(n, ast.Attribute) else getattr(n, "id", None)
             for n in ast.walk(ast.parse(path.read_text()))
