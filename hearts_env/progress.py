@@ -39,17 +39,22 @@ class LogProgress:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self._line(time.monotonic())
+            if self.n / self.total != self.shown:  # the last count, unless its line is out already
+                self._line(time.monotonic())
 
     def _line(self, now: float) -> None:
         self.shown, self.shown_at = self.n / self.total, now
         label = f"{self.desc}: " if self.desc else ""
         share, seconds = 100 * self.n / self.total, now - self.start
         print(
-            f"{label}{share:.0f}% ({self.n:,} / {self.total:,} {self.unit}s) {seconds:.0f} s",
+            f"{label}{share:.0f}% ({self.n:,} / {self.total:,} {_plural(self.unit)}) {seconds:.0f} s",
             file=self.file,
             flush=True,
         )
+
+
+def _plural(unit: str) -> str:
+    return unit + ("es" if unit.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 class NoProgress:

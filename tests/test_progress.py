@@ -37,3 +37,12 @@ def test_a_terminal_gets_a_tqdm_bar_and_disabled_bars_print_nothing() -> None:
     off.update(5)
     off.close()
     assert quiet.getvalue() == ""
+
+
+def test_a_log_says_the_last_count_once_in_plural_units() -> None:
+    log = io.StringIO()
+    bar = progress_bar(3_808, "pretrain", "batch", file=log)
+    bar.update(3_808)  # the last update's line is the final count: closing adds nothing
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pretrain: 100% (3,808 / 3,808 batches)")
