@@ -29,12 +29,17 @@ class LogProgress:
         self.total, self.desc, self.unit, self.file = max(int(total), 1), desc, unit, file
         self.n, self.start, self.closed = int(initial), time.monotonic(), False
         self.shown, self.shown_at = self.n / self.total, self.start
+        self.postfix = ""
 
     def update(self, n: int = 1) -> None:
         self.n += int(n)
         now = time.monotonic()
         if self.n / self.total - self.shown >= LOG_STEP or (now - self.shown_at >= LOG_SECONDS and n):
             self._line(now)
+
+    def set_postfix_str(self, text: str) -> None:
+        """What is being done now, said at the end of the next line (tqdm's name)."""
+        self.postfix = text
 
     def close(self) -> None:
         if not self.closed:
@@ -47,7 +52,8 @@ class LogProgress:
         label = f"{self.desc}: " if self.desc else ""
         share, seconds = 100 * self.n / self.total, now - self.start
         print(
-            f"{label}{share:.0f}% ({self.n:,} / {self.total:,} {_plural(self.unit)}) {seconds:.0f} s",
+            f"{label}{share:.0f}% ({self.n:,} / {self.total:,} {_plural(self.unit)}) {seconds:.0f} s"
+            + (f", {self.postfix}" if self.postfix else ""),
             file=self.file,
             flush=True,
         )
@@ -61,6 +67,9 @@ class NoProgress:
     """No bar at all (``enabled=False``)."""
 
     def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str) -> None:
         pass
 
     def close(self) -> None:

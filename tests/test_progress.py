@@ -46,3 +46,13 @@ def test_a_log_says_the_last_count_once_in_plural_units() -> None:
     bar.close()
     lines = log.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith("pretrain: 100% (3,808 / 3,808 batches)")
+
+
+def test_a_log_line_ends_with_what_is_being_done() -> None:
+    log = io.StringIO()
+    bar = progress_bar(100, "hearts-bench new", "game", file=log)
+    bar.set_postfix_str("standard pimc")
+    bar.update(100)
+    bar.close()
+    assert log.getvalue() == "hearts-bench new: 100% (100 / 100 games) 0 s, standard pimc\n"
+    progress_bar(100, enabled=False).set_postfix_str("nothing shown")

@@ -60,6 +60,7 @@ from hearts_env.agents.bench.suite import CANDIDATE, BenchError, MatchSpec, Suit
 from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
 from hearts_env.arena.match import Executor
 from hearts_env.policy import Policy
+from hearts_env.progress import progress_bar
 from hearts_env.runner import IllegalCardError
 
 CANDIDATE_FINGERPRINT_GAMES = 2
@@ -319,13 +320,7 @@ def _check_picklable(matches: list[_Match], name: str) -> None:
 
 
 def _progress_bar(enabled: bool, total: int, initial: int, desc: str) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, initial=initial, desc=desc, unit="game", dynamic_ncols=True)
+    return progress_bar(total, desc, "game", initial=initial) if enabled else None
 
 
 # ---------------------------------------------------------------------------------------------
