@@ -44,7 +44,7 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.commands import command, positive_int
+from hearts_env.commands import add_progress_argument, command, positive_int
 from hearts_env.policy import Policy
 from hearts_env.rules import add_rules_arguments, rules_from_args
 from hearts_env.seeding import parse_seed
@@ -100,9 +100,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--record", metavar="PATH", help="write every game (deals, cards, seats) as JSON lines, for hearts-web --replay"
     )
-    parser.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
-    )
+    add_progress_argument(parser)
     add_rules_arguments(parser)
     return parser
 
@@ -183,13 +181,12 @@ def main(argv: list[str] | None = None) -> None:
     executor = None if args.ray is None else _join_ray(parser, args.ray)
     if executor is not None and not args.round_robin and args.deals <= args.block:
         print(f"hearts-arena: note: {args.deals} deals fit one block of {args.block}: one Ray task", file=sys.stderr)
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
     common = dict(
         deals=args.deals,
         seed=args.seed,
         episode=args.episode,
         history=args.history,
-        progress=progress,
+        progress=args.progress,
         block=args.block,
         executor=executor,
         record=args.record is not None,

@@ -58,6 +58,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: a progress bar, on by default when stderr is a terminal."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=sys.stderr.isatty(),
+        help="progress bar (default: on a terminal)",
+    )
+
+
 def _one_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.strerror or error}: {error.filename}"

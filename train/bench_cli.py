@@ -42,7 +42,7 @@ from hearts_env.agents.bench.compare import compare, format_comparison
 from hearts_env.agents.bench.run import run
 from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, versions
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.commands import positive_int
+from hearts_env.commands import add_progress_argument, positive_int
 
 PROG = "hearts-bench"
 RUNS_DIR = Path("runs") / "bench"
@@ -88,9 +88,7 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="play even if a pool member differs from the suite's record (the report says VERSION+modified)",
     )
-    parser.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
-    )
+    add_progress_argument(parser)
 
 
 def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -126,7 +124,7 @@ def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None
             restart=args.restart,
             workers=args.workers,
             executor=executor,
-            progress=sys.stderr.isatty() if args.progress is None else args.progress,
+            progress=args.progress,
             time_limit=args.time_limit,
             allow_modified=args.allow_modified,
             command=shlex.join([PROG, *sys.argv[1:]]),
@@ -254,9 +252,7 @@ def _exploit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help=f"the run's folder (default: {RUNS_DIR}/exploit__...)")
     parser.add_argument("--restart", action="store_true", help="discard what --out holds")
     parser.add_argument("--json", metavar="PATH", help="also write the report here")
-    parser.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: on a terminal)"
-    )
+    add_progress_argument(parser)
 
 
 def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -276,7 +272,7 @@ def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             value_decisions=args.value_decisions,
             out=args.out,
             restart=args.restart,
-            progress=sys.stderr.isatty() if args.progress is None else args.progress,
+            progress=args.progress,
             command=shlex.join([PROG, *sys.argv[1:]]),
             num_envs=args.num_envs,
             learning_rate=args.learning_rate,
