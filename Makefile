@@ -4,6 +4,9 @@ VENV ?= .venv
 # The torch build to install. The default is the CPU wheel of this project's machines; elsewhere
 # use e.g. TORCH_SPEC="torch --index-url https://download.pytorch.org/whl/cpu" or a CUDA build.
 TORCH_SPEC ?= torch==2.13.0
+# Test processes (pytest-xdist): the kernels compile in each that needs them, so more processes
+# than cores only add compiling; auto = one per core.
+TEST_WORKERS ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
@@ -17,10 +20,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: $(STAMP)  ## the test suite without the slow tests
-	$(BIN)/python -m pytest -m "not slow" -q
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist worksteal
 
 test-all: $(STAMP)  ## every test, slow ones included
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 run: $(STAMP)  ## the main job: train a small agent, benchmark it and the shipped agent against the baselines
 	$(BIN)/hearts-main-job $(ARGS)

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # The test processes share the cores: torch's thread pool (a thread per core in each process,
+    # the notebooks' kernels included) would have them wait on each other.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hearts_env import replay
 from hearts_env.agents.bench.suite import freeze
