@@ -21,6 +21,7 @@ import pytest
 from hearts_env import aec, core, seeding
 from hearts_env.agents import make_agent
 from hearts_env.agents.bench import compare, deals, identity, load, per_game_policy, run
+from hearts_env.agents.bench import leaderboard as leaderboards
 from hearts_env.agents.bench import report as reports
 from hearts_env.agents.bench.candidates import CandidateError, TimeLimited, load_candidate
 from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, load_suite_file
@@ -551,6 +552,21 @@ def test_an_edited_or_damaged_report_is_refused(heuristic_report, tmp_path) -> N
     path.write_text(json.dumps({"schema": 99}))
     with pytest.raises(BenchError, match="not a hearts-bench report of schema 1"):
         load(path)
+
+
+def test_the_leaderboard_ranks_each_setting_in_its_own_table(tiny, heuristic_report) -> None:
+    quick = run("heuristic", version=str(tiny), quick=True, tracks=["standard"])
+    random = run("random", version=str(tiny), quick=True, tracks=["standard"])
+    page = leaderboards.leaderboard([("r.json", random), ("q.json", quick), ("h.json", heuristic_report)], "cmd")
+    full, quick_part = page.split("\n## Quick setting")
+    assert "\n## Full setting" in full and "`h.json`" in full and "q.json" not in full
+    assert quick_part.index("| 1 | `heuristic`") < quick_part.index("| 2 | `random`")  # ranked by the standard mean
+    assert "hearts-bench run heuristic --suite tiny --split test --quick --json q.json" in quick_part
+    dev = run("heuristic", version=str(tiny), split="dev", quick=True, tracks=["standard"])
+    with pytest.raises(BenchError, match="d.json is of split dev, h.json of test: one page holds one"):
+        leaderboards.leaderboard([("h.json", heuristic_report), ("d.json", dev)], "cmd")
+    with pytest.raises(BenchError, match="two reports name the same candidate 'heuristic'"):
+        leaderboards.leaderboard([("q.json", quick), ("q2.json", quick)], "cmd")
 
 
 # ---------------------------------------------------------------------------------------------
