@@ -114,7 +114,7 @@ def _table(
         ],
         left=7,
     )
-    return [_markdown(head, rows), "", "Reports:", "", reports_table]
+    return [_markdown(head, rows), "", "### Reports", "", reports_table]
 
 
 def _exploits(exploits: Sequence[tuple[str | Path, Mapping[str, Any]]]) -> dict[str, Mapping[str, Any]]:
