@@ -40,7 +40,7 @@ from hearts_env.agents.bench import report as reports
 from hearts_env.agents.bench.candidates import TIME_LIMIT
 from hearts_env.agents.bench.compare import compare, format_comparison
 from hearts_env.agents.bench.run import run
-from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, versions
+from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, setting, versions
 from hearts_env.arena.sharding import add_ray_argument
 from hearts_env.commands import add_progress_argument, positive_int
 
@@ -98,11 +98,10 @@ def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None
         parser.error('--ray needs Ray: pip install -e ".[ray]"')
     if args.json and (problem := _output_problem(args.json)):
         parser.error(f"--json: {problem}")
-    setting = "quick" if args.quick else "full"
     out = (
         Path(args.out)
         if args.out
-        else RUNS_DIR / f"{args.suite}__{args.split}__{setting}__{_slug(args.name or args.candidate)}"
+        else RUNS_DIR / f"{args.suite}__{args.split}__{setting(args.quick)}__{_slug(args.name or args.candidate)}"
     )
     executor = None
     if args.ray is not None:

@@ -4,7 +4,7 @@
 
 Every report must be of the same suite version and split (``report.load`` has checked each one's
 checksum); the reports of each setting make a table, full then quick (so a searcher too costly
-for a full run is still placed, on a tenth of the deals). Rows are ordered by the ``standard``
+for a full run is still placed, on fewer deals). Rows are ordered by the ``standard``
 track's mean over the pool (the candidate's points per hand minus the field, lower first); each
 row gives that mean, the difference against each pool member, the ``games`` win rates, the
 ``mixed`` and ``variants`` means, and the command that makes the row's report again. A user's own
@@ -24,15 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.suite import BenchError
+from hearts_env.agents.bench.suite import FULL, QUICK, BenchError
 
 EXPLOIT_SCHEMA = "hearts-exploit-1"
 
 
-SETTINGS = {
-    "full": "Full setting",
-    "quick": "Quick setting: a tenth of every match's deals (wider intervals), for agents too costly for a full run",
+TITLES = {
+    FULL: "Full setting",
+    QUICK: "Quick setting (`--quick`: a part of every match's deals, so wider intervals; for agents too costly "
+    "for a full run)",
 }
+"""The heading of each setting's table, in the order of the tables."""
 
 
 def leaderboard(
@@ -63,7 +65,7 @@ def leaderboard(
         "averages its matches. `games`: win rate in whole games to 100 (ties shared; 25% is even). "
         "-: not played (the agent cannot play those tables).",
     ]
-    for setting, title in SETTINGS.items():
+    for setting, title in TITLES.items():
         group = [(path, report) for path, report in entries if report["setting"] == setting]
         if group:
             lines += ["", f"## {title}", "", *_table(group, by_target)]
@@ -171,7 +173,7 @@ def _command(report: Mapping[str, Any], path: str | Path) -> str:
     parts = ["hearts-bench", "run", candidate["spec"], "--suite", report["version"], "--split", report["split"]]
     if candidate["name"] != candidate["spec"]:
         parts += ["--name", candidate["name"]]
-    if report["setting"] == "quick":
+    if report["setting"] == QUICK:
         parts.append("--quick")
     return " ".join([*parts, "--json", str(path)])
 

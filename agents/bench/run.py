@@ -56,7 +56,7 @@ from hearts_env.agents.bench.candidates import (
 from hearts_env.agents.bench.deals import deal_hash, split_keys
 from hearts_env.agents.bench.identity import fingerprint
 from hearts_env.agents.bench.store import RunFolder
-from hearts_env.agents.bench.suite import CANDIDATE, BenchError, MatchSpec, Suite, Track, load_suite
+from hearts_env.agents.bench.suite import CANDIDATE, BenchError, MatchSpec, Suite, Track, load_suite, setting
 from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
 from hearts_env.arena.match import Executor
 from hearts_env.policy import Policy
@@ -128,9 +128,8 @@ def run(
         for spec in played[track.name]
     ]
     label = suite.version if not modified else f"{suite.version}+modified"
-    setting = "quick" if quick else "full"
     candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256}
-    identity = {"suite": suite.version, "split": split, "setting": setting, "candidate": candidate_entry}
+    identity = {"suite": suite.version, "split": split, "setting": setting(quick), "candidate": candidate_entry}
     folder = None if out is None else RunFolder(out, identity, restart)
     for track, who in players.items():
         if folder is not None:
@@ -149,7 +148,7 @@ def run(
         "frozen": not modified,
         "modified": modified,
         "split": split,
-        "setting": setting,
+        "setting": setting(quick),
         "candidate": {"name": cand.name, "kind": cand.kind} | candidate_entry,
         "tracks": {
             t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name], players)

@@ -44,6 +44,13 @@ SUITES_DIR = Path(__file__).parent / "suites"
 """The versions shipped with the package, one JSON file each."""
 CANDIDATE = "candidate"
 """The seat name of the agent under test in a match's ``seats``."""
+FULL, QUICK = "full", "quick"
+"""The settings of a run: every match's deals, or the first 1/``quick_fraction`` of them."""
+
+
+def setting(quick: bool) -> str:
+    """The setting a run plays in, as reports and run folders name it."""
+    return QUICK if quick else FULL
 
 
 class BenchError(ValueError):
