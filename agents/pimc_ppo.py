@@ -153,6 +153,12 @@ class PIMCPPOPolicy:
         self.network.check_rules(rules)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        return self.decide_with_values(info, mask)[0]
+
+    def decide_with_values(self, info: InfoSet, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The cards it plays, and (B, 52) the search's value of each card it searched (its mean
+        hand score over the worlds, lower is better; NaN for the cards and the decisions it did
+        not search): what expert iteration records besides the card."""
         self.check_rules(info.rules)
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
@@ -162,15 +168,16 @@ class PIMCPPOPolicy:
         rows = np.arange(len(actions))
         candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability
         search = np.flatnonzero((info.phase == PLAY) & (candidates.sum(axis=1) > 1))
+        searched = np.full(mask.shape, np.nan)
         if len(search):
-            values = self.evaluate(info[search], candidates[search])
+            searched[search] = values = self.evaluate(info[search], candidates[search])
             top = actions[search]
             gain = values[np.arange(len(search)), top, None] - values  # points saved over the network's card
             gain = np.where(np.isnan(gain), -np.inf, gain)
             best = np.lexsort((-probs[search], -gain), axis=-1)[:, 0]  # ties go to the more probable card
             beats_top = gain[np.arange(len(search)), best] > self.margin
             actions[search] = np.where(beats_top, best, top)
-        return actions.astype(np.int64)
+        return actions.astype(np.int64), searched
 
     def probabilities(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         """(B, 52): its network's probability of each legal card (what orders its search)."""

@@ -425,6 +425,8 @@ def test_collect_gives_at_least_what_is_asked() -> None:
             collect(HeartsRules(), make_agent("random"), bad)
     with pytest.raises(ValueError, match="num_games must be an int >= 1"):
         collect(HeartsRules(), make_agent("random"), 10, num_games=0)
+    with pytest.raises(ValueError, match="gives no card values"):
+        collect(HeartsRules(), make_agent("random"), 10, values=True)
 
 
 @pytest.mark.slow

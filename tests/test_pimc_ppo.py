@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -156,7 +157,8 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
 
 def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
     torch = pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig, Network, main
+    from hearts_env.train.expert_iteration import DEMOS_FILE, ExItConfig, Network, main
+    from hearts_env.train.imitation import Demonstrations
 
     start = random_positions(32, seed=40)
     obs = encode(infoset(start), ppo.layout)
@@ -173,6 +175,21 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     assert trained_on["from"] == ppo.meta["trained_on"] | {"path": str(ppo.path)}  # the chain back to PPO
     info, mask = infoset(start), legal_mask(start)
     assert np.all(mask[np.arange(32), apprentice(info, mask)])
+    # The collection is kept; a fit from it alone makes the same network.
+    demos = Demonstrations.load(folder / DEMOS_FILE)
+    assert len(demos) == trained_on["decisions"] and demos.values.shape == (len(demos), 52)
+    searched = ~np.all(np.isnan(demos.values), axis=1)
+    rows = np.flatnonzero(searched)
+    assert 0 < len(rows) < len(demos)  # passes and single candidates are not searched
+    chosen = demos.values[rows, demos.actions[rows]]
+    np.testing.assert_array_equal(chosen, np.nanmin(demos.values[rows], axis=1))  # it plays its best card
+    again = main(
+        ExItConfig(demos=str(folder / DEMOS_FILE), epochs=2, learning_rate=1e-3, eval_deals=0, run_dir=str(tmp_path))
+    )
+    assert not (again / DEMOS_FILE).exists()
+    with np.load(folder / "policy.npz") as first, np.load(again / "policy.npz") as second:
+        for name in first.files:
+            np.testing.assert_array_equal(first[name], second[name], err_msg=name)
 
 
 def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
@@ -190,6 +207,28 @@ def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_s
         np.testing.assert_array_equal(getattr(both, name)[:n], getattr(alone, name), err_msg=name)
     assert not np.array_equal(both.observations[n : n + 13], alone.observations[:13])  # other deals
     assert both.hands[n:].min() > both.hands[:n].max()  # the second worker's hands numbered apart
+
+
+def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):
+    from hearts_env.train.expert_iteration import ExItConfig, main
+    from hearts_env.train.imitation import Demonstrations
+
+    (tmp_path / "junk.npz").write_bytes(b"not an npz")
+    n = 3
+    Demonstrations(
+        np.zeros((n, 5), np.uint8), np.ones((n, 52), bool), np.zeros(n, np.int64), np.zeros(n, np.float32),
+        np.arange(n), np.zeros(n, np.int64),
+    ).save(tmp_path / "narrow.npz")  # fmt: skip
+    np.savez(tmp_path / "short.npz", observations=np.zeros((2, 765), np.uint8))
+    runs = tmp_path / "runs"
+    for name, fragment in (
+        ("junk.npz", "junk.npz: not a readable .npz"),
+        ("narrow.npz", "narrow.npz: observations of 5 numbers, the network reads 765"),
+        ("short.npz", "short.npz: arrays ['observations'], expected"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(fragment)):
+            main(ExItConfig(demos=str(tmp_path / name), run_dir=str(runs)))
+    assert not runs.exists() or not any(runs.iterdir())  # no run folder made
 
 
 def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):

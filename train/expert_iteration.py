@@ -36,6 +36,10 @@ from hearts_env.train.config import RunConfig, check_at_least, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
+DEMOS_FILE = "demonstrations.npz"
+"""The collected decisions in a round's run folder (``Demonstrations.save``), with the search's
+value of each card it searched."""
+
 
 @dataclass
 class ExItConfig(RunConfig):
@@ -62,6 +66,8 @@ class ExItConfig(RunConfig):
     """duplicate single-hand deals of the new network against three of the old one (0: none)"""
     workers: int = 1
     """processes collecting at once (one core each; the decisions are split evenly)"""
+    demos: str = ""
+    """a demonstrations.npz of an earlier round to fit instead of collecting (made by --policy's network)"""
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""
@@ -137,7 +143,7 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
 
 def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
     teacher = PIMCPPOPolicy(seed=seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
-    return collect(rules, teacher, decisions, seed, progress=progress)
+    return collect(rules, teacher, decisions, seed, progress=progress, values=True)
 
 
 def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
@@ -167,14 +173,24 @@ def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
 
 
 def main(config: ExItConfig) -> Path:
-    """One round: collect, fit, export, evaluate; returns the new run folder."""
+    """One round: collect (or read ``config.demos``), fit, export, evaluate; returns the new run
+    folder, which keeps the collected decisions (``DEMOS_FILE``: the costly part, so that another
+    fit can start from them)."""
     torch.manual_seed(config.seed)
     source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
     hand_rules = dataclasses.replace(config.rules, target_score=None)
+    demos = Demonstrations.load(config.demos) if config.demos else None
+    if demos is not None and demos.observations.shape[1] != source.layout.size:
+        raise ValueError(
+            f"demonstrations {config.demos}: observations of {demos.observations.shape[1]} numbers, "
+            f"the network reads {source.layout.size}"
+        )
     folder = make_run_folder(config.run_dir, config.exp_name, config.seed)  # before minutes of collection
     start = time.perf_counter()
-    with removed_on_failure(folder):
-        demos = collect_parallel(config, hand_rules)
+    if demos is None:
+        with removed_on_failure(folder):
+            demos = collect_parallel(config, hand_rules)
+            demos.save(folder / DEMOS_FILE)
     collected = time.perf_counter()
     net = Network(source)
     metrics = fit(net, demos, config) | {

@@ -14,13 +14,15 @@ from the teacher's play with a critic that already knows what positions are wort
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from hearts_env import checks
 from hearts_env.core import new_games
+from hearts_env.infoset import InfoSet
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
 from hearts_env.progress import progress_bar
@@ -42,9 +44,33 @@ class Demonstrations:
     returns: np.ndarray  # (N,) float32: reward paid to the deciding seat from here to the hand's end
     hands: np.ndarray  # (N,) int64: which hand the decision belongs to (numbered in the order dealt)
     seats: np.ndarray  # (N,) int64: the deciding seat
+    values: np.ndarray | None = None  # (N, 52) float32: the teacher's value of each card, NaN where it gave none
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def save(self, path: str | Path) -> None:
+        """Write the arrays to ``path`` (a compressed ``.npz``; read back by ``load``)."""
+        np.savez_compressed(
+            path, **{f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Demonstrations:
+        """Demonstrations written by ``save`` (no pickles are read); ``ValueError`` naming the file
+        for a missing array or arrays of different lengths."""
+        try:
+            with np.load(path, allow_pickle=False) as arrays:
+                found = {name: arrays[name] for name in arrays.files}
+        except (OSError, ValueError) as error:
+            raise ValueError(f"demonstrations {path}: not a readable .npz ({error})") from None
+        names = [f.name for f in fields(cls)]
+        missing = [name for name in names[:-1] if name not in found]
+        if missing or set(found) - set(names):
+            raise ValueError(f"demonstrations {path}: arrays {sorted(found)}, expected {names} (values optional)")
+        if len({len(array) for array in found.values()}) != 1:
+            raise ValueError(f"demonstrations {path}: the arrays differ in length")
+        return cls(**found)
 
 
 def collect(
@@ -55,33 +81,61 @@ def collect(
     num_games: int | None = None,
     reward: str = "points",
     progress: bool = False,
+    values: bool = False,
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
     half of them are over). Game i of the collection is game i of ``seed`` (``seeding.game_keys``).
-    Only the decisions of completed hands count and are kept, so every return is complete."""
+    Only the decisions of completed hands count and are kept, so every return is complete. With
+    ``values`` the teacher's ``decide_with_values`` (``pimc-ppo``'s) also gives each decision's
+    card values, kept in ``values``."""
     decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
     num_games = checks.integer("num_games", num_games, 1)
     check_reward_mode(reward)
-    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress)
+    if values and not callable(getattr(teacher, "decide_with_values", None)):
+        raise ValueError(f"teacher {teacher!r} gives no card values (it has no decide_with_values)")
+    valued = _ValuedTeacher(teacher) if values else None
+    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, valued)
     games_dealt = 0
     while recorder.complete < decisions:
         state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
         games_dealt += num_games
         recorder.new_batch()
-        play(state, [teacher] * rules.num_players, on_step=recorder.record)
+        play(state, [valued or teacher] * rules.num_players, on_step=recorder.record)
     recorder.bar.close()
     return _assemble(recorder.records, recorder.finals, recorder.next_hand, rules.num_players)
+
+
+class _ValuedTeacher:
+    """The teacher as the runner calls it (one call a step: it plays every seat), keeping the card
+    values of its last call for the recorder."""
+
+    def __init__(self, teacher: Policy) -> None:
+        self.teacher, self.last = teacher, np.empty((0, 52), np.float32)
+
+    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        actions, values = self.teacher.decide_with_values(info, mask)
+        self.last = np.asarray(values, np.float32)
+        return actions
 
 
 class _Recorder:
     """Records each decision of a batch of games as the runner plays them, and what every seat was
     paid over each hand; asks the runner to stop once enough decisions are in or half the games are over."""
 
-    def __init__(self, layout: ObservationLayout, reward: str, decisions: int, num_games: int, progress: bool) -> None:
+    def __init__(
+        self,
+        layout: ObservationLayout,
+        reward: str,
+        decisions: int,
+        num_games: int,
+        progress: bool,
+        valued: _ValuedTeacher | None,
+    ) -> None:
         self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
+        self.valued = valued
         self.records: list[tuple[np.ndarray, ...]] = []
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
         self.complete = self.next_hand = 0  # decisions of completed hands; hands numbered
@@ -98,8 +152,9 @@ class _Recorder:
     def record(self, step: Step) -> bool:
         games, seat = step.games, step.seats.astype(np.int64)
         before = self.paid[games, seat]
+        extra = () if self.valued is None else (self.valued.last,)
         self.records.append(
-            (encode(step.info, self.layout), step.mask, step.actions, self.hand_id[games], seat, before)
+            (encode(step.info, self.layout), step.mask, step.actions, self.hand_id[games], seat, before, *extra)
         )
         self.paid[games] += step_rewards(step.state, step.after, self.reward)
         self.in_hand[games] += 1
@@ -128,6 +183,7 @@ def _assemble(
     returns = total[ids, seats] - before
     keep = ~np.isnan(returns)
     masks, cards = (np.concatenate([r[k] for r in records])[keep] for k in (1, 2))
+    values = np.concatenate([r[6] for r in records])[keep] if len(records[0]) > 6 else None
     obs = np.empty((np.count_nonzero(keep), records[0][0].shape[1]), records[0][0].dtype)
     row = start = 0
     while records:
@@ -135,7 +191,7 @@ def _assemble(
         kept = chunk[keep[start : start + len(chunk)]]
         obs[row : row + len(kept)] = kept
         row, start = row + len(kept), start + len(chunk)
-    return Demonstrations(obs, masks, cards, returns[keep].astype(np.float32), ids[keep], seats[keep])
+    return Demonstrations(obs, masks, cards, returns[keep].astype(np.float32), ids[keep], seats[keep], values)
 
 
 def pretrain(
