@@ -184,8 +184,15 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     chosen = demos.values[rows, demos.actions[rows]]
     np.testing.assert_array_equal(chosen, np.nanmin(demos.values[rows], axis=1))  # it plays its best card
     again = main(
-        ExItConfig(demos=str(folder / DEMOS_FILE), epochs=2, learning_rate=1e-3, eval_deals=0, run_dir=str(tmp_path))
-    )
+        ExItConfig(
+            exp_name="refit",
+            demos=str(folder / DEMOS_FILE),
+            epochs=2,
+            learning_rate=1e-3,
+            eval_deals=0,
+            run_dir=str(tmp_path),
+        )
+    )  # its own name: a run folder is named to the second, and this one may start within the first one's
     assert not (again / DEMOS_FILE).exists()
     with np.load(folder / "policy.npz") as first, np.load(again / "policy.npz") as second:
         for name in first.files:
