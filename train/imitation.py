@@ -113,7 +113,7 @@ class _ValuedTeacher:
     values of its last call for the recorder."""
 
     def __init__(self, teacher: Policy) -> None:
-        self.teacher, self.last = teacher, np.empty((0, 52), np.float32)
+        self.teacher, self.last = teacher, None
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         actions, values = self.teacher.decide_with_values(info, mask)
