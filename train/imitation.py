@@ -113,7 +113,8 @@ class _ValuedTeacher:
     values of its last call for the recorder."""
 
     def __init__(self, teacher: Policy) -> None:
-        self.teacher, self.last = teacher, None
+        self.teacher = teacher
+        self.last: np.ndarray | None = None
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         actions, values = self.teacher.decide_with_values(info, mask)
