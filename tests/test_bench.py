@@ -391,6 +391,7 @@ def test_a_failing_candidate_ends_the_run_naming_track_and_deals(user_agents, ti
         run(f"user_agents:{factory}", version=str(tiny), tracks=["standard"], out=out, time_limit=0.2)
     assert "\n" not in str(info.value)
     assert list((out / "blocks").rglob("*.npz"))  # the blocks before it are kept
+    assert str(info.value).endswith(f"; the blocks finished are kept in {out}: the same command resumes")
 
 
 # ---------------------------------------------------------------------------------------------

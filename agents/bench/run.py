@@ -277,7 +277,10 @@ def _play(
 
     def keep(match: _Match, b: int, outcome: BlockOutcome | None, timing: Timing, error: str | None) -> None:
         if error is not None:
-            raise BenchError(f"{name}: {match.where(b, split)}: {error}")
+            kept = (
+                "" if folder is None else f"; the blocks finished are kept in {folder.path}: the same command resumes"
+            )
+            raise BenchError(f"{name}: {match.where(b, split)}: {error}{kept}")
         done[id(match)][b] = (outcome, timing)
         if folder is not None:
             folder.save(match.track.name, match.spec.id, b, outcome, timing)
