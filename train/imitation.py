@@ -14,7 +14,7 @@ from the teacher's play with a critic that already knows what positions are wort
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -65,8 +65,8 @@ class Demonstrations:
         except (OSError, ValueError) as error:
             raise ValueError(f"demonstrations {path}: not a readable .npz ({error})") from None
         names = [f.name for f in fields(cls)]
-        missing = [name for name in names[:-1] if name not in found]
-        if missing or set(found) - set(names):
+        required = [f.name for f in fields(cls) if f.default is MISSING]
+        if not set(required) <= set(found) <= set(names):
             raise ValueError(f"demonstrations {path}: arrays {sorted(found)}, expected {names} (values optional)")
         if len({len(array) for array in found.values()}) != 1:
             raise ValueError(f"demonstrations {path}: the arrays differ in length")
