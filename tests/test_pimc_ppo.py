@@ -197,6 +197,31 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     with np.load(folder / "policy.npz") as first, np.load(again / "policy.npz") as second:
         for name in first.files:
             np.testing.assert_array_equal(first[name], second[name], err_msg=name)
+    soft = main(
+        ExItConfig(
+            exp_name="soft", demos=str(folder / DEMOS_FILE), temperature=1.0, epochs=2, learning_rate=1e-3,
+            eval_deals=0, run_dir=str(tmp_path),
+        )
+    )  # fmt: skip
+    with np.load(again / "policy.npz") as hard, np.load(soft / "policy.npz") as shared:
+        assert not np.array_equal(hard["action.weight"], shared["action.weight"])  # the values moved it
+
+
+def test_expert_iteration_soft_targets_share_the_searched_cards_by_their_values():
+    from hearts_env.train.expert_iteration import search_targets
+
+    values = np.full((3, 52), np.nan)
+    values[0, [4, 9]] = [2.0, 3.0]  # card 9 one point worse
+    values[1, 7] = 1.0  # one card searched: nothing to share
+    actions = np.array([4, 7, 11])  # the third decision was not searched
+    hard = search_targets(actions, values, 0.0)
+    np.testing.assert_array_equal(hard, np.eye(52, dtype=np.float32)[actions])
+    soft = search_targets(actions, values, 1.0)
+    np.testing.assert_allclose(soft[0, [4, 9]], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))], rtol=1e-6)
+    assert soft[0].sum() == pytest.approx(1) and np.count_nonzero(soft[0]) == 2
+    np.testing.assert_array_equal(soft[1:], hard[1:])
+    cold = search_targets(actions, values, 0.01)
+    np.testing.assert_allclose(cold[0], hard[0], atol=1e-6)  # a low temperature is the search's card
 
 
 def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
@@ -245,6 +270,7 @@ def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
         (["--num-players", "5"], "num_players=5"),
         (["--decisions", "0"], "decisions"),
         (["--workers", "0"], "workers"),
+        (["--temperature", "-1"], "temperature"),
     ):
         with pytest.raises(SystemExit) as exit_:
             cli(argv)

@@ -60,6 +60,9 @@ class ExItConfig(RunConfig):
     """passes over the collected decisions"""
     learning_rate: float = 1e-4
     """Adam's step size (small: the search mostly agrees with the network)"""
+    temperature: float = 0.0
+    """soft targets: each searched card's share is softmax(-value / temperature) over the searched
+    cards, in points (0: the card the search chose)"""
     batch_size: int = 1024
     """decisions per gradient step"""
     eval_deals: int = 2000
@@ -75,6 +78,8 @@ class ExItConfig(RunConfig):
         for name in ("decisions", "worlds", "top_k", "epochs", "batch_size", "workers"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
+        if not self.temperature >= 0:
+            raise ValueError(f"temperature must be at least 0, got {self.temperature}")
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
@@ -110,17 +115,35 @@ class Network(torch.nn.Module):
         return out
 
 
+def search_targets(actions: np.ndarray, values: np.ndarray | None, temperature: float) -> np.ndarray:
+    """(N, 52) the share of each card in the fit's target: all on the search's card, or with a
+    ``temperature`` and the search's values, softmax(-value / temperature) over the cards it
+    searched (a decision it did not search keeps its card)."""
+    targets = np.zeros((len(actions), 52), np.float32)
+    targets[np.arange(len(actions)), actions] = 1
+    if temperature > 0 and values is not None:
+        searched = np.flatnonzero((~np.isnan(values)).sum(axis=1) > 1)
+        v = values[searched]
+        weights = np.exp(-(v - np.nanmin(v, axis=1, keepdims=True)) / temperature)
+        weights = np.where(np.isnan(weights), 0, weights)
+        targets[searched] = weights / weights.sum(axis=1, keepdims=True)
+    return targets
+
+
 def fit(net: Network, demos: Demonstrations, config: ExItConfig) -> dict[str, float]:
-    """Cross-entropy of the masked logits against the search's cards, on the decisions with a
-    choice; returns the agreement with the search before and after (share of those decisions)."""
+    """Cross-entropy of the masked logits against the search's targets (``search_targets``), on the
+    decisions with a choice; returns the agreement with the search's card before and after (share
+    of those decisions)."""
     rows = np.flatnonzero(demos.masks.sum(axis=1) > 1)
     obs = torch.as_tensor(demos.observations[rows])
     mask = torch.as_tensor(demos.masks[rows])
-    target = torch.as_tensor(demos.actions[rows])
+    chosen = torch.as_tensor(demos.actions[rows])
+    values = None if demos.values is None else demos.values[rows]
+    target = torch.as_tensor(search_targets(demos.actions[rows], values, config.temperature))
 
     def agreement() -> float:
         with torch.no_grad():
-            return float((net(obs).masked_fill(~mask, -1e8).argmax(dim=1) == target).float().mean())
+            return float((net(obs).masked_fill(~mask, -1e8).argmax(dim=1) == chosen).float().mean())
 
     before = agreement()
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
