@@ -1,11 +1,12 @@
-"""A trained policy as an agent: the exported MLP of ``train/ppo.py`` run with numpy alone.
+"""A trained policy as an agent: the exported MLP of ``train/ppo.py`` run without torch.
 
 ``train/ppo.py`` exports a run's policy network to ``policy.npz`` (plain float32 arrays, no
 pickle) and ``policy.json`` (what the network expects: observation layout version, rules, net
 shape, activation). ``TrainedPolicy(run_dir)`` loads them and plays any seat, batched: it encodes
-each info set (``hearts_env.observation.encode``), scales it, runs the MLP forward, masks the illegal cards
-and takes the highest logit, so it plays exactly as the SB3 model's deterministic
-``predict(obs, action_masks=mask)``. No torch, no stable-baselines3.
+each info set (``hearts_env.observation.encode``), scales it, runs the MLP forward (the first layer
+by a compiled kernel that skips the observation's zeros, ``hearts_env.agents.mlp_kernels``; the others
+with numpy), masks the illegal cards and takes the highest logit, so it plays as the SB3 model's
+deterministic ``predict(obs, action_masks=mask)``. No torch, no stable-baselines3.
 
 ```python
 from hearts_env.agents.trained import TrainedPolicy
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from hearts_env import checks, seeding
+from hearts_env.agents.mlp_kernels import sparse_input_layer
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
 from hearts_env.rules import HeartsRules
@@ -104,7 +106,8 @@ class MLPPolicy:
         history: bool = False,
     ) -> None:
         self.rules, self.layout = rules, ObservationLayout(rules, history)
-        self.scale, self.layers, self.activation = scale, layers, ACTIVATIONS[activation]
+        self.activation = ACTIVATIONS[activation]
+        self.set_weights(scale, layers)
         self.sample = checks.flag("sample", sample)
         self.rng = seeding.generator(seed)
 
@@ -120,13 +123,20 @@ class MLPPolicy:
                     f"the table has {knob}={getattr(rules, knob)!r}"
                 )
 
+    def set_weights(self, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """Play with these weights (``scale`` and ``layers`` as the class describes)."""
+        self.scale, self.layers = scale, layers
+        # The first layer as the compiled kernel reads it: the scale folded in, one row per input.
+        self._input_layer = [
+            (np.ascontiguousarray((w * scale).T, np.float32), np.asarray(b, np.float32)) for w, b in layers[:1]
+        ]
+
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """(B, 52) float32 action logits of (B, obs_size) observations (no mask)."""
-        x = np.asarray(observations, np.float32) * self.scale
-        *hidden, (w_out, b_out) = self.layers
-        for w, b in hidden:
-            x = self.activation(x @ w.T + b)
-        return x @ w_out.T + b_out
+        x = sparse_input_layer(np.ascontiguousarray(observations), *self._input_layer[0])
+        for w, b in self.layers[1:]:
+            x = self.activation(x) @ w.T + b
+        return x
 
     def act(self, observations: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(B,) int64: a legal card for each observation (the top logit, or a sample)."""

@@ -1,7 +1,7 @@
 """Scaling out with Ray: the arena's blocks of deals played anywhere give exactly the local numbers
 (a thread pool here, Ray tasks on a local Ray), the RLlib vector-env wrapper, and
 ``hearts_env.train.rllib_ppo``: one PPO iteration in each mode (self-play, named opponents) whose export
-plays through ``make_agent("trained", ...)`` with numpy alone and computes the RLlib module's
+plays through ``make_agent("trained", ...)`` without torch and computes the RLlib module's
 logits. Tests that need Ray or RLlib are skipped where they are not installed; each Ray started
 here is shut down by its fixture."""
 

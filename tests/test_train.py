@@ -320,6 +320,42 @@ def test_mlp_policy_samples_from_the_masked_softmax() -> None:
     assert (policy.act(np.zeros((5, size), np.uint8), mask[:5]) == 51).all()
 
 
+def test_mlp_logits_are_the_dense_product_of_its_layers() -> None:
+    """The compiled first layer (it skips zero inputs) gives the plain matrix products, for
+    observations of any dtype, either activation, any depth, and weights swapped in later."""
+    rules = HeartsRules()
+    size = ObservationLayout(rules).size
+    rng = np.random.default_rng(3)
+
+    def weights(widths: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        sizes = [size, *widths, 52]
+        return [(rng.normal(size=(o, i)).astype(np.float32), rng.normal(size=o).astype(np.float32))
+                for i, o in zip(sizes[:-1], sizes[1:], strict=True)]  # fmt: skip
+
+    def dense(scale: np.ndarray, layers: list, activation, obs: np.ndarray) -> np.ndarray:
+        x = obs.astype(np.float64) * scale
+        for i, (w, b) in enumerate(layers):
+            x = x @ w.T.astype(np.float64) + b
+            x = activation(x) if i < len(layers) - 1 else x
+        return x
+
+    def relu(x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 0)
+
+    obs = (rng.random((40, size)) < 0.15) * rng.integers(1, 5, (40, size))
+    scale = rng.uniform(0.01, 1, size).astype(np.float32)
+    for widths, activation, name in (([16, 8], np.tanh, "tanh"), ([], None, "relu"), ([32], relu, "relu")):
+        layers = weights(widths)
+        policy = MLPPolicy(rules, scale, layers, name)
+        for x in (obs.astype(np.uint8), obs.astype(np.float32), obs.astype(np.uint8)[::3], obs[:0].astype(np.uint8)):
+            got = policy.logits(x)
+            assert got.shape == (len(x), 52) and got.dtype == np.float32
+            np.testing.assert_allclose(got, dense(scale, layers, activation, x), rtol=1e-4, atol=1e-3)
+    swapped = weights([8])
+    policy.set_weights(np.ones(size, np.float32), swapped)
+    np.testing.assert_allclose(policy.logits(obs), dense(1.0, swapped, relu, obs), rtol=1e-4, atol=1e-3)
+
+
 def test_self_play_against_snapshots(tmp_path: Path) -> None:
     config = _config(tmp_path, opponents=["heuristic", "self", "self"], snapshot_every=1024, bc_teacher="")
     rules = HeartsRules()

@@ -172,8 +172,7 @@ class Snapshot(MLPPolicy):
 
     def load(self, model: MaskablePPO) -> None:
         arrays, names = policy_arrays(model)
-        self.scale = arrays["input.scale"]
-        self.layers = [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names]
+        self.set_weights(arrays["input.scale"], [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names])
 
 
 @dataclass

@@ -32,7 +32,7 @@ timesteps over its sampling time and over its update time), ``learning_rate``, t
 ``losses/``: ``policy_loss``, ``value_loss``, ``entropy``, ``explained_variance``,
 ``total_loss``), ``eval.json`` (every arena evaluation against ``eval_opponent``), ``train.json``
 (throughput), and the export ``policy.npz`` + ``policy.json`` in ``hearts_env.train.ppo``'s format:
-``make_agent("trained", path=...)`` (``hearts_env.agents.trained.TrainedPolicy``) plays it with numpy alone,
+``make_agent("trained", path=...)`` (``hearts_env.agents.trained.TrainedPolicy``) plays it without torch,
 no RLlib checkpoint needed. (RLlib also makes an empty folder in ``~/ray_results`` per run.)
 
     hearts-train-rllib --total-timesteps 2000000 --num-env-runners 2               # vs 3 heuristic

@@ -15,7 +15,7 @@ separate policy and value MLPs over the scaled observation, and the same flags a
 
 Every ``eval_every`` timesteps (a timestep is one decision of one seat), and before the first
 update, the policy plays ``eval_deals`` duplicate hands in the arena (``hearts_env.arena.play_match``)
-against three ``eval_opponent`` agents, with numpy alone: its MLP exported into
+against three ``eval_opponent`` agents, without torch: its MLP exported into
 ``hearts_env.agents.trained.MLPPolicy`` (the legal card with the highest logit).
 
 A run writes ``{run_dir}/{env}__{exp_name}__{seed}__{time}/``: ``config.json``, ``progress.csv``
