@@ -127,13 +127,13 @@ class MLPPolicy:
         """Play with these weights (``scale`` and ``layers`` as the class describes)."""
         self.scale, self.layers = scale, layers
         # The first layer as the compiled kernel reads it: the scale folded in, one row per input.
-        self._input_layer = [
-            (np.ascontiguousarray((w * scale).T, np.float32), np.asarray(b, np.float32)) for w, b in layers[:1]
-        ]
+        if layers:  # (a Snapshot has none until it loads them)
+            w, b = layers[0]
+            self._input_layer = (np.ascontiguousarray((w * scale).T, np.float32), np.asarray(b, np.float32))
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """(B, 52) float32 action logits of (B, obs_size) observations (no mask)."""
-        x = sparse_input_layer(np.ascontiguousarray(observations), *self._input_layer[0])
+        x = sparse_input_layer(np.ascontiguousarray(observations), *self._input_layer)
         for w, b in self.layers[1:]:
             x = self.activation(x) @ w.T + b
         return x

@@ -203,6 +203,8 @@ def main(config: ExItConfig) -> Path:
     source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
     hand_rules = dataclasses.replace(config.rules, target_score=None)
     demos = Demonstrations.load(config.demos) if config.demos else None
+    if demos is not None and config.temperature > 0 and demos.values is None:
+        raise ValueError(f"demonstrations {config.demos}: no search values, which --temperature needs")
     if demos is not None and demos.observations.shape[1] != source.layout.size:
         raise ValueError(
             f"demonstrations {config.demos}: observations of {demos.observations.shape[1]} numbers, "
