@@ -3,7 +3,8 @@
 ``pimc-ppo`` (``hearts_env.agents.pimc_ppo``) searches with a trained network; this script lets it play every
 seat of single hands (``hearts_env.train.imitation.collect``), fits the network to the cards the search chose
 (cross-entropy of the masked logits, on the decisions with more than one legal card, starting from
-the network's own weights), exports the result as a weights-only policy folder that
+the network's own weights; with ``--temperature``, against soft targets from the search's values
+of the cards it searched), exports the result as a weights-only policy folder that
 ``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against three copies of the
 network it started from (duplicate single hands). Run it again on its output for the next round.
 
