@@ -1,7 +1,8 @@
 """The trained policies' first layer, compiled: an observation is mostly zeros (about 110 of the
 765 numbers of the 4-player layout are set), so adding up the weight rows of the numbers that are
-set does a seventh of the work of the dense product, and the network's forward pass runs about
-twice as fast (``benchmarks/bench_agents.py``; the search's rollouts are mostly forward passes).
+set does a seventh of the multiplications of the dense product. The forward pass runs about 1.6
+times as fast, and ``pimc-ppo``, whose rollouts are mostly forward passes, about 1.5 times
+(``benchmarks/bench_forward.py``, docs/speed.md).
 """
 
 from __future__ import annotations
