@@ -253,13 +253,12 @@ def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(t
     ).save(tmp_path / "narrow.npz")  # fmt: skip
     np.savez(tmp_path / "short.npz", observations=np.zeros((2, 765), np.uint8))
     runs = tmp_path / "runs"
-    for name, fragment in (
-        ("junk.npz", "junk.npz: not a readable .npz"),
-        ("narrow.npz", "narrow.npz: observations of 5 numbers, the network reads 765"),
-        ("short.npz", "short.npz: arrays ['observations'], expected"),
-        ("narrow.npz", "narrow.npz: no search values, which --temperature needs"),
+    for name, temperature, fragment in (
+        ("junk.npz", 0.0, "junk.npz: not a readable .npz"),
+        ("narrow.npz", 0.0, "narrow.npz: observations of 5 numbers, the network reads 765"),
+        ("short.npz", 0.0, "short.npz: arrays ['observations'], expected"),
+        ("narrow.npz", 1.0, "narrow.npz: no search values, which --temperature needs"),
     ):
-        temperature = 1.0 if "temperature" in fragment else 0.0
         with pytest.raises(ValueError, match=re.escape(fragment)):
             main(ExItConfig(demos=str(tmp_path / name), temperature=temperature, run_dir=str(runs)))
     assert not runs.exists() or not any(runs.iterdir())  # no run folder made
