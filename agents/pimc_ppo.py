@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import checks, seeding
+from hearts_env.agents.beliefs import log_likelihoods, resample
 from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, masked_softmax, shipped_policy
 from hearts_env.cards import NUM_CARDS
@@ -108,7 +109,10 @@ class PIMCPPOPolicy:
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
     shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.agents.pimc.sample_worlds``);
-    ``max_batch``: most rollout games stepped at once (games are chunked).
+    ``max_batch``: most rollout games stepped at once (games are chunked); ``belief_worlds``: when
+    set, sample this many worlds, weigh them by how likely the other seats' plays of the hand were
+    under the network (``hearts_env.agents.beliefs``) and search ``worlds`` of them drawn by those
+    weights (the games must record their trick history); 0 searches uniform worlds.
     """
 
     def __init__(
@@ -122,12 +126,16 @@ class PIMCPPOPolicy:
         rejection_rounds: int = 64,
         proposals: int = 16,
         max_batch: int = 32768,
+        belief_worlds: int = 0,
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
+        belief_worlds = checks.integer("belief_worlds", belief_worlds, 0)
+        if 0 < belief_worlds < worlds:
+            raise ValueError(f"belief_worlds must be 0 or at least worlds ({worlds}), got {belief_worlds}")
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
-        checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
+        checks.fits_in_memory(f"{max(worlds, belief_worlds):,} worlds", search_bytes(max(worlds, belief_worlds)))
         for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
             if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
@@ -138,6 +146,8 @@ class PIMCPPOPolicy:
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
+        self.belief_worlds = int(belief_worlds)
+        self.history = self.belief_worlds > 0  # the games must record their tricks for the weights
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
@@ -160,6 +170,8 @@ class PIMCPPOPolicy:
         hand score over the worlds, lower is better; NaN for the cards and the decisions it did
         not search): what expert iteration records besides the card."""
         self.check_rules(info.rules)
+        if self.history and info.tricks.shape[1] == 0:
+            raise ValueError(f"{self!r} weighs its worlds by the play: the games must record their tricks (--history)")
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
         probs = masked_softmax(logits, mask)
@@ -202,7 +214,7 @@ class PIMCPPOPolicy:
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
         one_hand = dataclasses.replace(rules, target_score=None)  # each rollout ends with its hand
-        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
+        worlds = world_states(info, self.sample(info), one_hand)
         game, card = np.nonzero(candidates)  # (M,) candidates
         start = worlds[(game[:, None] * W + np.arange(W)).ravel()]  # (M * W,) candidate-major
         taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
@@ -211,3 +223,13 @@ class PIMCPPOPolicy:
         values = np.full(candidates.shape, np.nan)
         values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values
+
+    def sample(self, info: InfoSet) -> np.ndarray:
+        """(B, worlds, P) the hidden hands of the worlds searched: uniform over the consistent deals,
+        or with ``belief_worlds`` drawn from that many in proportion to their likelihood."""
+        pool = self.belief_worlds or self.worlds
+        hands = sample_worlds(info, pool, self.rng, self.rejection_rounds, self.proposals)
+        if not self.belief_worlds:
+            return hands
+        weights = log_likelihoods(info, hands, self.network, max_batch=self.max_batch)
+        return np.take_along_axis(hands, resample(weights, self.worlds, self.rng)[:, :, None], axis=1)
