@@ -60,6 +60,7 @@ from hearts_env.observation import encode, observe
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
+OBJECTIVES = ("points", "zero_sum")
 
 
 def _scoring_bits(rules: HeartsRules) -> np.uint64:
@@ -112,7 +113,9 @@ class PIMCPPOPolicy:
     ``max_batch``: most rollout games stepped at once (games are chunked); ``belief_worlds``: when
     set, sample this many worlds, weigh them by how likely the other seats' plays of the hand were
     under the network (``hearts_env.agents.beliefs``) and search ``worlds`` of them drawn by those
-    weights (the games must record their trick history); 0 searches uniform worlds.
+    weights (the games must record their trick history); 0 searches uniform worlds;
+    ``belief_floor``: the share of the uniform choice mixed into the network's probability of each
+    play (1 models the other seats as uniformly random players).
     """
 
     def __init__(
@@ -127,6 +130,8 @@ class PIMCPPOPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
         belief_worlds: int = 0,
+        belief_floor: float = 0.1,
+        objective: str = "points",
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
@@ -136,9 +141,10 @@ class PIMCPPOPolicy:
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
         checks.fits_in_memory(f"{max(worlds, belief_worlds):,} worlds", search_bytes(max(worlds, belief_worlds)))
-        for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
+        bounds = (("min_prob", min_prob, "in [0, 1)", 1), ("margin", margin, ">= 0 points", np.inf))
+        for name, value, ok, top in (*bounds, ("belief_floor", belief_floor, "in [0, 1]", 1 + 1e-12)):
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
-            if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
+            if not number or not 0 <= value < top:
                 raise ValueError(f"{name} must be a number {ok}, got {value!r}")
         self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
         if self.network.layout.history:
@@ -146,7 +152,10 @@ class PIMCPPOPolicy:
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
-        self.belief_worlds = int(belief_worlds)
+        self.belief_worlds, self.belief_floor = int(belief_worlds), float(belief_floor)
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        self.objective = objective
         self.history = self.belief_worlds > 0  # the games must record their tricks for the weights
         self.seed(seed)
 
@@ -220,6 +229,8 @@ class PIMCPPOPolicy:
         taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
         points = hand_score(rules, taken, start.scores).astype(np.float64)
         own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
+        if self.objective == "zero_sum":  # the arena's measure: one's points minus the others' mean
+            own -= (points.sum(axis=1) - own) / (rules.num_players - 1)
         values = np.full(candidates.shape, np.nan)
         values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values
@@ -231,5 +242,5 @@ class PIMCPPOPolicy:
         hands = sample_worlds(info, pool, self.rng, self.rejection_rounds, self.proposals)
         if not self.belief_worlds:
             return hands
-        weights = log_likelihoods(info, hands, self.network, max_batch=self.max_batch)
+        weights = log_likelihoods(info, hands, self.network, self.belief_floor, self.max_batch)
         return np.take_along_axis(hands, resample(weights, self.worlds, self.rng)[:, :, None], axis=1)
