@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from hearts_env import replay
 from hearts_env.agents import AGENTS
-from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec, reads_history
+from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import add_ray_argument
 from hearts_env.commands import add_progress_argument, command, positive_int
@@ -94,9 +94,7 @@ def make_parser() -> argparse.ArgumentParser:
         default="game",
         help="what each deal plays: a whole game or a single hand",
     )
-    parser.add_argument(
-        "--history", action="store_true", help="record tricks for agents that read them (on for an agent that says so)"
-    )
+    parser.add_argument("--history", action="store_true", help="record tricks for agents that read them")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout, instead of the table)")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the comparison (needs matplotlib)")
     parser.add_argument(
@@ -177,7 +175,6 @@ def main(argv: list[str] | None = None) -> None:
         parser.error('--ray needs Ray: pip install -e ".[ray]"')
     try:
         agents = build_agents(args.agents, args.seed)
-        args.history = args.history or any(reads_history(agent) for _, agent in agents)
         check_agents(rules, agents, history=args.history)
     except ValueError as error:
         parser.error(str(error))

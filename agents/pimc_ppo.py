@@ -38,7 +38,6 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import checks, seeding
-from hearts_env.agents.beliefs import log_likelihoods, resample
 from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, masked_argmax, masked_softmax, shipped_policy
 from hearts_env.cards import NUM_CARDS
@@ -60,7 +59,6 @@ from hearts_env.observation import encode, observe
 from hearts_env.rules import HeartsRules
 
 _U64 = np.uint64
-OBJECTIVES = ("points", "zero_sum")
 
 
 def _scoring_bits(rules: HeartsRules) -> np.uint64:
@@ -110,12 +108,7 @@ class PIMCPPOPolicy:
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
     shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.agents.pimc.sample_worlds``);
-    ``max_batch``: most rollout games stepped at once (games are chunked); ``belief_worlds``: when
-    set, sample this many worlds, weigh them by how likely the other seats' plays of the hand were
-    under the network (``hearts_env.agents.beliefs``) and search ``worlds`` of them drawn by those
-    weights (the games must record their trick history); 0 searches uniform worlds;
-    ``belief_floor``: the share of the uniform choice mixed into the network's probability of each
-    play (1 models the other seats as uniformly random players).
+    ``max_batch``: most rollout games stepped at once (games are chunked).
     """
 
     def __init__(
@@ -129,22 +122,15 @@ class PIMCPPOPolicy:
         rejection_rounds: int = 64,
         proposals: int = 16,
         max_batch: int = 32768,
-        belief_worlds: int = 0,
-        belief_floor: float = 0.1,
-        objective: str = "points",
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
-        belief_worlds = checks.integer("belief_worlds", belief_worlds, 0)
-        if 0 < belief_worlds < worlds:
-            raise ValueError(f"belief_worlds must be 0 or at least worlds ({worlds}), got {belief_worlds}")
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
-        checks.fits_in_memory(f"{max(worlds, belief_worlds):,} worlds", search_bytes(max(worlds, belief_worlds)))
-        bounds = (("min_prob", min_prob, "in [0, 1)", 1), ("margin", margin, ">= 0 points", np.inf))
-        for name, value, ok, top in (*bounds, ("belief_floor", belief_floor, "in [0, 1]", 1 + 1e-12)):
+        checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
+        for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
-            if not number or not 0 <= value < top:
+            if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
                 raise ValueError(f"{name} must be a number {ok}, got {value!r}")
         self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
         if self.network.layout.history:
@@ -152,11 +138,6 @@ class PIMCPPOPolicy:
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
-        self.belief_worlds, self.belief_floor = int(belief_worlds), float(belief_floor)
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        self.objective = objective
-        self.history = self.belief_worlds > 0  # the games must record their tricks for the weights
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
@@ -179,8 +160,6 @@ class PIMCPPOPolicy:
         hand score over the worlds, lower is better; NaN for the cards and the decisions it did
         not search): what expert iteration records besides the card."""
         self.check_rules(info.rules)
-        if self.history and info.tricks.shape[1] == 0:
-            raise ValueError(f"{self!r} weighs its worlds by the play: the games must record their tricks (--history)")
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
         probs = masked_softmax(logits, mask)
@@ -223,24 +202,12 @@ class PIMCPPOPolicy:
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
         one_hand = dataclasses.replace(rules, target_score=None)  # each rollout ends with its hand
-        worlds = world_states(info, self.sample(info), one_hand)
+        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
         game, card = np.nonzero(candidates)  # (M,) candidates
         start = worlds[(game[:, None] * W + np.arange(W)).ravel()]  # (M * W,) candidate-major
         taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
         points = hand_score(rules, taken, start.scores).astype(np.float64)
         own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
-        if self.objective == "zero_sum":  # the arena's measure: one's points minus the others' mean
-            own -= (points.sum(axis=1) - own) / (rules.num_players - 1)
         values = np.full(candidates.shape, np.nan)
         values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values
-
-    def sample(self, info: InfoSet) -> np.ndarray:
-        """(B, worlds, P) the hidden hands of the worlds searched: uniform over the consistent deals,
-        or with ``belief_worlds`` drawn from that many in proportion to their likelihood."""
-        pool = self.belief_worlds or self.worlds
-        hands = sample_worlds(info, pool, self.rng, self.rejection_rounds, self.proposals)
-        if not self.belief_worlds:
-            return hands
-        weights = log_likelihoods(info, hands, self.network, self.belief_floor, self.max_batch)
-        return np.take_along_axis(hands, resample(weights, self.worlds, self.rng)[:, :, None], axis=1)

@@ -75,13 +75,6 @@ def agent_from_spec(spec: str, seed: int) -> Policy:
         raise ValueError(f"agent {spec!r}: {error}") from None
 
 
-def reads_history(agent: Policy) -> bool:
-    """Whether ``agent`` reads the trick history (a network over a history layout, or a policy
-    that says so with ``history = True``): the games must then record it."""
-    layout = getattr(agent, "layout", None)
-    return bool(getattr(layout, "history", False) or getattr(agent, "history", False) is True)
-
-
 def check_agents(rules: HeartsRules, agents: Sequence[tuple[str, Policy]], history: bool = False) -> None:
     """Let a copy of each agent decide the first position of a game of ``rules`` (recording its
     tricks with ``history``, as the match will; its own random state stays untouched);

@@ -50,7 +50,7 @@ import numpy as np
 from hearts_env.agents import AGENTS
 from hearts_env.agents.bench.identity import weights_hash
 from hearts_env.agents.bench.suite import BenchError
-from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec, reads_history
+from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import ObservationLayout, encode
 from hearts_env.policy import Policy
@@ -78,7 +78,8 @@ class Candidate:
     @property
     def history(self) -> bool:
         """Whether it reads the trick history (the games must then record it)."""
-        return reads_history(self.policy)
+        layout = getattr(self.policy, "layout", None)
+        return bool(getattr(layout, "history", False) or getattr(self.policy, "history", False) is True)
 
 
 def load_candidate(what: str | Policy, name: str | None = None, seed: int = 0) -> Candidate:
