@@ -45,16 +45,12 @@ from hearts_env.core import (
     BIT,
     GAME_OVER,
     JD,
-    PASS,
     PLAY,
     POINT_BITS,
     State,
-    bits_to_mask,
     choose_from_bits,
     hand_score,
     legal_mask,
-    new_games,
-    recompute_legal,
     step,
     step_in_place,
 )
@@ -143,7 +139,6 @@ class PIMCPPOPolicy:
         rejection_rounds: int = 64,
         proposals: int = 16,
         max_batch: int = 32768,
-        search_passes: bool = False,
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
@@ -160,7 +155,6 @@ class PIMCPPOPolicy:
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
-        self.search_passes = checks.flag("search_passes", search_passes)
         self.seed(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
@@ -190,8 +184,7 @@ class PIMCPPOPolicy:
         candidates = self.candidates(probs)
         rows = np.arange(len(actions))
         candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability
-        phases = (PLAY, PASS) if self.search_passes else (PLAY,)
-        search = np.flatnonzero(np.isin(info.phase, phases) & (candidates.sum(axis=1) > 1))
+        search = np.flatnonzero((info.phase == PLAY) & (candidates.sum(axis=1) > 1))
         searched = np.full(mask.shape, np.nan)
         if len(search):
             searched[search] = values = self.evaluate(info[search], candidates[search])
@@ -221,12 +214,7 @@ class PIMCPPOPolicy:
     def evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         """(B, 52) float: the mean hand score (lower is better) of each candidate card over the
         sampled worlds; NaN elsewhere. Every game must be in the play phase, its observer to act."""
-        values = np.full(candidates.shape, np.nan)
-        for phase, evaluate in ((PLAY, self._evaluate), (PASS, self._evaluate_passes)):
-            rows = np.flatnonzero(info.phase == phase)
-            if len(rows):
-                values[rows] = evaluate_in_chunks(evaluate, info[rows], candidates[rows], self.worlds, self.max_batch)
-        return values
+        return evaluate_in_chunks(self._evaluate, info, candidates, self.worlds, self.max_batch)
 
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
@@ -246,48 +234,3 @@ class PIMCPPOPolicy:
         # Integer points times whole counts: the sums are exact, the mean over all W worlds to the bit.
         values[game, card] = np.bincount(rollout, weights=own * count[pick], minlength=len(game)) / W
         return values
-
-    def _evaluate_passes(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
-        """``_evaluate`` for a pick of the pass: each candidate picked in each world, the rest of
-        the pass and the hand played out by the network for every seat."""
-        W, rules = self.worlds, info.rules
-        start = pass_worlds(info, W, self.rng, self.network)
-        game, card = np.nonzero(candidates)
-        start = start[(game[:, None] * W + np.arange(W)).ravel()]
-        taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
-        points = hand_score(rules, taken, start.scores).astype(np.float64)
-        own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
-        values = np.full(candidates.shape, np.nan)
-        values[game, card] = own.reshape(len(game), W).mean(axis=1)
-        return values
-
-
-def pass_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, network: MLPPolicy) -> State:
-    """(B * worlds, game-major) one-hand core states at the observer's pick of the pass: in each
-    world the unseen cards dealt uniformly to the other seats, the observer's hand and its picks
-    so far as they are, and the seats that pick before it (seats pick in turn from seat 0)
-    having picked the network's greedy cards. Pass phase only, the observer to act."""
-    rules = dataclasses.replace(info.rules, target_score=None)
-    B, P, H = info.batch_size, rules.num_players, rules.hand_size
-    n = B * worlds
-    seat = np.repeat(info.seat.astype(np.int64), worlds)
-    unseen = np.repeat(info.unseen, worlds)
-    order = np.argsort(np.where(bits_to_mask(unseen), rng.random((n, NUM_CARDS)), 2.0), axis=1)[:, : (P - 1) * H]
-    deals = np.full((n, NUM_CARDS), -1, np.int64)
-    np.put_along_axis(deals, order, (seat[:, None] + 1 + np.arange((P - 1) * H) // H) % P, axis=1)
-    mine = bits_to_mask(np.repeat(info.hand | info.passed, worlds))
-    deals[mine] = np.broadcast_to(seat[:, None], mine.shape)[mine]
-    state = new_games(rules, deals=deals)
-    rows = np.arange(n)
-    hands, passed = state.hands.copy(), state.passed.copy()
-    hands[rows, seat] = np.repeat(info.hand, worlds)
-    passed[rows, seat] = np.repeat(info.passed, worlds)
-    scores = np.repeat(info.scores, worlds, axis=0)  # relative seats: back to absolute ones
-    scores = np.take_along_axis(scores, (np.arange(P)[None, :] - seat[:, None]) % P, axis=1)
-    hand_number = np.repeat(info.hand_number, worlds)
-    state = recompute_legal(state.replace(hands=hands, passed=passed, scores=scores, hand_number=hand_number))
-    while len(early := np.flatnonzero(state.to_play < seat)):
-        sub = state[early]
-        obs = observe(sub, sub.to_play.astype(np.int64), network.layout)
-        state.data[early] = step(sub, masked_argmax(network.logits(obs), legal_mask(sub))).data
-    return state

@@ -26,20 +26,10 @@ import pytest
 from hearts_env import HeartsRules
 from hearts_env.agents import arena_cli, make_agent
 from hearts_env.agents.pimc import sample_worlds
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, distinct_worlds, network_rollout, pass_worlds
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, distinct_worlds, network_rollout
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
-from hearts_env.core import (
-    GAME_OVER,
-    PASS,
-    PLAY,
-    bits_to_mask,
-    hand_score,
-    legal_mask,
-    new_games,
-    sample_actions,
-    step,
-)
+from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import infoset, world_states
 from hearts_env.observation import encode
 from hearts_env.records import concatenate
@@ -110,43 +100,6 @@ def test_passes_are_the_networks_and_top_k_1_plays_as_ppo(ppo):
         np.testing.assert_array_equal(make_agent("pimc-ppo", seed=0, top_k=1)(info, mask), expected)
         if phase == PASS:
             np.testing.assert_array_equal(make_agent("pimc-ppo", seed=0)(info, mask), expected)
-
-
-def test_pass_worlds_deal_the_unseen_cards_and_the_earlier_seats_pick_the_networks_cards(ppo):
-    start = random_positions(48, seed=21, phase=PASS)
-    info, W = infoset(start), 6
-    worlds = pass_worlds(info, W, np.random.default_rng(0), ppo)
-    me = np.repeat(start.to_play.astype(np.int64), W)
-    rows = np.arange(48 * W)
-    assert np.all(worlds.phase == PASS) and np.array_equal(worlds.to_play, me)
-    assert np.array_equal(worlds.hands[rows, me], np.repeat(start.hands[np.arange(48), me[::W]], W))
-    assert np.array_equal(worlds.passed[rows, me], np.repeat(start.passed[np.arange(48), me[::W]], W))
-    dealt = worlds.hands | worlds.passed  # each seat's cards as dealt
-    assert np.all(np.bitwise_count(dealt) == 13)
-    others = np.bitwise_or.reduce(np.where(np.arange(4) != me[:, None], dealt, np.uint64(0)), axis=1)
-    assert np.array_equal(others, np.repeat(info.unseen, W))
-    picked = np.bitwise_count(worlds.passed)
-    assert np.all(picked[np.arange(4) < me[:, None]] == 3) and np.all(picked[np.arange(4) > me[:, None]] == 0)
-    assert len(np.unique(dealt[:, (me[0] + 1) % 4][:W])) > 1  # the worlds differ
-    # The earlier seats' picks: the network's, from the hands the worlds dealt them.
-    deals = np.full((48 * W, 52), -1)
-    for seat in range(4):
-        deals[bits_to_mask(dealt[:, seat])] = seat
-    replay = new_games(HAND, deals=deals).replace(hand_number=worlds.hand_number)
-    while len(early := np.flatnonzero(replay.to_play < me)):
-        sub = replay[early]
-        replay.data[early] = step(sub, ppo(infoset(sub), legal_mask(sub))).data
-    earlier = np.arange(4) < me[:, None]
-    assert np.array_equal(np.where(earlier, replay.passed, 0), np.where(earlier, worlds.passed, 0))
-
-
-def test_searched_passes_are_legal_and_top_k_1_passes_as_ppo(ppo):
-    start = random_positions(32, seed=22, phase=PASS)
-    info, mask = infoset(start), legal_mask(start)
-    cards = PIMCPPOPolicy(seed=1, worlds=4, search_passes=True)(info, mask)
-    assert np.all(mask[np.arange(32), cards])
-    assert np.any(cards != ppo(info, mask))  # the search overrules the network's pass somewhere
-    np.testing.assert_array_equal(PIMCPPOPolicy(seed=1, top_k=1, search_passes=True)(info, mask), ppo(info, mask))
 
 
 def test_reproducible_with_a_seed_and_searching_changes_cards(ppo):
