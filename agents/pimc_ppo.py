@@ -99,23 +99,6 @@ def network_rollout(state: State, network: MLPPolicy, rules: HeartsRules, max_ba
     return taken
 
 
-def distinct_worlds(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The different worlds among each game's ``hands`` (B, W, P): ``rows`` (U,) the flat index
-    (game * W + world) of one of each, game by game, and ``count`` (U,) how many of its game's
-    worlds are that one. The greedy rollouts of a world are all alike, so the search rolls each
-    out once and counts it that many times (late in a hand few deals are left: a quarter of the
-    worlds of a whole hand's decisions repeat another)."""
-    B, W, P = hands.shape
-    flat = hands.reshape(B * W, P)
-    game = np.repeat(np.arange(B), W)
-    order = np.lexsort((*flat.T, game))  # by game first, then by the hands
-    ranked, ranked_game = flat[order], game[order]
-    new = np.ones(B * W, bool)
-    new[1:] = (ranked_game[1:] != ranked_game[:-1]) | np.any(ranked[1:] != ranked[:-1], axis=1)
-    first = np.flatnonzero(new)
-    return order[first], np.diff(first, append=B * W)
-
-
 class PIMCPPOPolicy:
     """Determinized search with a trained network's move ordering, rollouts and passes (see the
     module docstring).
@@ -219,18 +202,12 @@ class PIMCPPOPolicy:
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
         one_hand = dataclasses.replace(rules, target_score=None)  # each rollout ends with its hand
-        hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals)
-        rows, count = distinct_worlds(hands)
-        game, card = np.nonzero(candidates)  # (M,) candidates, game-major like ``rows``
-        per_game = np.bincount(rows // W, minlength=len(candidates))  # distinct worlds of each game
-        n = per_game[game]
-        rollout = np.repeat(np.arange(len(game)), n)  # each candidate in each distinct world of its game
-        pick = np.repeat(np.cumsum(per_game)[game] - n, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-        start = world_states(info, hands, one_hand)[rows[pick]]
-        taken = network_rollout(step(start, card[rollout]), self.network, rules, self.max_batch)
+        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
+        game, card = np.nonzero(candidates)  # (M,) candidates
+        start = worlds[(game[:, None] * W + np.arange(W)).ravel()]  # (M * W,) candidate-major
+        taken = network_rollout(step(start, np.repeat(card, W)), self.network, rules, self.max_batch)
         points = hand_score(rules, taken, start.scores).astype(np.float64)
         own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
         values = np.full(candidates.shape, np.nan)
-        # Integer points times whole counts: the sums are exact, the mean over all W worlds to the bit.
-        values[game, card] = np.bincount(rollout, weights=own * count[pick], minlength=len(game)) / W
+        values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import re
@@ -25,12 +24,11 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import arena_cli, make_agent
-from hearts_env.agents.pimc import sample_worlds
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, distinct_worlds, network_rollout
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_rollout
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import infoset, world_states
+from hearts_env.infoset import infoset
 from hearts_env.observation import encode
 from hearts_env.records import concatenate
 
@@ -111,36 +109,6 @@ def test_reproducible_with_a_seed_and_searching_changes_cards(ppo):
     reseeded.seed(5)
     np.testing.assert_array_equal(reseeded(info, mask), first)
     assert np.any(first != ppo(info, mask))  # the search overrules the network somewhere
-
-
-def test_distinct_worlds_are_found_game_by_game_with_their_counts():
-    hands = np.array([[[1, 2], [3, 4], [1, 2], [1, 2]], [[1, 2], [5, 6], [5, 6], [7, 8]]], np.uint64)
-    rows, count = distinct_worlds(hands)
-    found = {(int(r) // 4, tuple(hands.reshape(8, 2)[r].tolist())): int(c) for r, c in zip(rows, count, strict=True)}
-    assert found == {(0, (1, 2)): 3, (0, (3, 4)): 1, (1, (1, 2)): 1, (1, (5, 6)): 2, (1, (7, 8)): 1}
-    assert np.all(np.diff(rows // 4) >= 0)  # game by game
-
-
-def test_each_distinct_world_rolled_out_once_gives_the_mean_over_every_world(ppo):
-    """Late in a hand many sampled worlds repeat: the values are still the mean of a rollout in
-    every world, to the bit."""
-    rng = np.random.default_rng(32)
-    start = new_games(HAND, batch_size=256, seed=32)
-    for _ in range(12 + 42):  # the passes, then ten tricks and two cards
-        start = step(start, sample_actions(start, rng))
-    start = start[np.flatnonzero(legal_mask(start).sum(axis=1) > 1)[:48]]
-    info, mask = infoset(start), legal_mask(start)
-    agent = PIMCPPOPolicy(seed=4, worlds=16)
-    searched = agent.candidates(np.ones((48, 52)) * mask)
-    hands = sample_worlds(info, 16, copy.deepcopy(agent.rng), agent.rejection_rounds, agent.proposals)
-    assert len(distinct_worlds(hands)[0]) < 0.9 * 48 * 16  # the positions do repeat worlds
-    values = agent.evaluate(info, searched)
-    game, card = np.nonzero(searched)
-    worlds = world_states(info, hands, dataclasses.replace(info.rules, target_score=None))
-    every = worlds[(game[:, None] * 16 + np.arange(16)).ravel()]
-    taken = network_rollout(step(every, np.repeat(card, 16)), ppo, info.rules)
-    own = hand_score(info.rules, taken, every.scores)[np.arange(every.batch_size), every.to_play.astype(np.intp)]
-    np.testing.assert_array_equal(values[game, card], own.reshape(len(game), 16).mean(axis=1))
 
 
 def test_candidates_are_the_networks_most_probable_legal_cards():
