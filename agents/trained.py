@@ -27,6 +27,7 @@ import lzma
 import os
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -211,12 +212,13 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _load_meta(path: Path) -> dict[str, Any]:
-    """``policy.json``, every entry the loader uses checked (``history`` defaulted to False)."""
+def read_meta(path: Path) -> dict[str, Any]:
+    """The JSON object of a policy folder's file ``path`` (``policy.json``, ``value.json``), read
+    only up to ``MAX_META_BYTES``; ``ValueError`` naming the file if it is missing or corrupt."""
     if not path.is_file():
         raise ValueError(f"trained policy: missing file {path}")
     if path.stat().st_size > MAX_META_BYTES:
-        raise _refuse(path, f"corrupt file: {path.stat().st_size} bytes, a policy.json holds at most {MAX_META_BYTES}")
+        raise _refuse(path, f"corrupt file: {path.stat().st_size} bytes, a {path.name} holds at most {MAX_META_BYTES}")
     try:
         meta = json.loads(path.read_bytes().decode("utf-8"))
     except (ValueError, RecursionError) as error:  # bad JSON or UTF-8, a 5,000-digit number, deep nesting
@@ -224,6 +226,12 @@ def _load_meta(path: Path) -> dict[str, Any]:
         raise _refuse(path, f"corrupt file: {problem}") from None
     if not isinstance(meta, dict):
         raise _refuse(path, "corrupt file: not a JSON object")
+    return meta
+
+
+def _load_meta(path: Path) -> dict[str, Any]:
+    """``policy.json``, every entry the loader uses checked (``history`` defaulted to False)."""
+    meta = read_meta(path)
     missing = [k for k in ("format", "layout_version", "rules", "obs_size", "layers", "activation") if k not in meta]
     if missing:
         raise _refuse(path, f"lacks {', '.join(missing)}")
@@ -261,23 +269,31 @@ def _load_meta(path: Path) -> dict[str, Any]:
 
 
 def _load_arrays(path: Path, meta: dict[str, Any]) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """The input scale and the (weight, bias) pairs named in ``meta["layers"]``. Every header is
-    checked first (float32; shapes chaining from the observation size to 52 logits; the size
-    cap), then only those arrays are read."""
+    """The input scale and the (weight, bias) pairs named in ``meta["layers"]``, their shapes
+    chaining from the observation size to 52 logits."""
+    names = ["input.scale"] + [f"{layer}.{part}" for layer in meta["layers"] for part in ("weight", "bias")]
+    arrays = read_arrays(path, names, lambda shapes: _check_shapes(path, meta, shapes))
+    layers = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in meta["layers"]]
+    return arrays["input.scale"], layers
+
+
+def read_arrays(
+    path: Path, names: list[str], check_shapes: Callable[[dict[str, tuple[int, ...]]], None]
+) -> dict[str, np.ndarray]:
+    """The float32 arrays ``names`` of the ``.npz`` file ``path``, read without pickle: every
+    header is read first (float32, the size cap) and ``check_shapes`` (which raises on shapes it
+    refuses) sees their shapes, then only those arrays are read."""
     if not path.is_file():
         raise ValueError(f"trained policy: missing file {path}")
     if path.stat().st_size > 4 * MAX_PARAMETERS + MAX_META_BYTES:
         raise _refuse(path, f"corrupt file: {path.stat().st_size} bytes, more than a policy's arrays can hold")
-    names = ["input.scale"] + [f"{layer}.{part}" for layer in meta["layers"] for part in ("weight", "bias")]
     try:
         with zipfile.ZipFile(path) as archive:
             headers = {name: _array_header(path, archive, name) for name in names}
-            _check_shapes(path, meta, {name: header[0] for name, header in headers.items()})
-            arrays = {name: _read_array(path, archive, name, header) for name, header in headers.items()}
+            check_shapes({name: header[0] for name, header in headers.items()})
+            return {name: _read_array(path, archive, name, header) for name, header in headers.items()}
     except _ARCHIVE_ERRORS as error:
         raise _refuse(path, f"corrupt file: {error}") from None
-    layers = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in meta["layers"]]
-    return arrays["input.scale"], layers
 
 
 def _array_header(path: Path, archive: zipfile.ZipFile, name: str) -> _Header:

@@ -4,9 +4,11 @@ The positions are play-phase decisions of random 4-player games (default rules),
 whole hands, where the seat to act has more than one legal card, so every decision searches.
 Each agent is measured at its default budget: ``pimc-random`` (``PIMCPolicy()``: 64 worlds,
 random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes) and
-``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts). ``pimc-ppo``
-leaves positions where the network keeps a single candidate unsearched, as in play; its batches
-step the rollouts of all their games together, so it gains most from batching.
+``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts), and
+``pimc-ppo:rollout_tricks=1`` (the same, its rollouts stopped at the end of the searched trick
+and the rest judged by the network's value head). ``pimc-ppo`` leaves positions where the network
+keeps a single candidate unsearched, as in play; its batches step the rollouts of all their games
+together, so it gains most from batching.
 
     python benchmarks/bench_pimc.py                                # every agent, batches of 1 and 64
     python benchmarks/bench_pimc.py --agents pimc --batch-sizes 1 --seconds 10
@@ -17,6 +19,7 @@ on a shared machine; the search runs on one thread).
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -29,7 +32,12 @@ from hearts_env.core import PLAY, legal_mask, new_games, sample_actions, step
 from hearts_env.infoset import InfoSet, infoset
 from hearts_env.records import concatenate
 
-AGENTS = {"pimc-random": PIMCPolicy, "pimc": pimc_heuristic, "pimc-ppo": PIMCPPOPolicy}
+AGENTS = {
+    "pimc-random": PIMCPolicy,
+    "pimc": pimc_heuristic,
+    "pimc-ppo": PIMCPPOPolicy,
+    "pimc-ppo:rollout_tricks=1": functools.partial(PIMCPPOPolicy, rollout_tricks=1),
+}
 
 
 def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:
@@ -79,10 +87,10 @@ def main(argv: list[str] | None = None) -> None:
     results = [
         bench_agent(name, b, args.seconds, args.seed, info, mask) for name in args.agents for b in args.batch_sizes
     ]
-    print(f"{'agent':>12} {'batch':>6} {'decisions/s':>12} {'per CPU s':>10}")
+    print(f"{'agent':>26} {'batch':>6} {'decisions/s':>12} {'per CPU s':>10}")
     for r in results:
         print(
-            f"{r['agent']:>12} {r['batch_size']:>6} {r['decisions_per_s']:>12,.1f} {r['decisions_per_cpu_s']:>10,.1f}"
+            f"{r['agent']:>26} {r['batch_size']:>6} {r['decisions_per_s']:>12,.1f} {r['decisions_per_cpu_s']:>10,.1f}"
         )
     save_json(args.json, results)
 

@@ -1,6 +1,6 @@
 """Tests of ``hearts_env.agents.pimc_ppo``: the search guided by the shipped network.
 
-* Rollouts: ``network_rollout`` plays the network's own greedy card for every seat (the same hand
+* Rollouts: ``network_play`` plays the network's own greedy card for every seat (the same hand
   scores as stepping the ``ppo`` agent from its information sets), and a batch rolls out as each
   game alone.
 * The agent: legal cards over whole hands (passing included) and many random positions, the
@@ -24,7 +24,7 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import arena_cli, make_agent
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_rollout
+from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_play
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
@@ -56,11 +56,11 @@ def random_positions(count: int, seed: int, phase: int = PLAY) -> tuple:
     return concatenate(picked)
 
 
-def test_network_rollout_is_the_network_playing_every_seat(ppo):
+def test_network_play_is_the_network_playing_every_seat(ppo):
     """Rolled out from real positions (every seat's information known), the hand scores equal those
     of the ``ppo`` agent stepped from each seat's information set to the hand's end."""
     start = random_positions(48, seed=1)
-    rolled = network_rollout(start[np.arange(48)], ppo, HAND)  # a copy: the rollout steps it in place
+    rolled = network_play(start[np.arange(48)], ppo, HAND).taken  # a copy: the rollout steps it in place
     state = start
     while not np.all(state.phase == GAME_OVER):
         state = step(state, np.where(state.phase == GAME_OVER, 0, ppo(infoset(state), legal_mask(state))))
@@ -68,10 +68,10 @@ def test_network_rollout_is_the_network_playing_every_seat(ppo):
     np.testing.assert_array_equal(hand_score(HAND, rolled, start.scores), expected)
 
 
-def test_network_rollout_of_a_batch_equals_each_game_alone(ppo):
+def test_network_play_of_a_batch_equals_each_game_alone(ppo):
     start = random_positions(16, seed=3)
-    together = network_rollout(start[np.arange(16)], ppo, HAND, max_batch=5)
-    alone = np.concatenate([network_rollout(start[i], ppo, HAND) for i in range(16)])
+    together = network_play(start[np.arange(16)], ppo, HAND, max_batch=5).taken
+    alone = np.concatenate([network_play(start[i], ppo, HAND).taken for i in range(16)])
     np.testing.assert_array_equal(together, alone)
 
 

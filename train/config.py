@@ -129,7 +129,7 @@ class PPOSettings(RunConfig):
     @property
     def hidden(self) -> list[int]:
         """The hidden layer widths of ``net_arch``."""
-        return [int(width) for width in self.net_arch.split(",")]
+        return net_arch_widths(self.net_arch)
 
     def check_opponent_count(self) -> None:
         """One opponent for every other seat, or one per other seat."""
@@ -201,8 +201,14 @@ def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Seque
     for spec in config.opponents:  # agent specs: name or name:key=value
         check_choice("opponents", parse_spec(spec)[0], tuple(opponents))
     check_choice("eval_opponent", parse_spec(config.eval_opponent)[0], tuple(AGENTS))
-    if not all(w.strip().isdigit() and int(w) > 0 for w in config.net_arch.split(",")):
-        raise ValueError(f"net_arch must be positive layer widths separated by commas, got {config.net_arch!r}")
+    net_arch_widths(config.net_arch)
+
+
+def net_arch_widths(net_arch: str) -> list[int]:
+    """The hidden layer widths of a ``net_arch`` setting ("256,256"); ``ValueError`` if it is not one."""
+    if not all(w.strip().isdigit() and int(w) > 0 for w in net_arch.split(",")):
+        raise ValueError(f"net_arch must be positive layer widths separated by commas, got {net_arch!r}")
+    return [int(width) for width in net_arch.split(",")]
 
 
 def check_name(name: str, value: str) -> None:
