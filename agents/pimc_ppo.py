@@ -17,7 +17,7 @@ For each play-phase decision the seat to act
    rollout stops as soon as every card that scores has been taken. With ``rollout_tricks=n`` it
    stops at the end of the n-th trick from the decision's own at the latest, and the network's
    value head (``hearts_env.agents.value_head``) gives the expected score of the rest of the hand:
-   ``rollout_tricks=1`` decides about three times as fast, at the same strength (docs/results.md);
+   ``rollout_tricks=1`` decides 7 to 10 times as fast, at the same strength (docs/results.md);
 4. plays the candidate with the lowest mean hand score (the real rules' moon and totals applied),
    keeping the network's card unless another beats it by more than ``margin`` points; ties go to
    the network's more probable card.
@@ -180,7 +180,8 @@ class PIMCPPOPolicy:
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
-        """``ValueError`` unless the network was trained for tables like ``rules``."""
+        """``ValueError`` unless the network (and the value head, with ``rollout_tricks``) was
+        trained for tables like ``rules``."""
         if rules.decks != 1:
             raise ValueError(f"{self!r} was trained with one deck, the table has decks={rules.decks}")
         self.network.check_rules(rules)
