@@ -90,6 +90,17 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return z / z.sum(axis=1, keepdims=True) * mask
 
 
+def check_knobs(trained: str, trained_rules: HeartsRules, rules: HeartsRules, knobs: tuple[str, ...]) -> None:
+    """``ValueError`` naming the first of ``knobs`` in which the table ``rules`` differ from the
+    rules ``trained`` (a network, a value head) was trained with."""
+    for knob in knobs:
+        if getattr(rules, knob) != getattr(trained_rules, knob):
+            raise ValueError(
+                f"{trained} was trained with {knob}={getattr(trained_rules, knob)!r}, "
+                f"the table has {knob}={getattr(rules, knob)!r}"
+            )
+
+
 class MLPPolicy:
     """An MLP over the observation vector that plays the legal card with the highest logit, or with
     ``sample=True`` draws one from the masked softmax (seeded). ``scale`` multiplies the
@@ -117,12 +128,7 @@ class MLPPolicy:
 
     def check_rules(self, rules: HeartsRules) -> None:
         """Raise ``ValueError`` if ``rules`` differ from the training rules in a layout knob."""
-        for knob in LAYOUT_KNOBS:
-            if getattr(rules, knob) != getattr(self.rules, knob):
-                raise ValueError(
-                    f"{self!r} was trained with {knob}={getattr(self.rules, knob)!r}, "
-                    f"the table has {knob}={getattr(rules, knob)!r}"
-                )
+        check_knobs(repr(self), self.rules, rules, LAYOUT_KNOBS)
 
     def set_weights(self, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Play with these weights (``scale`` and ``layers`` as the class describes)."""

@@ -24,10 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env.agents.mlp_kernels import sparse_input_layer
-from hearts_env.agents.trained import read_arrays, read_meta
+from hearts_env.agents.trained import check_knobs, read_arrays, read_meta
 from hearts_env.cards import NUM_CARDS
-from hearts_env.core import BIT, POINT_BITS, QS, State, hand_score
-from hearts_env.kernels import HEART_BITS, HEART_POINTS, QS_POINTS
+from hearts_env.core import POINT_BITS, State, hand_score, raw_points
 from hearts_env.rules import HeartsRules
 
 WEIGHTS_FILE = "value.npz"
@@ -49,7 +48,7 @@ def feature_size(num_players: int) -> int:
     return num_players * (NUM_CARDS + len(SCORED_CARDS)) + 1
 
 
-def _from_leader(a: np.ndarray, seat: np.ndarray) -> np.ndarray:
+def from_leader(a: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """(B, P) per-seat entries reordered so that column 0 is ``seat``, then clockwise."""
     P = a.shape[1]
     return np.take_along_axis(a, (seat.astype(np.int64)[:, None] + np.arange(P)) % P, axis=1)
@@ -58,17 +57,11 @@ def _from_leader(a: np.ndarray, seat: np.ndarray) -> np.ndarray:
 def features(state: State) -> np.ndarray:
     """(B, ``feature_size``) uint8: the head's view of trick-boundary states (the module docstring)."""
     seat = state.to_play
-    hands = _from_leader(state.hands, seat)
-    taken = _from_leader(state.taken, seat)
+    hands = from_leader(state.hands, seat)
+    taken = from_leader(state.taken, seat)
     bits = ((hands[:, :, None] >> _ALL) & _U64(1)).reshape(len(seat), -1)
     scored = ((taken[:, :, None] >> SCORED_CARDS.astype(_U64)) & _U64(1)).reshape(len(seat), -1)
     return np.concatenate([bits, scored, state.hearts_broken[:, None]], axis=1).astype(np.uint8)
-
-
-def raw_points(taken: np.ndarray) -> np.ndarray:
-    """The hearts and QS points of piles of cards (any shape, uint64), before the moon."""
-    hearts = np.bitwise_count(taken & HEART_BITS).astype(np.int32) * HEART_POINTS
-    return hearts + np.where(taken & BIT[QS], QS_POINTS, 0).astype(np.int32)
 
 
 class ValueHead:
@@ -118,12 +111,7 @@ class ValueHead:
 
     def check_rules(self, rules: HeartsRules) -> None:
         """``ValueError`` unless ``rules`` agree with the training table in every ``RULE_KNOBS``."""
-        for knob in RULE_KNOBS:
-            if getattr(rules, knob) != getattr(self.rules, knob):
-                raise ValueError(
-                    f"the value head was trained with {knob}={getattr(self.rules, knob)!r}, "
-                    f"the table has {knob}={getattr(rules, knob)!r}"
-                )
+        check_knobs("the value head", self.rules, rules, RULE_KNOBS)
 
     def outputs(self, x: np.ndarray) -> np.ndarray:
         """(B, 2P) float32: the share logits, then the moon logits, of (B, features) inputs."""
@@ -149,7 +137,7 @@ class ValueHead:
         P, B = state.num_players, state.batch_size
         leader = state.to_play.astype(np.int64)
         seats = (leader[:, None] + np.arange(P)) % P  # the absolute seat of each column
-        taken = _from_leader(raw_points(state.taken), leader).astype(np.float64)
+        taken = from_leader(raw_points(state.taken), leader).astype(np.float64)
         no_moon, moon = self.outcome(features(state), taken, rules.moon_points)
         # moons[b, j, i]: column i's hand score if column j takes every card that scores
         shot = np.zeros((B, P, P), _U64)

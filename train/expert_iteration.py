@@ -19,10 +19,11 @@ import json
 import multiprocessing
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -36,6 +37,8 @@ from hearts_env.seeding import COLLECTION, derive
 from hearts_env.train.config import RunConfig, check_at_least, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
+
+T = TypeVar("T")
 
 DEMOS_FILE = "demonstrations.npz"
 """The collected decisions in a round's run folder (``Demonstrations.save``), with the search's
@@ -170,18 +173,19 @@ def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: i
     return collect(rules, teacher, decisions, seed, progress=progress, values=True)
 
 
-def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
-    """``config.decisions`` pimc-ppo decisions, split over ``config.workers`` processes (worker 0
-    shows the progress bar); the workers' hands are numbered apart."""
+def map_over_workers(collect_one: Callable[..., T], config: RunConfig, rules: HeartsRules, total: int) -> list[T]:
+    """``collect_one(config, rules, seed, n, progress)`` on ``config.workers`` processes, ``total``
+    split evenly between them (``worker_seeds``; worker 0 shows the progress bar); the parts in
+    worker order. One worker runs here, in this process."""
     seeds = worker_seeds(config.seed, config.workers)
     if config.workers == 1:
-        return _collect_one(config, rules, seeds[0], config.decisions, config.progress_bar)
-    shares = np.diff(np.linspace(0, config.decisions, config.workers + 1).round().astype(int))
+        return [collect_one(config, rules, seeds[0], total, config.progress_bar)]
+    shares = np.diff(np.linspace(0, total, config.workers + 1).round().astype(int))
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
     with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
-        parts = list(
+        return list(
             pool.map(
-                _collect_one,
+                collect_one,
                 [config] * config.workers,
                 [rules] * config.workers,
                 seeds,
@@ -189,6 +193,14 @@ def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
                 [config.progress_bar] + [False] * (config.workers - 1),
             )
         )
+
+
+def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
+    """``config.decisions`` pimc-ppo decisions, split over ``config.workers`` processes (worker 0
+    shows the progress bar); the workers' hands are numbered apart."""
+    parts = map_over_workers(_collect_one, config, rules, config.decisions)
+    if len(parts) == 1:
+        return parts[0]
     offsets = np.cumsum([0] + [int(p.hands.max(initial=-1)) + 1 for p in parts[:-1]])
     parts = [dataclasses.replace(p, hands=p.hands + o) for p, o in zip(parts, offsets, strict=True)]
     return Demonstrations(

@@ -19,12 +19,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import multiprocessing
 import shutil
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,11 +32,11 @@ import torch
 from hearts_env.agents.bench.identity import weights_hash
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_play, settled
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy, masked_argmax, masked_softmax
-from hearts_env.agents.value_head import FORMAT, ValueHead, feature_size, features, raw_points
+from hearts_env.agents.value_head import FORMAT, ValueHead, feature_size, features, from_leader
 from hearts_env.agents.value_head import META_FILE as VALUE_META
 from hearts_env.agents.value_head import WEIGHTS_FILE as VALUE_WEIGHTS
 from hearts_env.commands import command
-from hearts_env.core import PLAY, new_games, step
+from hearts_env.core import PLAY, new_games, raw_points, step
 from hearts_env.infoset import InfoSet
 from hearts_env.observation import encode
 from hearts_env.progress import progress_bar
@@ -46,7 +44,7 @@ from hearts_env.rules import HeartsRules
 from hearts_env.runner import play
 from hearts_env.seeding import game_keys
 from hearts_env.train.config import RunConfig, check_at_least, net_arch_widths, parse_config
-from hearts_env.train.expert_iteration import worker_seeds
+from hearts_env.train.expert_iteration import map_over_workers
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 HANDS_A_BATCH = 256
@@ -147,9 +145,8 @@ class _Recorder:
             none = np.zeros((0, P), np.int8)
             return Examples(np.zeros((0, feature_size(P)), np.uint8), none, none, np.zeros(0, bool))
         owner, seat, x, taken = (np.concatenate(a) for a in zip(*boundary, strict=True))
-        order = (seat[:, None] + np.arange(rules.num_players)) % rules.num_players
-        taken = np.take_along_axis(taken, order, axis=1).astype(np.int8)
-        end = np.take_along_axis(raw_points(final[owner]), order, axis=1).astype(np.int8)
+        taken = from_leader(taken, seat).astype(np.int8)
+        end = from_leader(raw_points(final[owner]), seat).astype(np.int8)
         return Examples(x, taken, end, np.zeros(len(x), bool))
 
 
@@ -173,21 +170,7 @@ def collect(config: ValueConfig, rules: HeartsRules, seed: int, hands: int, prog
 
 def collect_parallel(config: ValueConfig, rules: HeartsRules) -> Examples:
     """``config.hands`` hands split over ``config.workers`` processes (worker 0 shows the bar)."""
-    seeds = worker_seeds(config.seed, config.workers)
-    if config.workers == 1:
-        return collect(config, rules, seeds[0], config.hands, config.progress_bar)
-    shares = np.diff(np.linspace(0, config.hands, config.workers + 1).round().astype(int))
-    context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
-    with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
-        parts = pool.map(
-            collect,
-            [config] * config.workers,
-            [rules] * config.workers,
-            seeds,
-            [max(1, int(n)) for n in shares],
-            [config.progress_bar] + [False] * (config.workers - 1),
-        )
-        return Examples.concatenate(list(parts))
+    return Examples.concatenate(map_over_workers(collect, config, rules, config.hands))
 
 
 class Head(torch.nn.Module):
