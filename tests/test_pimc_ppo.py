@@ -10,7 +10,8 @@
   command line), bad options are refused with a line naming the option.
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
   policy that loads, plays legal cards and agrees more with the search than before; a collection
-  split over two processes holds the one-process collection of the seed, then other deals.
+  split over two processes holds the one-process collection of the seed, then other deals; the
+  teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold.
 """
 
 from __future__ import annotations
@@ -239,6 +240,26 @@ def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_s
         np.testing.assert_array_equal(getattr(both, name)[:n], getattr(alone, name), err_msg=name)
     assert not np.array_equal(both.observations[n : n + 13], alone.observations[:13])  # other deals
     assert both.hands[n:].min() > both.hands[:n].max()  # the second worker's hands numbered apart
+
+
+def test_expert_iteration_teacher_cuts_its_rollouts_with_the_head_and_needs_one(tmp_path):
+    pytest.importorskip("torch")
+    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel
+
+    config = ExItConfig(decisions=120, worlds=2, top_k=2, rollout_tricks=1, seed=5, progress_bar=False)
+    assert config.teacher().value is not None and "rollout_tricks=1" in repr(config.teacher())
+    demos = collect_parallel(config, HAND)
+    rows = np.flatnonzero((~np.isnan(demos.values)).sum(axis=1) > 1)
+    assert len(rows) > 0  # the cut search's card is its best value
+    np.testing.assert_array_equal(demos.values[rows, demos.actions[rows]], np.nanmin(demos.values[rows], axis=1))
+    whole = collect_parallel(dataclasses.replace(config, rollout_tricks=0), HAND)
+    assert not np.array_equal(demos.values[rows[:20]], whole.values[rows[:20]])  # another search on the same deals
+    for name in ("policy.npz", "policy.json"):
+        (tmp_path / name).write_bytes((shipped_policy().path / name).read_bytes())
+    with pytest.raises(ValueError, match=re.escape(f"missing file {tmp_path / 'value.json'}")):
+        ExItConfig(policy=str(tmp_path), rollout_tricks=1, run_dir=str(tmp_path / "runs"))
+    with pytest.raises(ValueError, match="rollout_tricks must be >= 0"):
+        ExItConfig(rollout_tricks=-1, run_dir=str(tmp_path / "runs"))
 
 
 def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):

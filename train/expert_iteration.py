@@ -60,6 +60,9 @@ class ExItConfig(RunConfig):
     """pimc-ppo's sampled worlds per decision"""
     top_k: int = 4
     """pimc-ppo's most candidate cards searched"""
+    rollout_tricks: int = 0
+    """pimc-ppo's rollouts stop this many tricks on and its value head judges the rest (0: whole
+    rollouts; the head must be in --policy's folder)"""
     epochs: int = 4
     """passes over the collected decisions"""
     learning_rate: float = 1e-4
@@ -82,12 +85,23 @@ class ExItConfig(RunConfig):
         for name in ("decisions", "worlds", "top_k", "epochs", "batch_size", "workers"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
+        check_at_least("rollout_tricks", self.rollout_tricks, 0)
         if not self.temperature >= 0:
             raise ValueError(f"temperature must be at least 0, got {self.temperature}")
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
-        PIMCPPOPolicy(worlds=self.worlds, top_k=self.top_k, path=self.policy or None).check_rules(self.rules)
+        self.teacher().check_rules(self.rules)
+
+    def teacher(self, seed: int = 0) -> PIMCPPOPolicy:
+        """The search whose decisions are collected."""
+        return PIMCPPOPolicy(
+            seed=seed,
+            worlds=self.worlds,
+            top_k=self.top_k,
+            rollout_tricks=self.rollout_tricks,
+            path=self.policy or None,
+        )
 
 
 class Network(torch.nn.Module):
@@ -169,8 +183,7 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
 
 
 def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
-    teacher = PIMCPPOPolicy(seed=seed, worlds=config.worlds, top_k=config.top_k, path=config.policy or None)
-    return collect(rules, teacher, decisions, seed, progress=progress, values=True)
+    return collect(rules, config.teacher(seed), decisions, seed, progress=progress, values=True)
 
 
 def map_over_workers(collect_one: Callable[..., T], config: RunConfig, rules: HeartsRules, total: int) -> list[T]:
