@@ -52,6 +52,9 @@ BENCH_TEST = 7
 """The stream of the benchmark's ``test`` deal keys, for reporting: nothing that trains draws from it."""
 BENCH_POSITIONS = 8
 """The stream of the positions on which the benchmark fingerprints an agent's decisions."""
+MIXED_PLAY = 9
+"""The stream that picks whose card is played in a collection mixing a learner's play into its
+teacher's (``hearts_env.train.imitation.collect``'s ``player_share``)."""
 
 
 SEED_LIMIT = 2**64

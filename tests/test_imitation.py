@@ -78,3 +78,38 @@ def test_pretraining_imitates_the_teacher(demos_by_mode) -> None:
     assert after["bc/holdout_accuracy"] > before["bc/holdout_accuracy"] + 0.2
     assert after["bc/holdout_action_loss"] < before["bc/holdout_action_loss"]
     assert after["bc/holdout_value_loss"] < before["bc/holdout_value_loss"]
+
+
+class _LowestCard:
+    """A deterministic teacher: the lowest legal card."""
+
+    def __call__(self, info, mask):
+        return mask.argmax(axis=1)
+
+
+def test_a_mixed_in_player_plays_while_the_teachers_card_is_recorded() -> None:
+    teacher = _LowestCard()
+    own = collect(RULES, teacher, 3000, seed=5, num_games=16)
+    runs = {
+        share: collect(
+            RULES, teacher, 3000, seed=5, num_games=16, player=make_agent("random", seed=0), player_share=share
+        )
+        for share in (0.5, 1.0)
+    }
+    for mixed in runs.values():
+        # every label is the teacher's card in the position reached ...
+        np.testing.assert_array_equal(mixed.actions, mixed.masks.argmax(axis=1))
+        # ... but the positions are the ones the player's cards led to
+        n = min(len(own), len(mixed))
+        assert (mixed.observations[:n] != own.observations[:n]).any(axis=1).mean() > 0.5
+    n = min(len(runs[0.5]), len(runs[1.0]))
+    assert (runs[0.5].observations[:n] != runs[1.0].observations[:n]).any(axis=1).mean() > 0.5
+    again = collect(RULES, teacher, 3000, seed=5, num_games=16, player=make_agent("random", seed=0), player_share=0.5)
+    np.testing.assert_array_equal(again.observations, runs[0.5].observations)  # the mix is drawn from the seed
+
+
+def test_a_mixed_in_player_is_checked() -> None:
+    with pytest.raises(ValueError, match="player_share must be in"):
+        collect(RULES, _LowestCard(), 10, player=make_agent("random"), player_share=1.5)
+    with pytest.raises(ValueError, match="needs a player"):
+        collect(RULES, _LowestCard(), 10, player_share=0.5)

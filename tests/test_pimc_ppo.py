@@ -293,6 +293,7 @@ def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
         (["--decisions", "0"], "decisions"),
         (["--workers", "0"], "workers"),
         (["--temperature", "-1"], "temperature"),
+        (["--play-share", "1.5"], "play_share"),
     ):
         with pytest.raises(SystemExit) as exit_:
             cli(argv)

@@ -63,6 +63,9 @@ class ExItConfig(RunConfig):
     rollout_tricks: int = 0
     """pimc-ppo's rollouts stop this many tricks on and its value head judges the rest (0: whole
     rollouts; the head must be in --policy's folder)"""
+    play_share: float = 0.0
+    """share of the decisions at which --policy's network plays its own card while the search's
+    card is still the one recorded (DAgger: the network's own positions, labelled by the search)"""
     epochs: int = 4
     """passes over the collected decisions"""
     learning_rate: float = 1e-4
@@ -88,6 +91,8 @@ class ExItConfig(RunConfig):
         check_at_least("rollout_tricks", self.rollout_tricks, 0)
         if not self.temperature >= 0:
             raise ValueError(f"temperature must be at least 0, got {self.temperature}")
+        if not 0 <= self.play_share <= 1:
+            raise ValueError(f"play_share must be in [0, 1], got {self.play_share}")
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
@@ -183,7 +188,17 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
 
 
 def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
-    return collect(rules, config.teacher(seed), decisions, seed, progress=progress, values=True)
+    player = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo") if config.play_share else None
+    return collect(
+        rules,
+        config.teacher(seed),
+        decisions,
+        seed,
+        progress=progress,
+        values=True,
+        player=player,
+        player_share=config.play_share,
+    )
 
 
 def map_over_workers(collect_one: Callable[..., T], config: RunConfig, rules: HeartsRules, total: int) -> list[T]:

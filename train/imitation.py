@@ -29,7 +29,7 @@ from hearts_env.progress import progress_bar
 from hearts_env.rewards import check_reward_mode, step_rewards
 from hearts_env.rules import HeartsRules
 from hearts_env.runner import Step, play
-from hearts_env.seeding import game_keys
+from hearts_env.seeding import MIXED_PLAY, derive, game_keys
 
 _MASKED = -1e8  # the logit sb3-contrib gives illegal actions
 
@@ -82,13 +82,17 @@ def collect(
     reward: str = "points",
     progress: bool = False,
     values: bool = False,
+    player: Policy | None = None,
+    player_share: float = 0.0,
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
     half of them are over). Game i of the collection is game i of ``seed`` (``seeding.game_keys``).
     Only the decisions of completed hands count and are kept, so every return is complete. With
     ``values`` the teacher's ``decide_with_values`` (``pimc-ppo``'s) also gives each decision's
-    card values, kept in ``values``."""
+    card values, kept in ``values``. With a ``player``, that policy's card is played instead of
+    the teacher's at a ``player_share`` of the decisions (drawn from ``seed``), while the teacher's
+    card is still the one recorded: the learner's own positions labelled by the teacher (DAgger)."""
     decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
@@ -96,7 +100,14 @@ def collect(
     check_reward_mode(reward)
     if values and not callable(getattr(teacher, "decide_with_values", None)):
         raise ValueError(f"teacher {teacher!r} gives no card values (it has no decide_with_values)")
-    valued = _ValuedTeacher(teacher) if values else None
+    if not 0 <= player_share <= 1:
+        raise ValueError(f"player_share must be in [0, 1], got {player_share}")
+    if player_share > 0 and player is None:
+        raise ValueError("player_share needs a player whose cards are played")
+    valued = None
+    if values or player_share > 0:
+        rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
+        valued = _ValuedTeacher(teacher, values, player, player_share, rng)
     recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, valued)
     games_dealt = 0
     while recorder.complete < decisions:
@@ -109,17 +120,28 @@ def collect(
 
 
 class _ValuedTeacher:
-    """The teacher as the runner calls it (one call a step: it plays every seat), keeping the card
-    values of its last call for the recorder."""
+    """The teacher as the runner calls it (one call a step: it plays every seat), keeping for the
+    recorder its cards of the last call and, with ``values``, its card values; at a ``player_share``
+    of the decisions the ``player``'s card is the one played."""
 
-    def __init__(self, teacher: Policy) -> None:
-        self.teacher = teacher
+    def __init__(
+        self, teacher: Policy, values: bool, player: Policy | None, player_share: float, rng: np.random.Generator
+    ) -> None:
+        self.teacher, self.values, self.player, self.player_share, self.rng = teacher, values, player, player_share, rng
+        self.chosen: np.ndarray | None = None
         self.last: np.ndarray | None = None
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        actions, values = self.teacher.decide_with_values(info, mask)
-        self.last = np.asarray(values, np.float32)
-        return actions
+        if self.values:
+            actions, values = self.teacher.decide_with_values(info, mask)
+            self.last = np.asarray(values, np.float32)
+        else:
+            actions = self.teacher(info, mask)
+        self.chosen = np.asarray(actions)
+        if self.player_share == 0:
+            return actions
+        played = self.rng.random(len(self.chosen)) < self.player_share
+        return np.where(played, self.player(info, mask), self.chosen)
 
 
 class _Recorder:
@@ -153,9 +175,10 @@ class _Recorder:
     def record(self, step: Step) -> bool:
         games, seat = step.games, step.seats.astype(np.int64)
         before = self.paid[games, seat]
-        extra = () if self.valued is None else (self.valued.last,)
+        cards = step.actions if self.valued is None else self.valued.chosen
+        extra = () if self.valued is None or self.valued.last is None else (self.valued.last,)
         self.records.append(
-            (encode(step.info, self.layout), step.mask, step.actions, self.hand_id[games], seat, before, *extra)
+            (encode(step.info, self.layout), step.mask, cards, self.hand_id[games], seat, before, *extra)
         )
         self.paid[games] += step_rewards(step.state, step.after, self.reward)
         self.in_hand[games] += 1
