@@ -107,7 +107,7 @@ def collect(
     valued = None
     if values or player_share > 0:
         rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
-        valued = _ValuedTeacher(teacher, values, player, player_share, rng)
+        valued = _LabellingTeacher(teacher, values, player, player_share, rng)
     recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, valued)
     games_dealt = 0
     while recorder.complete < decisions:
@@ -119,7 +119,7 @@ def collect(
     return _assemble(recorder.records, recorder.finals, recorder.next_hand, rules.num_players)
 
 
-class _ValuedTeacher:
+class _LabellingTeacher:
     """The teacher as the runner calls it (one call a step: it plays every seat), keeping for the
     recorder its cards of the last call and, with ``values``, its card values; at a ``player_share``
     of the decisions the ``player``'s card is the one played."""
@@ -155,7 +155,7 @@ class _Recorder:
         decisions: int,
         num_games: int,
         progress: bool,
-        valued: _ValuedTeacher | None,
+        valued: _LabellingTeacher | None,
     ) -> None:
         self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
         self.valued = valued
