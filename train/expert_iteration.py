@@ -98,6 +98,10 @@ class ExItConfig(RunConfig):
         # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
         self.teacher().check_rules(self.rules)
 
+    def network(self) -> TrainedPolicy:
+        """The network to improve (``--policy``, or the shipped ``ppo``)."""
+        return TrainedPolicy(self.policy or SHIPPED_DIR / "ppo")
+
     def teacher(self, seed: int = 0) -> PIMCPPOPolicy:
         """The search whose decisions are collected."""
         return PIMCPPOPolicy(
@@ -188,7 +192,7 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
 
 
 def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
-    player = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo") if config.play_share else None
+    player = config.network() if config.play_share else None
     return collect(
         rules,
         config.teacher(seed),
@@ -241,7 +245,7 @@ def main(config: ExItConfig) -> Path:
     folder, which keeps the collected decisions (``DEMOS_FILE``: the costly part, so that another
     fit can start from them)."""
     torch.manual_seed(config.seed)
-    source = TrainedPolicy(config.policy or SHIPPED_DIR / "ppo")
+    source = config.network()
     hand_rules = dataclasses.replace(config.rules, target_score=None)
     demos = Demonstrations.load(config.demos) if config.demos else None
     if demos is not None and config.temperature > 0 and demos.values is None:

@@ -104,17 +104,15 @@ def collect(
         raise ValueError(f"player_share must be in [0, 1], got {player_share}")
     if player_share > 0 and player is None:
         raise ValueError("player_share needs a player whose cards are played")
-    valued = None
-    if values or player_share > 0:
-        rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
-        valued = _LabellingTeacher(teacher, values, player, player_share, rng)
-    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, valued)
+    rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
+    labeller = _LabellingTeacher(teacher, values, player, player_share, rng)
+    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, labeller)
     games_dealt = 0
     while recorder.complete < decisions:
         state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
         games_dealt += num_games
         recorder.new_batch()
-        play(state, [valued or teacher] * rules.num_players, on_step=recorder.record)
+        play(state, [labeller] * rules.num_players, on_step=recorder.record)
     recorder.bar.close()
     return _assemble(recorder.records, recorder.finals, recorder.next_hand, rules.num_players)
 
@@ -155,10 +153,10 @@ class _Recorder:
         decisions: int,
         num_games: int,
         progress: bool,
-        valued: _LabellingTeacher | None,
+        labeller: _LabellingTeacher,
     ) -> None:
         self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
-        self.valued = valued
+        self.labeller = labeller
         self.records: list[tuple[np.ndarray, ...]] = []
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
         self.complete = self.next_hand = 0  # decisions of completed hands; hands numbered
@@ -175,8 +173,8 @@ class _Recorder:
     def record(self, step: Step) -> bool:
         games, seat = step.games, step.seats.astype(np.int64)
         before = self.paid[games, seat]
-        cards = step.actions if self.valued is None else self.valued.chosen
-        extra = () if self.valued is None or self.valued.last is None else (self.valued.last,)
+        cards, values = self.labeller.chosen, self.labeller.last
+        extra = () if values is None else (values,)
         self.records.append(
             (encode(step.info, self.layout), step.mask, cards, self.hand_id[games], seat, before, *extra)
         )
