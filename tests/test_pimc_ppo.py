@@ -141,6 +141,9 @@ def test_tables_the_network_was_not_trained_for_are_refused(rules):
         (["pimc-ppo:min_prob=2"] + ["random"] * 3, "min_prob"),
         (["pimc-ppo:margin=x"] + ["random"] * 3, "margin"),
         (["pimc-ppo:top_k=2.5"] + ["random"] * 3, "top_k"),
+        (["pimc-ppo:infer=-1"] + ["random"] * 3, "infer"),
+        (["pimc-ppo:pool=0"] + ["random"] * 3, "pool"),
+        (["pimc-ppo:infer=0.5"] + ["random"] * 3, "--history"),
     ],
 )
 def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch):
