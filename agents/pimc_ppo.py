@@ -41,7 +41,6 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import checks, seeding
-from hearts_env.agents.inference import has_history, resample_worlds
 from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import (
     SHIPPED_DIR,
@@ -137,10 +136,7 @@ class PIMCPPOPolicy:
     ``max_batch``: most rollout games stepped at once (games are chunked); ``rollout_tricks``:
     with n > 0, a rollout stops at the end of the n-th trick from the decision's own and the
     network's value head (``hearts_env.agents.value_head``, saved in its policy folder) judges the
-    rest of the hand; 0 plays the hand out. ``infer``: with w > 0 the worlds are resampled from
-    ``pool`` times as many by the likelihood of the other seats' plays under the network, to the
-    power w (``hearts_env.agents.inference``; the table must record its tricks); 0 keeps them
-    uniform.
+    rest of the hand; 0 plays the hand out.
     """
 
     def __init__(
@@ -155,21 +151,14 @@ class PIMCPPOPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
         rollout_tricks: int = 0,
-        infer: float = 0.0,
-        pool: int = 4,
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
-        self.pool = checks.integer("pool", pool, 1)
         checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
-        for name, value, ok in (
-            ("min_prob", min_prob, "in [0, 1)"),
-            ("margin", margin, ">= 0 points"),
-            ("infer", infer, ">= 0"),
-        ):
+        for name, value, ok in (("min_prob", min_prob, "in [0, 1)"), ("margin", margin, ">= 0 points")):
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
             if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
                 raise ValueError(f"{name} must be a number {ok}, got {value!r}")
@@ -179,7 +168,7 @@ class PIMCPPOPolicy:
         folder = SHIPPED_DIR / "ppo" if path is None else self.network.path
         self.value = ValueHead.load(folder) if self.rollout_tricks else None
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
-        self.min_prob, self.margin, self.infer = float(min_prob), float(margin), float(infer)
+        self.min_prob, self.margin = float(min_prob), float(margin)
         self.rejection_rounds, self.proposals = int(rejection_rounds), int(proposals)
         self.seed(seed)
 
@@ -188,8 +177,7 @@ class PIMCPPOPolicy:
 
     def __repr__(self) -> str:
         tricks = f", rollout_tricks={self.rollout_tricks}" if self.rollout_tricks else ""
-        infer = f", infer={self.infer:g}, pool={self.pool}" if self.infer else ""
-        return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}{infer}, network={self.network!r})"
+        return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
         """``ValueError`` unless the network (and the value head, with ``rollout_tricks``) was
@@ -208,8 +196,6 @@ class PIMCPPOPolicy:
         hand score over the worlds, lower is better; NaN for the cards and the decisions it did
         not search): what expert iteration records besides the card."""
         self.check_rules(info.rules)
-        if self.infer and not has_history(info):
-            raise ValueError(f"{self!r} infers from the hand's tricks: the table must record them (hearts-arena --history)")
         mask = np.asarray(mask, bool)
         logits = self.network.logits(encode(info, self.network.layout))
         probs = masked_softmax(logits, mask)
@@ -254,13 +240,7 @@ class PIMCPPOPolicy:
         their sampled worlds before the card is played (candidate-major, W = ``worlds``)."""
         W = self.worlds
         one_hand = dataclasses.replace(info.rules, target_score=None)  # each rollout ends with its hand
-        if self.infer:
-            hands = resample_worlds(
-                info, W, self.network, self.infer, self.pool, self.rng, self.rejection_rounds, self.proposals
-            )
-        else:
-            hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals)
-        worlds = world_states(info, hands, one_hand)
+        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
         game, card = np.nonzero(candidates)
         return game, card, worlds[(game[:, None] * W + np.arange(W)).ravel()]
 

@@ -6,9 +6,7 @@ Each agent is measured at its default budget: ``pimc-random`` (``PIMCPolicy()``:
 random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes) and
 ``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts), and
 ``pimc-ppo:rollout_tricks=1`` (the same, its rollouts stopped at the end of the searched trick
-and the rest judged by the network's value head), and ``pimc-ppo:rollout_tricks=1,infer=0.5`` (its
-worlds resampled by the likelihood of the other seats' plays; the games record their tricks for
-it). ``pimc-ppo`` leaves positions where the network
+and the rest judged by the network's value head). ``pimc-ppo`` leaves positions where the network
 keeps a single candidate unsearched, as in play; its batches step the rollouts of all their games
 together, so it gains most from batching.
 
@@ -39,15 +37,14 @@ AGENTS = {
     "pimc": pimc_heuristic,
     "pimc-ppo": PIMCPPOPolicy,
     "pimc-ppo:rollout_tricks=1": functools.partial(PIMCPPOPolicy, rollout_tricks=1),
-    "pimc-ppo:rollout_tricks=1,infer=0.5": functools.partial(PIMCPPOPolicy, rollout_tricks=1, infer=0.5),
 }
 
 
 def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:
-    """``count`` searched decisions, spread over whole games (their tricks recorded): info sets of
-    the seat to act and their legal masks."""
+    """``count`` searched decisions, spread over whole games: info sets of the seat to act and
+    their legal masks."""
     rng = np.random.default_rng(seed)
-    state = new_games(HeartsRules(), batch_size=256, seed=seed, history=True)
+    state = new_games(HeartsRules(), batch_size=256, seed=seed)
     infos, masks, found = [], [], 0
     while found < count:
         mask = legal_mask(state)

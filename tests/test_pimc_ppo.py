@@ -141,9 +141,6 @@ def test_tables_the_network_was_not_trained_for_are_refused(rules):
         (["pimc-ppo:min_prob=2"] + ["random"] * 3, "min_prob"),
         (["pimc-ppo:margin=x"] + ["random"] * 3, "margin"),
         (["pimc-ppo:top_k=2.5"] + ["random"] * 3, "top_k"),
-        (["pimc-ppo:infer=-1"] + ["random"] * 3, "infer"),
-        (["pimc-ppo:pool=0"] + ["random"] * 3, "pool"),
-        (["pimc-ppo:infer=0.5"] + ["random"] * 3, "--history"),
     ],
 )
 def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch):
@@ -265,18 +262,6 @@ def test_expert_iteration_teacher_cuts_its_rollouts_with_the_head_and_needs_one(
         ExItConfig(rollout_tricks=-1, run_dir=str(tmp_path / "runs"))
 
 
-def test_expert_iteration_teacher_infers_on_games_that_record_their_tricks():
-    pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel
-
-    config = ExItConfig(decisions=120, worlds=4, top_k=2, rollout_tricks=1, infer=0.5, seed=5, progress_bar=False)
-    assert "infer=0.5" in repr(config.teacher())
-    demos = collect_parallel(config, HAND)  # the teacher refuses games without their tricks
-    uniform = collect_parallel(dataclasses.replace(config, infer=0.0), HAND)
-    np.testing.assert_array_equal(demos.observations[:12], uniform.observations[:12])  # the same deals, passes
-    assert not np.array_equal(np.nan_to_num(demos.values), np.nan_to_num(uniform.values[: len(demos.values)]))
-
-
 def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):
     from hearts_env.train.expert_iteration import ExItConfig, main
     from hearts_env.train.imitation import Demonstrations
@@ -309,7 +294,6 @@ def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
         (["--workers", "0"], "workers"),
         (["--temperature", "-1"], "temperature"),
         (["--play-share", "1.5"], "play_share"),
-        (["--infer", "-1"], "infer"),
     ):
         with pytest.raises(SystemExit) as exit_:
             cli(argv)

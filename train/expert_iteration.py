@@ -63,9 +63,6 @@ class ExItConfig(RunConfig):
     rollout_tricks: int = 0
     """pimc-ppo's rollouts stop this many tricks on and its value head judges the rest (0: whole
     rollouts; the head must be in --policy's folder)"""
-    infer: float = 0.0
-    """pimc-ppo's inference: its worlds resampled by the likelihood of the other seats' plays, to
-    this power (0: uniform worlds; the games then record their tricks)"""
     play_share: float = 0.0
     """share of the decisions at which --policy's network plays its own card while the search's
     card is still the one recorded (DAgger: the network's own positions, labelled by the search)"""
@@ -92,8 +89,6 @@ class ExItConfig(RunConfig):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
         check_at_least("rollout_tricks", self.rollout_tricks, 0)
-        if not 0 <= self.infer < float("inf"):
-            raise ValueError(f"infer must be a number at least 0, got {self.infer}")
         if not self.temperature >= 0:
             raise ValueError(f"temperature must be at least 0, got {self.temperature}")
         if not 0 <= self.play_share <= 1:
@@ -114,7 +109,6 @@ class ExItConfig(RunConfig):
             worlds=self.worlds,
             top_k=self.top_k,
             rollout_tricks=self.rollout_tricks,
-            infer=self.infer,
             path=self.policy or None,
         )
 
@@ -208,7 +202,6 @@ def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: i
         values=True,
         player=player,
         player_share=config.play_share,
-        history=config.infer > 0,
     )
 
 

@@ -84,7 +84,6 @@ def collect(
     values: bool = False,
     player: Policy | None = None,
     player_share: float = 0.0,
-    history: bool = False,
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
@@ -93,8 +92,7 @@ def collect(
     ``values`` the teacher's ``decide_with_values`` (``pimc-ppo``'s) also gives each decision's
     card values, kept in ``values``. With a ``player``, that policy's card is played instead of
     the teacher's at a ``player_share`` of the decisions (drawn from ``seed``), while the teacher's
-    card is still the one recorded: the learner's own positions labelled by the teacher (DAgger).
-    ``history``: the games record their tricks, for a teacher that reads them."""
+    card is still the one recorded: the learner's own positions labelled by the teacher (DAgger)."""
     decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
@@ -111,7 +109,7 @@ def collect(
     recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, labeller)
     games_dealt = 0
     while recorder.complete < decisions:
-        state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)), history=history)
+        state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
         games_dealt += num_games
         recorder.new_batch()
         play(state, [labeller] * rules.num_players, on_step=recorder.record)
