@@ -29,12 +29,8 @@ reproducible). In the rollout worlds the other seats' passes are unknown (their 
 no passed or received cards), as in ``hearts_env.agents.pimc``.
 
 During the pass phase the network passes (its passes beat the heuristic's by about 0.5 points a
-hand); with ``pass_worlds=W`` each pick is searched too: the candidate cards are the network's
-most probable ones, and each is scored by W deals of the other seats' cards
-(``hearts_env.agents.pass_worlds``), in which it is picked, the network makes the rest of every
-seat's picks and plays the hand out. The agent plays only tables the network was trained for:
-its player count, the JD rule and one deck; any other table raises ``ValueError`` (so
-``hearts-arena`` refuses it up front).
+hand). The agent plays only tables the network was trained for: its player count, the JD rule
+and one deck; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
 """
 
 from __future__ import annotations
@@ -45,7 +41,6 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import checks, seeding
-from hearts_env.agents.pass_worlds import play_passes, sample_pass_worlds
 from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import (
     SHIPPED_DIR,
@@ -61,7 +56,6 @@ from hearts_env.core import (
     BIT,
     GAME_OVER,
     JD,
-    PASS,
     PLAY,
     POINT_BITS,
     State,
@@ -134,8 +128,7 @@ class PIMCPPOPolicy:
     """Determinized search with a trained network's move ordering, rollouts and passes (see the
     module docstring).
 
-    ``worlds``: sampled deals per decision (0: the network plays its card); ``top_k``: most
-    candidate cards searched;
+    ``worlds``: sampled deals per decision; ``top_k``: most candidate cards searched;
     ``min_prob``: a card below this network probability is not searched (the network's top card
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
@@ -143,8 +136,7 @@ class PIMCPPOPolicy:
     ``max_batch``: most rollout games stepped at once (games are chunked); ``rollout_tricks``:
     with n > 0, a rollout stops at the end of the n-th trick from the decision's own and the
     network's value head (``hearts_env.agents.value_head``, saved in its policy folder) judges the
-    rest of the hand; 0 plays the hand out; ``pass_worlds``: deals sampled to search each pass
-    pick (0: the network's pick).
+    rest of the hand; 0 plays the hand out.
     """
 
     def __init__(
@@ -159,12 +151,10 @@ class PIMCPPOPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
         rollout_tricks: int = 0,
-        pass_worlds: int = 0,
     ) -> None:
-        worlds, top_k = checks.integer("worlds", worlds, 0), checks.integer("top_k", top_k, 1, NUM_CARDS)
+        worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
-        self.pass_worlds = checks.integer("pass_worlds", pass_worlds, 0)
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
         checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
@@ -187,8 +177,7 @@ class PIMCPPOPolicy:
 
     def __repr__(self) -> str:
         tricks = f", rollout_tricks={self.rollout_tricks}" if self.rollout_tricks else ""
-        passes = f", pass_worlds={self.pass_worlds}" if self.pass_worlds else ""
-        return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}{passes}, network={self.network!r})"
+        return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
         """``ValueError`` unless the network (and the value head, with ``rollout_tricks``) was
@@ -214,15 +203,10 @@ class PIMCPPOPolicy:
         candidates = self.candidates(probs)
         rows = np.arange(len(actions))
         candidates[rows, actions] |= mask[rows, actions]  # searched even if rounding ties its probability
-        searchable = ((info.phase == PLAY) & (self.worlds > 0)) | ((info.phase == PASS) & (self.pass_worlds > 0))
-        search = np.flatnonzero(searchable & (candidates.sum(axis=1) > 1))
+        search = np.flatnonzero((info.phase == PLAY) & (candidates.sum(axis=1) > 1))
         searched = np.full(mask.shape, np.nan)
         if len(search):
-            plays = info.phase[search] == PLAY
-            for rows, evaluate in ((search[plays], self.evaluate), (search[~plays], self.evaluate_passes)):
-                if len(rows):
-                    searched[rows] = evaluate(info[rows], candidates[rows])
-            values = searched[search]
+            searched[search] = values = self.evaluate(info[search], candidates[search])
             top = actions[search]
             gain = values[np.arange(len(search)), top, None] - values  # points saved over the network's card
             gain = np.where(np.isnan(gain), -np.inf, gain)
@@ -250,27 +234,6 @@ class PIMCPPOPolicy:
         """(B, 52) float: the mean hand score (lower is better) of each candidate card over the
         sampled worlds; NaN elsewhere. Every game must be in the play phase, its observer to act."""
         return evaluate_in_chunks(self._evaluate, info, candidates, self.worlds, self.max_batch)
-
-    def evaluate_passes(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
-        """(B, 52) float: the mean hand score of picking each candidate card to pass over
-        ``pass_worlds`` sampled deals; NaN elsewhere. Every game must be at its observer's pick."""
-        return evaluate_in_chunks(self._evaluate_passes, info, candidates, self.pass_worlds, self.max_batch)
-
-    def _evaluate_passes(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
-        W = self.pass_worlds
-        one_hand = dataclasses.replace(info.rules, target_score=None)
-        worlds = sample_pass_worlds(info, W, self.rng, one_hand)
-        game, card = np.nonzero(candidates)
-        rows = (game[:, None] * W + np.arange(W)).ravel()
-        state = worlds[rows]
-        seat = info.seat.astype(np.int64)[game].repeat(W)
-        play_passes(state, self.network, seat, (info.passed[game] | BIT[card]).repeat(W))
-        totals = state.scores.copy()
-        after = network_play(state, self.network, one_hand, self.max_batch)
-        own = hand_score(one_hand, after.taken, totals)[np.arange(len(rows)), seat]
-        values = np.full(candidates.shape, np.nan)
-        values[game, card] = own.reshape(len(game), W).mean(axis=1)
-        return values
 
     def rollout_starts(self, info: InfoSet, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, State]:
         """The (M,) game and card of each candidate of ``candidates``, and the (M * W,) states of
