@@ -43,6 +43,8 @@ VERSION = 1
 MAX_LINE_BYTES = 1_000_000
 """The longest line read (a whole game to 100 points takes a few kilobytes)."""
 MAX_FILE_BYTES = 200_000_000
+MAX_NAME = 300
+"""The longest agent name at a seat (an agent spec)."""
 
 
 class ReplayError(ValueError):
@@ -261,8 +263,10 @@ def _read_game(entry: dict[str, Any], rules: HeartsRules, where: str) -> GameRec
             if not _is_int(entry[field]) or entry[field] < 0:
                 raise ValueError(f"{field} must be a non-negative int")
         seats = entry["seats"]
-        if not isinstance(seats, list) or len(seats) != P or not all(isinstance(s, str) for s in seats):
-            raise ValueError(f"seats must name the agent at each of the {P} seats")
+        if not isinstance(seats, list) or len(seats) != P or not all(_is_name(s) for s in seats):
+            raise ValueError(
+                f"seats must name the agent at each of the {P} seats, each 1 to {MAX_NAME} printable characters"
+            )
         cycle = entry["pass_cycle"]
         if not isinstance(cycle, list) or not (
             _rotation(cycle, rules) or (rules.pass_count == 0 and cycle == ["none"])
@@ -393,6 +397,10 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise ValueError(f"cards must be written as a string of names, got {value!r:.40}")
     return value
+
+
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_NAME and value.isprintable()
 
 
 def _is_int(value: object) -> bool:

@@ -143,6 +143,9 @@ def test_an_illegal_card_is_refused_naming_the_line_and_the_rule(recorded_match:
             r"line 2: hand \d ends after \d+ cards of the game, its record has more",
         ),
         (lambda g: g.update(seats=["x"]), r"line 2: seats must name"),
+        (lambda g: g["seats"].__setitem__(1, "a\x1b[2Jb"), r"line 2: seats must name .* printable characters"),
+        (lambda g: g["seats"].__setitem__(1, ""), r"line 2: seats must name"),
+        (lambda g: g["seats"].__setitem__(1, "x" * 301), r"line 2: seats must name .* 1 to 300"),
         (
             lambda g: g.update(pass_cycle=["right", "left", "across", "none"]),
             r"line 2: pass cycle .* is not a rotation",

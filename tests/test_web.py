@@ -1,10 +1,15 @@
-"""The browser table: its JSON API (refusals change nothing) and, in a real headless Chromium, a
-whole hand (pass three cards, play only legal cards, ask for a hint, reach the hand's score) and
-a recorded replay played back."""
+"""The browser table: its JSON API (refusals change nothing, other sites' pages refused, a
+request's work bounded) and, in a real headless Chromium, a whole hand (pass three cards, play
+only legal cards, ask for a hint, reach the hand's score), a recorded replay played back with a
+seat name that is HTML drawn as text, and a page of another site that cannot start a game."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import http.server
+import json
 import shutil
 import socket
 import threading
@@ -19,13 +24,21 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from hearts_env.agents.web import replays  # noqa: E402
 from hearts_env.agents.web.app import create_app  # noqa: E402
-from hearts_env.agents.web.tables import WebTables  # noqa: E402
+from hearts_env.agents.web.tables import WebError, WebTables  # noqa: E402
+
+BASE = "http://127.0.0.1:8000"
+NDJSON = {"content-type": "application/x-ndjson"}
+
+
+def make_client(**options) -> TestClient:
+    return TestClient(create_app(**options), base_url=BASE)
 
 
 @pytest.fixture()
 def client() -> TestClient:
-    return TestClient(create_app(seed=0))
+    return make_client(seed=0)
 
 
 def new_game(client: TestClient, **request) -> dict:
@@ -94,7 +107,12 @@ def test_refusals_change_nothing(client: TestClient) -> None:
         ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
         ({"opponents": ["pimc:rollout=__import__('os')"]}, "option 'rollout' is not one a request may set"),
         ({"opponents": ["pimc:worlds=[1]"]}, "must be a number"),
-        ({"opponents": ["pimc:worlds=100000"]}, "beyond this server's limit"),
+        ({"opponents": ["pimc:worlds=100000"]}, "worlds=100000 is outside this server's range 1..256"),
+        ({"opponents": ["pimc:worlds=4096,rollouts=4096"]}, "outside this server's range"),
+        ({"opponents": ["pimc:worlds=256,rollouts=4"]}, "worlds x rollouts = 1024, more than this server's 512"),
+        ({"opponents": ["pimc-ppo:top_k=1e300"]}, "top_k=1e+300 is outside"),
+        ({"opponents": ["pimc:proposals=1e9"]}, "outside this server's range"),
+        ({"opponents": ["pimc:proposals=2.5"]}, "agent 'pimc:proposals=2.5': proposals must be an int"),
         ({"opponents": ["trained:path=/etc"]}, "path= must lie inside a policy folder"),
         ({"opponents": ["ppo"], "rules": {"num_players": 5}}, "cannot play these rules"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
@@ -112,7 +130,7 @@ def test_new_games_refuse_bad_requests(client: TestClient, request_: dict, words
 def test_trained_path_only_inside_a_policy_folder() -> None:
     from hearts_env.agents.trained import SHIPPED_DIR
 
-    client = TestClient(create_app(policy_dirs=[str(SHIPPED_DIR)]))
+    client = make_client(policy_dirs=[str(SHIPPED_DIR)])
     view = new_game(client, opponents=[f"trained:path={SHIPPED_DIR / 'ppo'}"])
     assert view["agents"]["1"].startswith("trained:path=")
 
@@ -149,7 +167,7 @@ def test_several_games_apart_and_idle_ones_dropped() -> None:
 
 def test_replays_upload_and_steps(client: TestClient, recorded_match: Path) -> None:
     body = recorded_match.read_bytes()
-    summary = client.post("/api/replays?name=games.jsonl", content=body).json()
+    summary = client.post("/api/replays?name=games.jsonl", content=body, headers=NDJSON).json()
     assert len(summary["games"]) == 8
     view = client.get(f"/api/replays/{summary['id']}/games/1/steps/0").json()
     assert view["step"] == 0 and len(view["hand_starts"]) > 1 and all(s["face_up"] for s in view["seats"])
@@ -158,7 +176,117 @@ def test_replays_upload_and_steps(client: TestClient, recorded_match: Path) -> N
     last = client.get(f"/api/replays/{summary['id']}/games/1/steps/{view['steps'] - 1}").json()
     assert last["game_over"]
     refused(client.get(f"/api/replays/{summary['id']}/games/1/steps/{view['steps']}"), 400, "step must be in")
-    refused(client.post("/api/replays", content=body[:-30]), 400, "truncated")
+    refused(client.post("/api/replays", content=body[:-30], headers=NDJSON), 400, "truncated")
+    refused(client.post("/api/replays", content=body), 415, "must be sent as application/x-ndjson")
+    for name in ("<img src=x onerror=alert(1)>.jsonl", "", "a" * 101, "../../etc/passwd"):
+        refused(client.post("/api/replays", params={"name": name}, content=body, headers=NDJSON), 400, "name:")
+    assert [r["id"] for r in client.get("/api/replays").json()["replays"]] == [summary["id"]]
+
+
+def test_uploads_are_bounded(monkeypatch: pytest.MonkeyPatch, recorded_match: Path) -> None:
+    """At most MAX_UPLOADS_AT_ONCE read at a time; those kept at most MAX_KEPT_BYTES together."""
+    store = replays.Replays()
+
+    async def hold_all() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(replays.MAX_UPLOADS_AT_ONCE):
+                await stack.enter_async_context(store.uploading())
+            with pytest.raises(WebError, match="uploads are being read") as refused_:
+                await stack.enter_async_context(store.uploading())
+            assert refused_.value.status == 503
+        async with store.uploading():  # the places are free again
+            pass
+
+    asyncio.run(hold_all())
+    body = recorded_match.read_bytes()
+    monkeypatch.setattr(replays, "MAX_KEPT_BYTES", 2 * len(body))
+    ids = [store.upload(body, f"r{i}.jsonl") for i in range(4)]
+    assert list(store.replays) == ids[-2:] and sum(store.sizes.values()) == 2 * len(body)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other sites' pages
+
+
+@pytest.mark.parametrize(
+    ("headers", "words"),
+    [
+        ({"origin": "http://evil.example", "content-type": "text/plain"}, "another site"),
+        ({"origin": "http://evil.example", "content-type": "application/json"}, "another site"),
+        ({"origin": "null", "content-type": "application/json"}, "another site"),
+        ({"origin": "http://127.0.0.1:9999", "content-type": "application/json"}, "another site"),
+        ({"sec-fetch-site": "cross-site", "content-type": "application/json"}, "cross-site request"),
+        ({"sec-fetch-site": "same-site", "content-type": "application/json"}, "same-site request"),
+        ({"host": "evil.example:8000", "content-type": "application/json"}, "answers only to"),
+    ],
+)
+def test_other_sites_cannot_act_for_the_person(client: TestClient, headers: dict, words: str) -> None:
+    view = new_game(client)
+    url = f"/api/games/{view['id']}"
+    for method, path, body in [
+        ("POST", "/api/games", "{}"),
+        ("POST", f"{url}/next", json.dumps({"turn": view["turn"]})),
+        ("DELETE", url, None),
+        ("POST", "/api/replays", "{}"),
+    ]:
+        refused(client.request(method, path, content=body, headers=headers), 403, words)
+    assert list(client.app.state.tables.games) == [view["id"]] and client.get(url).json() == view
+
+
+def test_a_simple_cross_site_request_is_not_read() -> None:
+    """Without Origin (an old browser, a form), a body a page may send without preflight is refused."""
+    client = make_client()
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
+        headers = {"content-type": content_type} if content_type else {}
+        refused(client.post("/api/games", content=b"{}", headers=headers), 415, "must be sent as application/json")
+    assert not client.app.state.tables.games
+
+
+def test_a_page_of_its_own_origin_and_a_rebound_host() -> None:
+    client = make_client()
+    same = {"origin": BASE, "sec-fetch-site": "same-origin"}
+    assert client.post("/api/games", json={"opponents": ["simple"]}, headers=same).status_code == 200
+    refused(client.get("/api/options", headers={"host": "attacker.example"}), 403, "answers only to")
+    anywhere = TestClient(create_app(host="0.0.0.0"), base_url="http://192.168.1.5:8000")
+    assert anywhere.get("/api/options").status_code == 200  # listening everywhere: any host name
+    refused(anywhere.post("/api/games", json={}, headers={"origin": "http://evil.example"}), 403, "another site")
+
+
+def test_every_response_forbids_scripts_from_elsewhere(client: TestClient) -> None:
+    for path in ("/", "/static/table.js", "/api/options", "/api/games/nope"):
+        headers = client.get(path).headers
+        assert "script-src 'self'" in headers["content-security-policy"], path
+        assert "frame-ancestors 'none'" in headers["content-security-policy"], path
+        assert headers["x-content-type-options"] == "nosniff", path
+
+
+def test_the_games_cap_holds_under_concurrent_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as time_
+
+    from hearts_env.agents.web import tables as tables_module
+
+    real = tables_module.WebTable.__init__
+
+    def slow(self, *args, **kwargs) -> None:  # a slow deal: every request checks the cap before any game is held
+        time_.sleep(0.2)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tables_module.WebTable, "__init__", slow)
+    tables = WebTables(max_games=6)
+    outcomes: list[object] = []
+
+    def start() -> None:
+        try:
+            outcomes.append(tables.new({"opponents": ["simple"]}))
+        except WebError as error:
+            outcomes.append(error.status)
+
+    threads = [threading.Thread(target=start) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(tables.games) == 6 and outcomes.count(503) == 10 and tables.dealing == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,3 +435,56 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
         hands.select_by_index(1)
         wait(driver, lambda d: step(d).startswith(f"step {start} of"), "the second hand")
         assert "Hand 2" in driver.find_element(By.CSS_SELECTOR, "#replay-table .info").text
+
+
+def test_html_names_and_other_sites_in_chromium(tmp_path: Path, recorded_match: Path) -> None:
+    """A replay whose seat name is HTML shows the name as text and runs nothing; a page of another
+    origin that posts to the server (a simple no-cors request, no preflight) starts no game."""
+    from selenium.webdriver.common.by import By
+
+    html = "<img src=x onerror=\"document.title='pwned'\">"
+    lines = recorded_match.read_text().splitlines(keepends=True)
+    games = [json.loads(line) for line in lines[1:]]
+    for game in games:
+        game["seats"][0] = html
+    upload = tmp_path / "html_names.jsonl"
+    upload.write_text(lines[0] + "".join(json.dumps(g) + "\n" for g in games))
+
+    app = create_app(seed=0)
+    posted: list[str] = []
+
+    async def counting(scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            posted.append(scope["path"])
+        await app(scope, receive, send)
+
+    evil = tmp_path / "site"
+    evil.mkdir()
+    with serving(counting) as url, browser(tmp_path) as driver:
+        driver.get(url)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
+        driver.find_element(By.ID, "show-replay").click()
+        driver.find_element(By.ID, "replay-file").send_keys(str(upload))
+        wait(driver, lambda d: d.find_element(By.ID, "replay-step").text.startswith("step 0 of"), "the replay")
+        assert not driver.find_elements(By.CSS_SELECTOR, "#replay-table img, #replay-game img")
+        names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#replay-table .name")]
+        assert any(html in name for name in names), names
+        time.sleep(0.5)  # an onerror would have run by now
+        assert driver.title == "Hearts"
+
+        (evil / "index.html").write_text(
+            "<!doctype html><title>elsewhere</title><script>"
+            f'fetch("{url}/api/games", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}},'
+            ' body: "{}"}).finally(() => { document.title = "sent"; });'
+            "</script>"
+        )
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(evil))
+        with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as other:
+            threading.Thread(target=other.serve_forever, daemon=True).start()
+            try:
+                driver.get(f"http://localhost:{other.server_address[1]}/")  # another origin than url
+                wait(driver, lambda d: d.title == "sent", "the other site's request", timeout=30)
+            finally:
+                other.shutdown()
+        assert "/api/games" in posted  # it reached the server, which refused it
+        assert not app.state.tables.games

@@ -18,13 +18,16 @@ CSS and JavaScript (``static/``); the API it calls is JSON:
 | ``POST /api/games/{id}/next`` ``{"turn"}`` | on to the next hand after a hand's score |
 | ``POST /api/games/{id}/hint`` ``{"agent": "ppo", "turn"}`` | what that agent would play, and its scores |
 | ``DELETE /api/games/{id}`` | leave the game |
-| ``POST /api/replays`` (the file as the body) | check and keep an uploaded replay |
+| ``POST /api/replays?name=...`` (the file as an ``application/x-ndjson`` body) | check and keep an uploaded replay |
 | ``GET /api/replays/{id}/games/{g}/steps/{i}`` | the table at step ``i`` of game ``g`` |
 
-A refused request gets ``{"error": "..."}`` with status 400 (malformed, illegal card), 404
-(unknown game), 409 (out of turn) or 503 (too many games), and changes nothing. The server binds
-to 127.0.0.1 unless ``--host`` says otherwise, loads no pickle and runs no code from a request
-(``hearts_env.agents.web.specs``), and drops a game idle for ``--idle-minutes``.
+Bodies are JSON sent as ``application/json``. A refused request gets ``{"error": "..."}`` with
+status 400 (malformed, illegal card), 403 (another site's page, or a host not the server's), 404
+(unknown game), 409 (out of turn), 413 (too large), 415 (not JSON) or 503 (too many games), and
+changes nothing. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
+site's page act for the person (``hearts_env.agents.web.guard``), loads no pickle and runs no code
+from a request, bounds what a request's agents may search (``hearts_env.agents.web.specs``), and
+drops a game idle for ``--idle-minutes``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import Any
 
 from hearts_env import replay
 from hearts_env.agents import AGENTS
+from hearts_env.agents.web.guard import Guard, allowed_hosts
 from hearts_env.agents.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.web.tables import WebError, WebTables
 from hearts_env.rules import HeartsRules
@@ -53,10 +57,12 @@ def create_app(
     max_games: int = 64,
     replays: Sequence[str] = (),
     policy_dirs: Sequence[str] = (),
+    host: str = "127.0.0.1",
 ) -> Any:
-    """The ASGI app (``ReplayError`` if a replay file is refused)."""
+    """The ASGI app for a server listening on ``host`` (``ReplayError`` if a replay file is refused)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
@@ -67,8 +73,12 @@ def create_app(
     for path in replays:
         store.add_file(path)
 
-    async def read(request: Request, limit: int) -> bytes:
-        """The body, refused once it passes ``limit`` bytes (never read whole first)."""
+    async def read(request: Request, limit: int, media_type: str) -> bytes:
+        """The body, which must be of ``media_type`` (a type no other site's page can send without a
+        preflight), refused once it passes ``limit`` bytes (never read whole first)."""
+        sent = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if sent != media_type:
+            raise WebError(f"the request body must be sent as {media_type}, not {sent or 'no type'!r:.60}", 415)
         parts, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
@@ -78,7 +88,7 @@ def create_app(
         return b"".join(parts)
 
     async def body(request: Request) -> Any:
-        raw = await read(request, MAX_BODY_BYTES)
+        raw = await read(request, MAX_BODY_BYTES, "application/json")
         try:
             data = json.loads(raw or b"{}")
         except (ValueError, RecursionError):
@@ -135,9 +145,10 @@ def create_app(
         return {"closed": request.path_params["id"]}
 
     async def upload(request: Request) -> dict[str, Any]:
-        raw = await read(request, MAX_UPLOAD_BYTES)
-        name = request.query_params.get("name", "upload.jsonl")[:100]
-        return await run_in_threadpool(lambda: store.summary(store.upload(raw, name)))
+        name = request.query_params.get("name", "upload.jsonl")
+        async with store.uploading():
+            raw = await read(request, MAX_UPLOAD_BYTES, "application/x-ndjson")
+            return await run_in_threadpool(lambda: store.summary(store.upload(raw, name)))
 
     async def replay_list(request: Request) -> dict[str, Any]:
         return {"replays": store.listing()}
@@ -161,7 +172,7 @@ def create_app(
         Route("/api/replays/{id}/games/{game:int}/steps/{step:int}", route(replay_step)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, hosts=allowed_hosts(host))])
     app.state.tables, app.state.replays = tables, store
     return app
 
@@ -202,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         import uvicorn
 
-        app = create_app(args.seed, args.idle_minutes * 60, args.max_games, args.replay, args.policy_dir)
+        app = create_app(args.seed, args.idle_minutes * 60, args.max_games, args.replay, args.policy_dir, args.host)
     except ImportError as error:
         parser.error(f'hearts-web needs {error.name}: pip install "hearts_env[web]"')
     except replay.ReplayError as error:

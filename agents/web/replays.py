@@ -1,16 +1,24 @@
 """Recorded games for the browser table to play back (``hearts_env.replay``): files given to
 ``hearts-web --replay`` and files uploaded from the page, each checked card by card on arrival.
 
+Uploads are bounded: each at most ``MAX_UPLOAD_BYTES``, ``MAX_UPLOADS_AT_ONCE`` read at a time
+(more are refused with 503), and those kept at most ``MAX_REPLAYS`` and ``MAX_KEPT_BYTES`` together
+(the oldest go first). An upload's name is a plain file name.
+
 The page asks for one step of one game at a time: ``view(replay, game, step)`` gives the table
 at that step with every hand face up, and the steps where each hand starts (to jump to a hand).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import re
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from hearts_env import core, replay
@@ -19,7 +27,12 @@ from hearts_env.cards import card_name
 from hearts_env.render import describe
 
 MAX_UPLOAD_BYTES = 20_000_000
+MAX_UPLOADS_AT_ONCE = 2
 MAX_REPLAYS = 32
+MAX_KEPT_BYTES = 100_000_000
+"""The replays kept, by the size of their files (the oldest go first past it)."""
+NAME = re.compile(r"[\w.\- ]{1,100}")
+"""An upload's name: a plain file name (letters, digits, ``_ . -`` and spaces)."""
 _CACHED_GAMES = 16  # games whose states are kept, most recently viewed first
 
 
@@ -28,29 +41,51 @@ class Replays:
 
     def __init__(self) -> None:
         self.replays: OrderedDict[str, replay.Replay] = OrderedDict()
+        self.sizes: dict[str, int] = {}  # bytes of each replay's file
         self.states: OrderedDict[tuple[str, int], list[core.State]] = OrderedDict()
         self.lock = threading.Lock()
+        self.uploads = 0  # uploads being read now
 
     def add_file(self, path: str) -> str:
         """Load a file given on the command line (``ReplayError`` if it is refused)."""
         loaded = replay.load(path)
-        return self._keep(loaded)
+        return self._keep(loaded, Path(path).stat().st_size)
+
+    @contextlib.asynccontextmanager
+    async def uploading(self) -> AsyncIterator[None]:
+        """A place for one upload while it is read and checked (``WebError`` 503 if all are taken)."""
+        with self.lock:
+            if self.uploads >= MAX_UPLOADS_AT_ONCE:
+                raise WebError(f"{self.uploads} uploads are being read: try again later", 503)
+            self.uploads += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.uploads -= 1
 
     def upload(self, body: bytes, name: str) -> str:
+        if not NAME.fullmatch(name):
+            raise WebError("name: an upload's name must be a file name of 1 to 100 letters, digits, _ . - or spaces")
         if len(body) > MAX_UPLOAD_BYTES:
             raise WebError(f"{name}: {len(body)} bytes, more than an upload may hold ({MAX_UPLOAD_BYTES})", 413)
         try:
             loaded = replay.parse(io.BytesIO(body), name)
         except replay.ReplayError as error:
             raise WebError(str(error)) from None
-        return self._keep(loaded)
+        return self._keep(loaded, len(body))
 
-    def _keep(self, loaded: replay.Replay) -> str:
+    def _keep(self, loaded: replay.Replay, size: int) -> str:
         replay_id = secrets.token_urlsafe(6)
         with self.lock:
-            self.replays[replay_id] = loaded
-            while len(self.replays) > MAX_REPLAYS:
-                self.replays.popitem(last=False)
+            self.replays[replay_id], self.sizes[replay_id] = loaded, size
+            while len(self.replays) > 1 and (
+                len(self.replays) > MAX_REPLAYS or sum(self.sizes.values()) > MAX_KEPT_BYTES
+            ):
+                oldest, _ = self.replays.popitem(last=False)
+                del self.sizes[oldest]
+                for key in [k for k in self.states if k[0] == oldest]:
+                    del self.states[key]
         return replay_id
 
     def listing(self) -> list[dict[str, Any]]:

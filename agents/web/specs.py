@@ -2,8 +2,10 @@
 
 A request names agents as specs (``hearts_env.agents.specs``: ``name:key=value,...``). The server
 builds only what the registry offers: the name must be one of ``hearts_env.agents.AGENTS``; every
-option must be one of ``OPTIONS`` with a literal value (a number at most ``MAX_NUMBER``, a bool or
-a plain string: ``parse_spec`` reads values with ``ast.literal_eval`` and never runs code); and a
+option must be one of ``OPTIONS`` with a literal value (a number within ``LIMITS``, a bool or a
+plain string: ``parse_spec`` reads values with ``ast.literal_eval`` and never runs code); a search
+may sample at most ``MAX_ROLLOUTS`` worlds x rollouts per card, a few times its defaults, so no
+request can hold the server for long; and a
 ``path=`` (``trained``, ``pimc-ppo``) must lie inside a folder the server was started with
 (``hearts-web --policy-dir DIR``): a request cannot make the server read files elsewhere. The
 weights there load as plain arrays, no pickle (``hearts_env.agents.trained``).
@@ -18,10 +20,22 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, parse_spec
 from hearts_env.policy import Policy
 
-OPTIONS = ("worlds", "rollouts", "objective", "top_k", "min_prob", "margin", "sample", "path", "proposals")
-"""Options a request may give an agent (its seed comes from the game's)."""
-MAX_NUMBER = 4096
-"""The largest number a request may give an option (bounds a search's cost)."""
+LIMITS: dict[str, tuple[float, float] | None] = {
+    "worlds": (1, 256),
+    "rollouts": (1, 8),
+    "proposals": (1, 64),
+    "top_k": (1, 52),
+    "min_prob": (0, 1),
+    "margin": (-1000, 1000),
+    "objective": None,
+    "sample": None,
+    "path": None,
+}
+"""The options a request may give an agent (its seed comes from the game's), with the range of a
+number (None: a bool or a word)."""
+OPTIONS = tuple(LIMITS)
+MAX_ROLLOUTS = 512
+"""The most worlds x rollouts a request's search may play out per card."""
 MAX_SPEC = 300
 
 
@@ -37,8 +51,14 @@ def check_spec(spec: object, policy_dirs: Sequence[Path]) -> str:
             raise ValueError(f"agent {spec!r}: option {key!r} is not one a request may set ({', '.join(OPTIONS)})")
         if not isinstance(value, (bool, int, float, str)):
             raise ValueError(f"agent {spec!r}: option {key}= must be a number, true/false or a word")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER:
-            raise ValueError(f"agent {spec!r}: {key}={value} is beyond this server's limit of {MAX_NUMBER}")
+        limits = LIMITS[key]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and limits is not None:
+            low, high = limits
+            if not low <= value <= high:
+                raise ValueError(f"agent {spec!r}: {key}={value} is outside this server's range {low:g}..{high:g}")
+    rollouts = options.get("worlds", 64) * options.get("rollouts", 1)
+    if isinstance(rollouts, (int, float)) and rollouts > MAX_ROLLOUTS:
+        raise ValueError(f"agent {spec!r}: worlds x rollouts = {rollouts:g}, more than this server's {MAX_ROLLOUTS}")
     if "path" in options and not _inside(str(options["path"]), policy_dirs):
         allowed = ", ".join(str(d) for d in policy_dirs) or "none: start hearts-web with --policy-dir DIR"
         raise ValueError(f"agent {spec!r}: path= must lie inside a policy folder of this server ({allowed})")
@@ -49,8 +69,8 @@ def build(spec: str, seed: int, policy_dirs: Sequence[Path]) -> Policy:
     """The agent of a checked ``spec``; ``ValueError`` if it cannot be built."""
     check_spec(spec, policy_dirs)
     try:
-        return agent_from_spec(spec, seed)
-    except (TypeError, ValueError, OSError) as error:
+        return agent_from_spec(spec, seed)  # its ValueError names the spec already
+    except (TypeError, OSError) as error:
         raise ValueError(f"agent {spec!r}: {error}") from None
 
 

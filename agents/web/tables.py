@@ -198,6 +198,7 @@ class WebTables:
         self.clock = clock
         self.games: dict[str, WebTable] = {}
         self.started = 0  # games started: game k is seeded from the server's seed and k
+        self.dealing = 0  # games being set up (agents built, first moves played), counted in the cap
         self.lock = threading.Lock()
 
     def new(self, request: object) -> WebTable:
@@ -228,18 +229,24 @@ class WebTables:
         seed = request.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise WebError(f"seed must be an int 0..2**63-1, got {seed!r:.40}")
-        with self.lock:
+        with self.lock:  # the place is taken under the lock, so concurrent requests cannot pass the cap
             self.sweep()
-            if len(self.games) >= self.max_games:
-                raise WebError(f"this server holds {len(self.games)} games, its most: try again later", 503)
+            held = len(self.games) + self.dealing
+            if held >= self.max_games:
+                raise WebError(f"this server holds {held} games, its most: try again later", 503)
             if seed is None:
                 seed = int(seeding.derive(self.seed, seeding.GAMES, self.started)[()] >> np.uint64(1))
             self.started += 1
+            self.dealing += 1
             game_id = secrets.token_urlsafe(9)
-        table = WebTable(game_id, rules, seat, opponents, seed, self.policy_dirs)
-        table.used = self.clock()
-        with self.lock:
-            self.games[game_id] = table
+        try:
+            table = WebTable(game_id, rules, seat, opponents, seed, self.policy_dirs)
+            table.used = self.clock()
+            with self.lock:
+                self.games[game_id] = table
+        finally:
+            with self.lock:
+                self.dealing -= 1
         return table
 
     def get(self, game_id: str) -> WebTable:

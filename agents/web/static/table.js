@@ -1,9 +1,22 @@
 // The browser table: draws the server's views (hearts_env.render.describe, as JSON) and sends
-// the person's moves. No build step, no library: plain DOM.
+// the person's moves. No build step, no library: plain DOM. Everything the server sends is drawn
+// as text (el() sets textContent), never parsed as HTML: a name in a replay stays a name.
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
 const $ = (id) => document.getElementById(id);
+
+// An element with a class and children (strings become text nodes).
+function el(tag, className = "", ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  node.append(...children);
+  return node;
+}
+
+function row(...cells) {
+  return el("tr", "", ...cells.map((cell) => (cell instanceof Node ? cell : el("td", "", String(cell)))));
+}
 let game = null;        // the current game's view
 let selected = [];      // cards picked to pass
 let replay = null;      // { id, game, view }
@@ -18,7 +31,7 @@ async function api(method, url, body, raw = false) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.body = raw ? body : JSON.stringify(body);
-    options.headers["Content-Type"] = raw ? "text/plain" : "application/json";
+    options.headers["Content-Type"] = raw ? "application/x-ndjson" : "application/json";
   }
   const response = await fetch(url, options);
   const data = await response.json();
@@ -30,19 +43,15 @@ async function api(method, url, body, raw = false) {
 }
 
 function cardEl(name, classes = "") {
-  const el = document.createElement("div");
   const rank = name[0] === "T" ? "10" : name[0];
-  el.className = `card ${"DH".includes(name[1]) ? "red" : ""} ${classes}`;
-  el.dataset.card = name;
-  el.innerHTML = `${rank}<span class="suit">${SUITS[name[1]]}</span>`;
-  el.title = name;
-  return el;
+  const card = el("div", `card ${"DH".includes(name[1]) ? "red" : ""} ${classes}`, rank, el("span", "suit", SUITS[name[1]] || ""));
+  card.dataset.card = name;
+  card.title = name;
+  return card;
 }
 
 function backEl() {
-  const el = document.createElement("div");
-  el.className = "card back";
-  return el;
+  return el("div", "card back");
 }
 
 // Where a seat sits, in % of the table: the viewer at the bottom; up to four players evenly
@@ -56,7 +65,7 @@ function seatPosition(relative, players) {
 }
 
 function drawTable(container, view, mine) {
-  container.innerHTML = "";
+  container.replaceChildren();
   const P = view.num_players;
   const info = document.createElement("div");
   info.className = "info";
@@ -73,7 +82,7 @@ function drawTable(container, view, mine) {
     box.id = `seat-${seat.seat}`;
     box.style.left = `${x}%`;
     box.style.top = `${y}%`;
-    box.innerHTML = `<div class="name">${seat.name}<br><span class="pts">${seat.score} pts · +${seat.points} this hand</span></div>`;
+    box.appendChild(el("div", "name", seat.name, el("br"), el("span", "pts", `${seat.score} pts · +${seat.points} this hand`)));
     const cards = document.createElement("div");
     const isMine = mine !== undefined && seat.seat === mine;
     cards.className = `cards ${isMine ? "hand" : relative === 0 ? "" : "small"}`;
@@ -166,7 +175,7 @@ function togglePick(el) {
 
 function drawLastTrick(view) {
   const box = $("last-trick");
-  box.innerHTML = "";
+  box.replaceChildren();
   for (const seat of view.seats) {
     if (seat.last_trick_card === null) continue;
     const slot = document.createElement("div");
@@ -183,8 +192,7 @@ function cardName(id) {
 }
 
 function drawScores(view) {
-  const rows = view.seats.map((s) => `<tr><td>${s.name}</td><td>${s.score}</td><td>+${s.points}</td></tr>`);
-  $("scores").innerHTML = `<tr><td></td><td>total</td><td>this hand</td></tr>${rows.join("")}`;
+  $("scores").replaceChildren(row("", "total", "this hand"), ...view.seats.map((s) => row(s.name, s.score, `+${s.points}`)));
 }
 
 function drawResult(view) {
@@ -194,8 +202,8 @@ function drawResult(view) {
   if (!show) return;
   const winners = view.seats.filter((s) => s.winner).map((s) => s.name).join(" and ");
   $("hand-result-title").textContent = view.game_over ? `Game over: ${winners} won` : `Hand ${view.hand_number - 1} scored`;
-  $("hand-result-scores").innerHTML = view.seats.map((s) =>
-    `<tr><td>${s.name}</td><td class="hand-points">+${s.last_hand_points}</td><td>total ${s.score}</td></tr>`).join("");
+  $("hand-result-scores").replaceChildren(...view.seats.map((s) =>
+    row(s.name, el("td", "hand-points", `+${s.last_hand_points}`), `total ${s.score}`)));
   $("next-hand").hidden = view.game_over;
 }
 
@@ -219,10 +227,14 @@ async function hint() {
   const lowerIsBetter = !result.probabilities && result.values;
   const rows = Object.entries(scores).sort((a, b) => (lowerIsBetter ? a[1] - b[1] : b[1] - a[1]));
   const what = result.probabilities ? "probability" : result.values ? "mean hand points (lower is better)" : "";
-  out.innerHTML = `<p id="hint-card">${result.agent} would play <b>${result.card}</b></p>` +
-    (rows.length ? `<table><tr><td>card</td><td>${what}</td>${result.probabilities && result.values ? "<td>points</td>" : ""}</tr>` +
-      rows.map(([card, v]) => `<tr><td>${card}</td><td>${v.toFixed(3)}</td>${result.probabilities && result.values ?
-        `<td>${card in result.values ? result.values[card].toFixed(2) : ""}</td>` : ""}</tr>`).join("") + "</table>" : "");
+  const both = result.probabilities && result.values;
+  const said = el("p", "", `${result.agent} would play `, el("b", "", result.card));
+  said.id = "hint-card";
+  out.replaceChildren(said);
+  if (rows.length) {
+    out.appendChild(el("table", "", row("card", what, ...(both ? ["points"] : [])),
+      ...rows.map(([card, v]) => row(card, v.toFixed(3), ...(both ? [card in result.values ? result.values[card].toFixed(2) : ""] : [])))));
+  }
   for (const el of document.querySelectorAll(".hand .card")) el.classList.toggle("suggested", el.dataset.card === result.card);
 }
 
@@ -267,7 +279,7 @@ function chooseReplay() {
   const option = $("replay-list").selectedOptions[0];
   if (!option) return;
   const games = $("replay-game");
-  games.innerHTML = "";
+  games.replaceChildren();
   option.summary.games.forEach((g, i) =>
     games.appendChild(new Option(`deal ${g.deal}, rotation ${g.rotation}: ${g.seats.join(", ")} → ${g.scores.join(" ")}`, i)));
   replay = { id: option.value, game: 0, view: null };
@@ -282,7 +294,7 @@ async function showStep(step) {
   $("replay-played").textContent = view.played ? `seat ${view.played.seat} played ${view.played.card}` : "the deal";
   const hands = $("replay-hand");
   if (hands.options.length !== view.hand_starts.length) {
-    hands.innerHTML = "";
+    hands.replaceChildren();
     view.hand_starts.forEach((start, i) => hands.appendChild(new Option(`${i + 1}`, start)));
   }
   let hand = 0;
