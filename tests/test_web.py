@@ -148,6 +148,10 @@ def test_hints_show_the_agents_reasons(client: TestClient) -> None:
     hint = client.post(f"{url}/hint", json={"agent": "pimc-random:worlds=8", "turn": view["turn"]}).json()
     assert set(hint["values"]) == set(view["legal_names"]) and hint["card"] in view["legal_names"]
     refused(client.post(f"{url}/hint", json={"agent": "ppo:rollout=1", "turn": view["turn"]}), 400, "hint: agent")
+    for worlds in range(2, 12):  # each spec builds an agent; the game keeps only a few
+        client.post(f"{url}/hint", json={"agent": f"pimc-random:worlds={worlds}", "turn": view["turn"]})
+    table = client.app.state.tables.games[view["id"]]
+    assert list(table.hint_agents) == [f"pimc-random:worlds={w}" for w in range(8, 12)]
 
 
 def test_several_games_apart_and_idle_ones_dropped() -> None:

@@ -31,6 +31,10 @@ from hearts_env.render import describe
 from hearts_env.rules import HeartsRules
 
 
+MAX_HINT_AGENTS = 4
+"""The hint agents a game keeps built (the oldest goes first)."""
+
+
 class WebError(ValueError):
     """A request the server refuses; ``status`` is its HTTP status."""
 
@@ -140,6 +144,8 @@ class WebTable:
         try:
             spec = specs.check_spec(spec, self.policy_dirs)
             if spec not in self.hint_agents:
+                if len(self.hint_agents) >= MAX_HINT_AGENTS:  # a few kept: each may hold a network
+                    del self.hint_agents[next(iter(self.hint_agents))]
                 self.hint_agents[spec] = specs.build(spec, self.seed, self.policy_dirs)
             agent = self.hint_agents[spec]
             info, mask = infoset(self.state, self.seat), core.legal_mask(self.state)
