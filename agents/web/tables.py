@@ -30,7 +30,6 @@ from hearts_env.policy import Policy
 from hearts_env.render import describe
 from hearts_env.rules import HeartsRules
 
-
 MAX_HINT_AGENTS = 4
 """The hint agents a game keeps built (the oldest goes first)."""
 
