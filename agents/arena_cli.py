@@ -45,7 +45,7 @@ from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import add_ray_argument
 from hearts_env.commands import add_progress_argument, command, positive_int
-from hearts_env.policy import Policy
+from hearts_env.policy import Policy, close_agents
 from hearts_env.rules import add_rules_arguments, rules_from_args
 from hearts_env.seeding import parse_seed
 
@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:  # an agent that broke down mid-match (an illegal card, a bot program that stopped)
         sys.exit(f"hearts-arena: error: {error}")
     finally:
+        close_agents(agent for _, agent in agents)  # a bot program gets its tables' last events, then quit
         if executor is not None:
             executor.shutdown()
     summary = result.summary()

@@ -574,6 +574,29 @@ def test_a_bot_asking_for_history_where_games_keep_none_is_refused_before_the_fi
     assert final.done.all()
 
 
+@pytest.mark.parametrize("how", ["hearts-arena", "executor", "collected"])
+def test_every_table_gets_its_last_events_when_the_match_ends(tmp_path: Path, how: str) -> None:
+    """The tables still open at the end of a match get their last trick, hand and end, then quit."""
+    command, log = recorder(tmp_path)
+    field = [("r", RandomPolicy(1))] * 3
+    if how == "hearts-arena":
+        arena_main([f"program:command={command}", "random", "random", "random", "--deals", "4", "--episode", "hand"])
+    elif how == "executor":
+        with ProcessPoolExecutor(1) as pool:
+            play_match(None, [("x", ProgramPolicy(command))] + field, deals=4, seed=0, episode="hand", executor=pool)
+    else:
+        bot = ProgramPolicy(command)
+        play_match(None, [("x", bot)] + field, deals=4, seed=0, episode="hand")
+        pid = bot.pid
+        del bot
+        assert not alive(pid)
+    lines = log.read_text().splitlines()
+    opened = {line.split()[1] for line in lines if line.startswith("table ")}
+    assert len(opened) == 16 and lines[-1] == "quit"
+    for kind in ("hand", "end"):
+        assert sorted(line.split()[1] for line in lines if line.startswith(f"{kind} ")) == sorted(opened)
+
+
 def test_hearts_arena_ends_on_a_bad_bot_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "bad.py"
     script.write_text(HEAD + "    sys.exit(5) if decisions > 30 else print(table, legal, flush=True)\n")
