@@ -394,7 +394,7 @@ class ProgramPolicy:
             answer = protocol.read_answer(lines[i])
             if answer is not None and isinstance(answer[1], str) and answer[0] in tables:
                 row = int(np.flatnonzero(tables == answer[0])[0])
-                self._fail(f"refused {self._decision(info, row, tables)}: {answer[1]}")
+                self._fail(f"refused {self._decision(info, row, tables)}: {protocol.shown(answer[1], 200)}")
             what = "is not 'TABLE CARD'" if chosen[i] < 0 else "answers no decision it was asked"
             if rows[i] >= 0 and chosen[i] >= 0:
                 what = f"answers table {answered[i]} a second time"
@@ -426,7 +426,7 @@ class ProgramPolicy:
             pending = [i for i, t in enumerate(tables.tolist()) if t not in answered]
             what = self._decision(info, pending[0] if pending else 0, tables)
             more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
-            if isinstance(stop, _Timeout):
+            if isinstance(stop, _Timeout) and process.popen.poll() is None:
                 self._fail(f"did not answer {what}{more} within {self.time_limit:g} s (option time_limit=)")
             if isinstance(stop, _Flooded):
                 limit = (len(tables) + 1) * _LINE_BYTES

@@ -498,14 +498,14 @@ def _get_card(buf: np.ndarray, pos: int, end: int) -> tuple[int, int]:
 
 
 @inline_kernel
-def _get_pile(buf: np.ndarray, pos: int, end: int) -> tuple[int, np.uint64, np.uint64]:
-    """(position after, cards, cards written twice) of a pile or '-'."""
+def _get_pile(buf: np.ndarray, pos: int, end: int, decks: int) -> tuple[int, np.uint64, np.uint64]:
+    """(position after, cards, cards written twice) of a pile or '-' (a card twice only with two decks)."""
     bits, twice = np.uint64(0), np.uint64(0)
     if 0 <= pos < end and buf[pos] == _DASH:
         return pos + 1, bits, twice
     while True:
         pos, card = _get_card(buf, pos, end)
-        if pos < 0 or card < 0 or twice & k.BIT[card]:
+        if pos < 0 or card < 0 or twice & k.BIT[card] or (decks == 1 and bits & k.BIT[card]):
             return -1, bits, twice
         if bits & k.BIT[card]:
             twice |= k.BIT[card]
@@ -516,11 +516,13 @@ def _get_pile(buf: np.ndarray, pos: int, end: int) -> tuple[int, np.uint64, np.u
 
 
 @inline_kernel
-def _get_piles(buf: np.ndarray, pos: int, end: int, seat: int, P: int, r64: np.ndarray, at: int, at2: int) -> int:
+def _get_piles(
+    buf: np.ndarray, pos: int, end: int, seat: int, P: int, decks: int, r64: np.ndarray, at: int, at2: int
+) -> int:
     """The position after P piles, one per seat from seat 0 and '/' between them: each seat's
     cards go to ``r64[at + ...]`` and those written twice to ``r64[at2 + ...]``, relative to ``seat``."""
     for a in range(P):
-        pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end)
+        pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end, decks)
         r64[at + (a - seat) % P] = bits
         r64[at2 + (a - seat) % P] = twice
     return pos
@@ -595,7 +597,7 @@ def parse_decisions(
         ):
             if pos >= 0:
                 field = f
-                pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, piece), end)
+                pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, piece), end, decks)
                 r64[ioff[field1]] = bits
                 if field2 >= 0:
                     r64[ioff[field2]] = twice
@@ -603,7 +605,9 @@ def parse_decisions(
                     pos = -1
         if pos >= 0:
             field = 8
-            pos = _get_piles(buf, _expect(buf, pos, end, _PLAYED), end, seat, P, r64, ioff[I_PLAYED], ioff[I_PLAYED2])
+            pos = _get_piles(
+                buf, _expect(buf, pos, end, _PLAYED), end, seat, P, decks, r64, ioff[I_PLAYED], ioff[I_PLAYED2]
+            )
         if pos >= 0:
             field = 9
             pos = _expect(buf, pos, end, _TRICK)
@@ -643,7 +647,9 @@ def parse_decisions(
                 r8[ioff[I_VOIDS] + (a - seat) % P] = void
         if pos >= 0:
             field = 15
-            pos = _get_piles(buf, _expect(buf, pos, end, _TAKEN), end, seat, P, r64, ioff[I_TAKEN], ioff[I_TAKEN2])
+            pos = _get_piles(
+                buf, _expect(buf, pos, end, _TAKEN), end, seat, P, decks, r64, ioff[I_TAKEN], ioff[I_TAKEN2]
+            )
         for f, piece, at in ((16, _POINTS, ioff[I_POINTS]), (17, _SCORES, ioff[I_SCORES])):
             if pos >= 0:
                 field = f
@@ -678,7 +684,7 @@ def parse_decisions(
                         break
         if decks == 2 and pos >= 0:
             field = 19
-            pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, _POT), end)
+            pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, _POT), end, decks)
             r64[ioff[I_POT]], r64[ioff[I_POT2]] = bits, twice
             if pos >= 0:
                 field = 20
@@ -694,6 +700,8 @@ def parse_decisions(
 # ---------------------------------------------------------------------------------------------
 # The other lines: hello, tables, events, answers
 
+MAX_NAME = 64
+"""The longest bot name (printable ASCII, one word): it appears in every message about the bot."""
 MAX_TABLE = 10**18 - 1
 """The largest table id: ids are read by compiled kernels as 64-bit ints."""
 
@@ -766,6 +774,8 @@ def read_hello_reply(line: str | bytes) -> tuple[str, bool, bool]:
     if read.words[0] != str(VERSION):
         raise ValueError(f"speaks {PROTOCOL} {shown(read.words[0])}; this manager speaks version {VERSION}")
     name, tables, history = read.fields.get("name"), read.fields.get("tables"), read.fields.get("history", "0")
+    if name and not (len(name) <= MAX_NAME and name.isascii() and name.isprintable()):
+        raise ValueError(f"answered the hello with a name that is not {MAX_NAME} printable ASCII characters or fewer")
     if not name or tables not in ("many", "one") or history not in ("0", "1"):
         raise ValueError(
             f"answered the hello with {shown(line)}: it needs name=NAME, tables=many or tables=one "

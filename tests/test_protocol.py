@@ -129,6 +129,8 @@ def test_a_line_that_cannot_be_read_names_its_field() -> None:
         (good.replace(b"\n", b"x\n"), "text after its last field"),
         (b"pass x seat=0\n", "no 'pass TABLE'"),
         (re.sub(rb"legal=\S+", b"legal=-", good), "cannot read its 'legal'"),  # a decision has a legal card
+        (re.sub(rb"hand=(\w\w)", rb"hand=\1,\1", good), "cannot read its 'hand'"),  # a card twice: one deck
+        (good.replace(b"taken=-", b"taken=2C,2C"), "cannot read its 'taken'"),
         (re.sub(rb"legal=\S+", b"legal=2C,3C", re.sub(rb"hand=\S+", b"hand=3C", good)), "its 'legal'"),  # not held
     ):
         read = protocol.read_decisions(bad, info.rules, False)
@@ -525,7 +527,7 @@ BAD_BOTS = {
     ),
     "twice": ("print(table, legal, flush=True); print(table, legal, flush=True)", r"answers table 0 a second time"),
     "chatty": ("print(table, legal, flush=True); print('thinking...', flush=True)", r"printed 'thinking\.\.\."),
-    "refuses": ("print('error', table, 'I only play clubs', flush=True)", r"refused table 0 .*: I only play clubs"),
+    "refuses": ("print('error', table, 'I only play clubs', flush=True)", r"refused table 0 .*: 'I only play clubs'"),
     "stranger": (
         "print(int(table) + 100, legal, flush=True)",
         r"printed '100 \w\w', which answers no decision it was asked",
@@ -544,6 +546,11 @@ BAD_BOTS = {
         r"printed (more than \d+ bytes for 3 answer|'x+\.\.\.' without being asked)",
     ),
     "blank": ("print(flush=True)", r"printed '', which is not 'TABLE CARD'"),
+    "long name": ("", r"answered the hello with a name that is not 64 printable ASCII characters or fewer"),
+    "escape": (
+        "print('error', table, '\\x1b[2J' + 'z' * 3000, flush=True)",
+        r"refused table 0 .*: '\\x1b\[2Jzzz+\.\.\.'$",
+    ),
 }
 
 
@@ -551,7 +558,8 @@ BAD_BOTS = {
 def test_a_bad_bot_ends_the_match_with_one_clear_error_and_no_process_left(tmp_path: Path, kind: str) -> None:
     act, message = BAD_BOTS[kind]
     script = tmp_path / "bad.py"
-    script.write_text(HEAD + textwrap.indent(act, "    ") + "\n")
+    head = HEAD.replace("name=bad", "name=" + "b" * 65) if kind == "long name" else HEAD
+    script.write_text(head + textwrap.indent(act or "pass", "    ") + "\n")
     bot = ProgramPolicy(f"{PYTHON} {script}", time_limit=0.5)
     state = core.new_games(None, batch_size=3, seed=0)
     with pytest.raises(BotError, match=message) as error:
