@@ -52,6 +52,7 @@ STARTUP_LIMIT = 120.0
 QUIT_GRACE = 1.0
 """Seconds a bot has to exit after ``quit`` before it is killed."""
 _STDERR_KEPT = 4096  # bytes of the bot's stderr kept for error messages
+_LINE_BYTES = 4096  # bytes an answer line may take (an ``error`` message included) before the bot is cut off
 
 
 class BotError(ValueError):
@@ -70,6 +71,10 @@ class _Timeout(_Stopped):
 
 
 class _Exited(_Stopped):
+    pass
+
+
+class _Flooded(_Stopped):
     pass
 
 
@@ -115,8 +120,8 @@ class _Process:
 
     def unasked(self) -> bytes:
         """What the bot printed since the last exchange without being asked."""
-        try:
-            while chunk := os.read(self.stdout, 65536):
+        try:  # at most a line's worth: a bot printing without end must not hold the manager reading
+            while len(self.pending) <= _LINE_BYTES and (chunk := os.read(self.stdout, 65536)):
                 self.pending += chunk
         except BlockingIOError:
             pass
@@ -125,7 +130,8 @@ class _Process:
     def exchange(self, data: bytes, count: int, limit: float) -> bytes:
         """Write ``data`` and read ``count`` lines back (newline-terminated), at most ``limit``
         seconds for each line (writing and reading at once, so neither pipe can fill up and
-        block both sides); ``_Timeout`` with the lines read, or ``_Exited``."""
+        block both sides); ``_Timeout`` with the lines read, ``_Exited``, or ``_Flooded`` past
+        ``_LINE_BYTES`` a line."""
         view, sent = memoryview(data), 0
         buffer, lines = bytearray(self.pending), self.pending.count(b"\n")
         self.pending = b""
@@ -145,6 +151,8 @@ class _Process:
                         if not chunk:
                             raise _Exited(bytes(buffer).split(b"\n")[:lines])
                         buffer += chunk
+                        if len(buffer) > (count + 1) * _LINE_BYTES:
+                            raise _Flooded(bytes(buffer).split(b"\n")[:lines])
                         new = chunk.count(b"\n")
                         if new:
                             lines += new
@@ -232,6 +240,7 @@ class ProgramPolicy:
         self._seed = _seed_int(seed)
         self.name: str | None = None  # the bot's name, once it has answered the hello
         self.many = True  # whether it takes many decisions a round trip
+        self.history = False  # whether it asked for the completed tricks in every decision
         self.pid: int | None = None  # the process id of the bot last started
         self._process: _Process | None = None
         self._finalizer: weakref.finalize | None = None
@@ -266,15 +275,18 @@ class ProgramPolicy:
             return self._process
         process = _Process(self.argv, self.label)
         self._process, self.pid = process, process.pid
-        self._finalizer = weakref.finalize(self, process.close)
         self._table_of, self._next_table, self._queued = np.full(0, -1, np.int64), 0, []  # a new session
+        # collected unclosed, the process still gets the lines queued (the last events), then quit
+        self._finalizer = weakref.finalize(self, _goodbye, process, self._queued)
         try:
             line = process.exchange(f"{protocol.HELLO}\n".encode(), 1, self.startup_limit)
-            self.name, self.many = protocol.read_hello_reply(line.decode(errors="replace"))
+            self.name, self.many, self.history = protocol.read_hello_reply(line)
         except _Timeout:
             self._fail(f"did not answer the hello within {self.startup_limit:g} s")
         except _Exited:
             self._fail(f"{process.exit_status()} before answering the hello")
+        except _Flooded:
+            self._fail(f"printed more than {2 * _LINE_BYTES} bytes for its answer to the hello")
         except ValueError as error:
             self._fail(str(error))
         if self._seed is not None:
@@ -357,6 +369,11 @@ class ProgramPolicy:
     def _ask(self, info: InfoSet, mask: np.ndarray, tables: np.ndarray) -> np.ndarray:
         """Send the decisions (after the queued lines), read one answer a table, check the cards."""
         n = info.batch_size
+        if self.history and not info.layout.fields["tricks"][2][0]:
+            self._fail(
+                "asks for the completed tricks (history=1 in its hello), which these games do not record: "
+                "play them with history (hearts-arena --history)"
+            )
         text = protocol.decision_lines(info, tables)
         if self.many:
             answers = self._exchange(text, tables, info)
@@ -377,7 +394,7 @@ class ProgramPolicy:
             answer = protocol.read_answer(lines[i])
             if answer is not None and isinstance(answer[1], str) and answer[0] in tables:
                 row = int(np.flatnonzero(tables == answer[0])[0])
-                self._fail(f"refused {self._decision(info, row, tables)}: {answer[1]}")
+                self._fail(f"refused {self._decision(info, row, tables)}: {protocol.shown(answer[1], 200)}")
             what = "is not 'TABLE CARD'" if chosen[i] < 0 else "answers no decision it was asked"
             if rows[i] >= 0 and chosen[i] >= 0:
                 what = f"answers table {answered[i]} a second time"
@@ -409,8 +426,11 @@ class ProgramPolicy:
             pending = [i for i, t in enumerate(tables.tolist()) if t not in answered]
             what = self._decision(info, pending[0] if pending else 0, tables)
             more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
-            if isinstance(stop, _Timeout):
+            if isinstance(stop, _Timeout) and process.popen.poll() is None:
                 self._fail(f"did not answer {what}{more} within {self.time_limit:g} s (option time_limit=)")
+            if isinstance(stop, _Flooded):
+                limit = (len(tables) + 1) * _LINE_BYTES
+                self._fail(f"printed more than {limit} bytes for {len(tables)} answer(s), before answering {what}")
             self._fail(f"{process.exit_status()} before answering {what}{more}")
 
     @staticmethod
@@ -418,6 +438,11 @@ class ProgramPolicy:
         """'table 7 (seat 2, hand 1, trick 3)' or '(..., pass)'."""
         when = "pass" if info.phase[row] == PASS else f"trick {int(info.tricks_played[row]) + 1}"
         return f"table {int(tables[row])} (seat {int(info.seat[row])}, hand {int(info.hand_number[row])}, {when})"
+
+
+def _goodbye(process: _Process, queued: list[bytes]) -> None:
+    """The finalizer's ``close``: the lines still queued, then ``quit``."""
+    process.close(b"".join(queued))
 
 
 def _game_start(info: InfoSet) -> np.ndarray:

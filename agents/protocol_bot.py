@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 import numpy as np
 
@@ -38,13 +38,21 @@ PROG = "hearts-bot"
 
 class Bot:
     """The protocol's bot side around one agent: ``serve`` answers a manager until ``quit`` or the
-    end of its input."""
+    end of its input. Lines it does not know, and fields it does not know at the ends of lines,
+    are ignored (a later version of the protocol adds them); a line it cannot read is named on
+    ``log`` (stderr) and, where it names a table, answered ``error T MESSAGE`` at that table's
+    decisions."""
 
-    def __init__(self, agent: Policy, name: str) -> None:
-        self.agent, self.name = agent, name
+    def __init__(self, agent: Policy, name: str, log: TextIO | None = None) -> None:
+        self.agent, self.name, self.log = agent, name, log
         self.kinds: list[tuple[HeartsRules, bool]] = []  # the kinds of table (rules, history) seen
-        self.kind_of: dict[bytes, int] = {}  # a table line's text after the seat -> its kind
-        self.table_kind = np.full(1024, -1, np.int64)  # the kind of each open table id, -1 for none
+        self.kind_of: dict[tuple[tuple[str, str], ...], int] = {}  # a table line's knobs -> its kind
+        self.tables: dict[int, int | str] = {}  # each open table id: its kind, or why its table line was refused
+
+    def say(self, what: str) -> None:
+        """One line on the log: what was ignored and why."""
+        if self.log is not None:
+            print(f"{PROG}: {what}", file=self.log, flush=True)
 
     def serve(self, source: BinaryIO, sink: BinaryIO) -> None:
         """Answer the hello, then every batch (the lines up to ``go``) until ``quit`` or the end of input."""
@@ -55,7 +63,8 @@ class Bot:
                 return
             buffer += chunk
         end = buffer.index(b"\n")
-        if buffer[:end].strip() != protocol.HELLO.encode():
+        hello = protocol.read_line(bytes(buffer[:end]))
+        if hello.kind != protocol.PROTOCOL or hello.words[:1] != (str(protocol.VERSION),):
             raise ValueError(f"expected the hello {protocol.HELLO!r}, got {protocol.shown(bytes(buffer[:end]))}")
         sink.write((protocol.hello_reply(self.name, many=True) + "\n").encode())
         sink.flush()
@@ -70,13 +79,15 @@ class Bot:
     def _batch(self, buffer: bytearray, source: BinaryIO) -> tuple[bytes, bool]:
         """Read to the next ``go`` or ``quit`` (the end of input counts as ``quit``): the lines
         before it, and whether to go on. Both are the last lines a manager sends before it waits
-        (for the answers, or for the bot to exit), so only the end of the input is looked at."""
+        (for the answers, or for the bot to exit), so only the last line read is looked at."""
         while True:
-            for word, more in ((b"go\n", True), (b"quit\n", False)):
-                if buffer.endswith(word) and (len(buffer) == len(word) or buffer[-len(word) - 1] == 10):
-                    batch = bytes(buffer[: -len(word)])
+            if buffer.endswith(b"\n"):
+                start = buffer.rfind(b"\n", 0, len(buffer) - 1) + 1
+                word = buffer[start:].split(None, 1)[:1]
+                if word in ([b"go"], [b"quit"]):
+                    batch = bytes(buffer[:start])
                     buffer.clear()
-                    return batch, more
+                    return batch, word == [b"go"]
             chunk = source.read1(1 << 20)
             if not chunk:
                 return bytes(buffer), False
@@ -84,44 +95,55 @@ class Bot:
 
     def lines(self, text: bytes) -> bytes:
         """Read a batch's lines but its decisions (tables opened and closed, seeds; events need
-        nothing: they are read past), in order; its decision lines, newline-terminated."""
+        nothing, unknown kinds of lines are ignored), in order; its decision lines (``pass T`` and
+        ``play T``, whole keywords), newline-terminated."""
         buf = np.frombuffer(text, np.uint8)
         bounds = protocol.line_bounds(buf)
         starts, ends = bounds[:-1], bounds[1:]
         if not len(starts):
             return b""
-        first, second = buf[starts], buf[np.minimum(starts + 1, len(buf) - 1)]
-        rare = ((first == ord("t")) & (second == ord("a"))) | (first == ord("e")) | (first == ord("s"))
-        for i in np.flatnonzero(rare).tolist():
-            line = text[starts[i] : ends[i]]
-            if line.startswith(b"table "):
-                self.open(line)
-            elif line.startswith(b"end "):
-                table = int(line[4:])
-                if table < len(self.table_kind):
-                    self.table_kind[table] = -1
-            elif line.startswith(b"seed ") and callable(getattr(self.agent, "seed", None)):
-                self.agent.seed(int(line[5:]))
-        decisions = np.flatnonzero(first == ord("p"))
+        decision = _starting(buf, starts, ends, b"pass ") | _starting(buf, starts, ends, b"play ")
+        event = _starting(buf, starts, ends, b"card ") | _starting(buf, starts, ends, b"trick ")
+        for i in np.flatnonzero(~decision & ~event).tolist():
+            self.other(text[starts[i] : ends[i]])
+        decisions = np.flatnonzero(decision)
         if not len(decisions):
             return b""
         if decisions[-1] - decisions[0] == len(decisions) - 1:  # one run of lines, as managers write them
             return text[starts[decisions[0]] : ends[decisions[-1]]]
         return b"".join(text[starts[i] : ends[i]] for i in decisions.tolist())
 
-    def open(self, line: bytes) -> None:
-        """A table line: the table's kind (rules and history), shared by every table of the same text."""
-        head, _, rest = line.partition(b" seat=")
-        table = int(head[6:])
-        _, _, knobs = rest.partition(b" ")  # the text after the seat: history and the rules
-        kind = self.kind_of.get(knobs)
-        if kind is None:
-            _, _, rules, history = protocol.read_table_line(f"table 0 seat=0 {knobs.decode()}")
-            kind = self.kind_of[knobs] = len(self.kinds)
-            self.kinds.append((rules, history))
-        if table >= len(self.table_kind):
-            self.table_kind = np.concatenate([self.table_kind, np.full(table + 1, -1, np.int64)])
-        self.table_kind[table] = kind
+    def other(self, text: bytes) -> None:
+        """A line that is neither a decision nor a card or trick event: ``table``, ``end`` and
+        ``seed`` change what the bot knows; any other kind is read past."""
+        try:
+            line = protocol.read_line(text)
+            if line.kind == "table":
+                self.open(line)
+            elif line.kind == "end" and line.words:
+                self.tables.pop(protocol.read_table_id(line.words[0]), None)
+            elif line.kind == "seed" and line.words and callable(getattr(self.agent, "seed", None)):
+                self.agent.seed(protocol.read_int(line.words[0], "seed", 0, 2**63 - 1))
+        except ValueError as error:
+            self.say(f"ignored the line {protocol.shown(text.rstrip())}: {error}")
+
+    def open(self, line: protocol.Line) -> None:
+        """A table line: the table's kind (rules and history), shared by every table of the same
+        knobs; a table line refused keeps its reason, with which the table's decisions are answered."""
+        if not line.words:
+            raise ValueError("it names no table")
+        table = protocol.read_table_id(line.words[0])
+        key = tuple(sorted((k, v) for k, v in line.fields.items() if k != "seat"))
+        try:
+            kind = self.kind_of.get(key)
+            if kind is None:
+                self.kinds.append(protocol.read_table_kind(line))
+                kind = self.kind_of[key] = len(self.kinds) - 1
+            protocol.read_table_seat(line, self.kinds[kind][0])
+        except ValueError as error:
+            self.tables[table] = f"its table line was refused: {error}"
+            raise
+        self.tables[table] = kind
 
     def answer(self, batch: bytes) -> bytes:
         """The answer lines of a batch: one agent call per kind of table, in the decisions' order."""
@@ -129,11 +151,14 @@ class Bot:
         if not text:
             return b""
         tables = protocol.line_tables(text)
-        known = (tables >= 0) & (tables < len(self.table_kind))
-        kinds = np.where(known, self.table_kind[np.where(known, tables, 0)], -1)
-        out = [f"error {t} no table line opened this table\n".encode() for t in tables[kinds < 0].tolist()]
+        kinds = np.array(
+            [self.tables.get(t, -1) if isinstance(self.tables.get(t), int) else -1 for t in tables.tolist()], np.int64
+        )
+        out = []
+        lines = text.split(b"\n")
+        for i in np.flatnonzero(kinds < 0).tolist():
+            out.append(self.refusal(lines[i], int(tables[i])))
         if (kinds < 0).any() or len(np.unique(kinds)) > 1:
-            lines = text.split(b"\n")
             groups = [
                 (kind, b"".join(lines[i] + b"\n" for i in np.flatnonzero(kinds == kind))) for kind in np.unique(kinds)
             ]
@@ -143,6 +168,17 @@ class Bot:
             if kind >= 0:
                 out.append(self.decide(part, *self.kinds[kind]))
         return b"".join(out)
+
+    def refusal(self, line: bytes, table: int) -> bytes:
+        """``error T MESSAGE`` for a decision of no playable table (b'' if it names no table id to answer)."""
+        word = line.split(None, 2)[1:2]
+        if table < 0:
+            if not word or not (word[0].isascii() and word[0].isdigit()):
+                self.say(f"ignored the line {protocol.shown(line)}: it names no table")
+                return b""
+            return b"error %s table ids are 0..%d\n" % (word[0], protocol.MAX_TABLE)
+        reason = self.tables.get(table, "no table line opened this table")
+        return f"error {table} {reason}\n".encode()
 
     def decide(self, text: bytes, rules: HeartsRules, history: bool) -> bytes:
         """The answers to decision lines of tables of one kind, in one call of the agent."""
@@ -158,6 +194,14 @@ class Bot:
             message = " ".join(str(error).split())
             return b"".join(out) + "".join(f"error {t} {message}\n" for t in read.tables[ok].tolist()).encode()
         return b"".join(out) + protocol.answer_lines(read.tables[ok], cards)
+
+
+def _starting(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, word: bytes) -> np.ndarray:
+    """(n,) bool: which lines (``buf[starts:ends]``, each with its newline) start with ``word``."""
+    found = ends - starts > len(word)
+    for j, byte in enumerate(word):
+        found &= buf[np.minimum(starts + j, len(buf) - 1)] == byte
+    return found
 
 
 def warm_up(agent: Policy) -> None:
@@ -192,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(error))
     warm_up(agent)
     try:
-        Bot(agent, "".join(name.split())).serve(sys.stdin.buffer, sys.stdout.buffer)
+        Bot(agent, "".join(name.split()), sys.stderr).serve(sys.stdin.buffer, sys.stdout.buffer)
     except (ValueError, BrokenPipeError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         sys.exit(1)

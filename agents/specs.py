@@ -22,7 +22,7 @@ from typing import Any
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.core import legal_mask, new_games
 from hearts_env.infoset import infoset
-from hearts_env.policy import Policy
+from hearts_env.policy import Policy, close_agents
 from hearts_env.rules import HeartsRules
 
 
@@ -82,7 +82,10 @@ def check_agents(rules: HeartsRules, agents: Sequence[tuple[str, Policy]], histo
     state = new_games(rules, batch_size=1, seed=0, history=history)
     info, mask = infoset(state), legal_mask(state)
     for name, agent in dict(agents).items():
+        twin = copy.deepcopy(agent)
         try:
-            copy.deepcopy(agent)(info, mask)
+            twin(info, mask)
         except ValueError as error:
             raise ValueError(f"agent {name!r} cannot play these rules: {error}") from None
+        finally:
+            close_agents([twin])

@@ -20,7 +20,7 @@ would get from it. The arena takes that path when every agent of a match offers 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -87,6 +87,14 @@ class TablePolicy(Policy, Protocol):
         of game ``g`` (``state`` unchanged): the final state and, (B, P) int64, the hands in which
         each seat took the QS and shot the moon; None if it cannot play these agents together."""
         ...
+
+
+def close_agents(agents: Iterable[object]) -> None:
+    """Close each distinct agent that can be closed (``close()``: a program agent ends its bot
+    process, sending it what is still queued, the last events of its tables, first)."""
+    for agent in {id(a): a for a in agents}.values():
+        if callable(close := getattr(agent, "close", None)):
+            close()
 
 
 class RandomPolicy:

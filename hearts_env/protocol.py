@@ -432,7 +432,7 @@ def parse_line_tables(buf: np.ndarray, bounds: np.ndarray, tables: np.ndarray) -
         pos, end = bounds[g], bounds[g + 1] - 1
         while pos < end and buf[pos] != _SPACE:
             pos += 1
-        pos, value = _get_int(buf, pos + 1, end)
+        pos, value = _get_id(buf, pos + 1, end)
         tables[g] = value if pos >= 0 and (pos == end or buf[pos] == _SPACE) else -1
 
 
@@ -458,12 +458,20 @@ def _get_int(buf: np.ndarray, pos: int, end: int) -> tuple[int, int]:
         sign = -1
         pos += 1
     start, value = pos, 0
-    while pos < end and 48 <= buf[pos] <= 57 and pos - start < 12:
+    while pos < end and 48 <= buf[pos] <= 57 and pos - start < 18:  # any 18 digits fit an int64
         value = value * 10 + buf[pos] - 48
         pos += 1
     if pos == start:
         return -1, 0
     return pos, sign * value
+
+
+@inline_kernel
+def _get_id(buf: np.ndarray, pos: int, end: int) -> tuple[int, int]:
+    """(position after, value) of a table id (digits only, at most 18); (-1, 0) if none."""
+    if 0 <= pos < end and buf[pos] == _DASH:
+        return -1, 0
+    return _get_int(buf, pos, end)
 
 
 @inline_kernel
@@ -490,14 +498,14 @@ def _get_card(buf: np.ndarray, pos: int, end: int) -> tuple[int, int]:
 
 
 @inline_kernel
-def _get_pile(buf: np.ndarray, pos: int, end: int) -> tuple[int, np.uint64, np.uint64]:
-    """(position after, cards, cards written twice) of a pile or '-'."""
+def _get_pile(buf: np.ndarray, pos: int, end: int, decks: int) -> tuple[int, np.uint64, np.uint64]:
+    """(position after, cards, cards written twice) of a pile or '-' (a card twice only with two decks)."""
     bits, twice = np.uint64(0), np.uint64(0)
     if 0 <= pos < end and buf[pos] == _DASH:
         return pos + 1, bits, twice
     while True:
         pos, card = _get_card(buf, pos, end)
-        if pos < 0 or card < 0 or twice & k.BIT[card]:
+        if pos < 0 or card < 0 or twice & k.BIT[card] or (decks == 1 and bits & k.BIT[card]):
             return -1, bits, twice
         if bits & k.BIT[card]:
             twice |= k.BIT[card]
@@ -508,11 +516,13 @@ def _get_pile(buf: np.ndarray, pos: int, end: int) -> tuple[int, np.uint64, np.u
 
 
 @inline_kernel
-def _get_piles(buf: np.ndarray, pos: int, end: int, seat: int, P: int, r64: np.ndarray, at: int, at2: int) -> int:
+def _get_piles(
+    buf: np.ndarray, pos: int, end: int, seat: int, P: int, decks: int, r64: np.ndarray, at: int, at2: int
+) -> int:
     """The position after P piles, one per seat from seat 0 and '/' between them: each seat's
     cards go to ``r64[at + ...]`` and those written twice to ``r64[at2 + ...]``, relative to ``seat``."""
     for a in range(P):
-        pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end)
+        pos, bits, twice = _get_pile(buf, _get_slash(buf, pos, end, a), end, decks)
         r64[at + (a - seat) % P] = bits
         r64[at2 + (a - seat) % P] = twice
     return pos
@@ -553,7 +563,7 @@ def parse_decisions(
         if at < 0:
             phase = k.PLAY
             at = _expect(buf, pos, end, _PLAY)
-        pos, tables[g] = _get_int(buf, at, end)
+        pos, tables[g] = _get_id(buf, at, end)
         if pos < 0:
             failed[g] = -1
             continue
@@ -587,15 +597,17 @@ def parse_decisions(
         ):
             if pos >= 0:
                 field = f
-                pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, piece), end)
+                pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, piece), end, decks)
                 r64[ioff[field1]] = bits
                 if field2 >= 0:
                     r64[ioff[field2]] = twice
-                elif twice:
+                elif twice or bits == 0 or bits & ~r64[ioff[I_HAND]]:  # a decision has legal cards, all in hand
                     pos = -1
         if pos >= 0:
             field = 8
-            pos = _get_piles(buf, _expect(buf, pos, end, _PLAYED), end, seat, P, r64, ioff[I_PLAYED], ioff[I_PLAYED2])
+            pos = _get_piles(
+                buf, _expect(buf, pos, end, _PLAYED), end, seat, P, decks, r64, ioff[I_PLAYED], ioff[I_PLAYED2]
+            )
         if pos >= 0:
             field = 9
             pos = _expect(buf, pos, end, _TRICK)
@@ -635,7 +647,9 @@ def parse_decisions(
                 r8[ioff[I_VOIDS] + (a - seat) % P] = void
         if pos >= 0:
             field = 15
-            pos = _get_piles(buf, _expect(buf, pos, end, _TAKEN), end, seat, P, r64, ioff[I_TAKEN], ioff[I_TAKEN2])
+            pos = _get_piles(
+                buf, _expect(buf, pos, end, _TAKEN), end, seat, P, decks, r64, ioff[I_TAKEN], ioff[I_TAKEN2]
+            )
         for f, piece, at in ((16, _POINTS, ioff[I_POINTS]), (17, _SCORES, ioff[I_SCORES])):
             if pos >= 0:
                 field = f
@@ -670,37 +684,104 @@ def parse_decisions(
                         break
         if decks == 2 and pos >= 0:
             field = 19
-            pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, _POT), end)
+            pos, bits, twice = _get_pile(buf, _expect(buf, pos, end, _POT), end, decks)
             r64[ioff[I_POT]], r64[ioff[I_POT2]] = bits, twice
             if pos >= 0:
                 field = 20
                 pos, r8[ioff[I_KITTY_SIZE]] = _get_int(buf, _expect(buf, pos, end, _KITTY), end)
-        failed[g] = 0 if pos == end else field + 1 if pos < 0 else len(FIELD_NAMES) + 1
+        if pos < 0:
+            failed[g] = field + 1
+        elif pos == end or buf[pos] == _SPACE:  # fields after the last are a later version's: ignored
+            failed[g] = 0
+        else:
+            failed[g] = len(FIELD_NAMES) + 1
 
 
 # ---------------------------------------------------------------------------------------------
 # The other lines: hello, tables, events, answers
 
-
-def hello_reply(name: str, many: bool) -> str:
-    """The bot's answer to ``HELLO``."""
-    if not name or any(c.isspace() for c in name):
-        raise ValueError(f"a bot's name is one word without spaces, got {name!r}")
-    return f"{HELLO} name={name} tables={'many' if many else 'one'}"
+MAX_NAME = 64
+"""The longest bot name (printable ASCII, one word): it appears in every message about the bot."""
+MAX_TABLE = 10**18 - 1
+"""The largest table id: ids are read by compiled kernels as 64-bit ints."""
 
 
-def read_hello_reply(line: str) -> tuple[str, bool]:
-    """(name, plays many tables at once) from the bot's answer to ``HELLO``; ``ValueError`` saying
-    what is wrong with it."""
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """A protocol line in words (``read_line``): its keyword, the plain words after it (up to the
+    first ``key=value`` word) and its ``key=value`` fields. Plain words after the fields are left
+    out: a later version may add them, and a reader ignores what it does not know."""
+
+    kind: str
+    words: tuple[str, ...]
+    fields: dict[str, str]
+
+
+def read_line(line: str | bytes) -> Line:
+    """The one tokenizer of protocol lines, both sides: words split at ASCII whitespace, bytes that
+    are not ASCII read as U+FFFD (so they never pass for digits or names). ``ValueError`` for a
+    field given twice (which of the two was meant is unknowable)."""
+    if isinstance(line, bytes):
+        line = line.decode("ascii", errors="replace")
     words = line.split()
-    if len(words) < 2 or words[0] != PROTOCOL:
-        raise ValueError(f"answered the hello with {shown(line)}, not '{HELLO} name=NAME tables=many|one'")
-    if words[1] != str(VERSION):
-        raise ValueError(f"speaks {PROTOCOL} {shown(words[1])}; this manager speaks version {VERSION}")
-    fields = dict(w.partition("=")[::2] for w in words[2:])
-    if not fields.get("name") or fields.get("tables") not in ("many", "one"):
-        raise ValueError(f"answered the hello with {shown(line)}: it needs name=NAME and tables=many or tables=one")
-    return fields["name"], fields["tables"] == "many"
+    kind, plain, fields = (words[0] if words else ""), [], {}
+    for word in words[1:]:
+        key, equals, value = word.partition("=")
+        if not equals:
+            if not fields:
+                plain.append(word)
+            continue
+        if key in fields:
+            raise ValueError(f"field {shown(key)} is given twice")
+        fields[key] = value
+    return Line(kind, tuple(plain), fields)
+
+
+def read_int(text: str, what: str, low: int, high: int | None = None) -> int:
+    """A decimal int (ASCII digits, an optional '-') in ``low..high``; ``ValueError`` naming ``what``."""
+    digits = text[1:] if text[:1] == "-" else text
+    bounds = f"{low}..{high}" if high is not None else f">= {low}"
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 40:
+        raise ValueError(f"{what} {shown(text, 40)} is not an integer {bounds}")
+    value = int(text)
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{what} {shown(text, 40)} is not in {bounds}")
+    return value
+
+
+def read_table_id(text: str) -> int:
+    """A table id: 0..``MAX_TABLE``; ``ValueError`` saying so."""
+    return read_int(text, "table id", 0, MAX_TABLE)
+
+
+def hello_reply(name: str, many: bool, history: bool = False) -> str:
+    """The bot's answer to ``HELLO`` (``history``: it asks for the completed tricks in every decision)."""
+    if not name or not name.isprintable() or any(c.isspace() for c in name):
+        raise ValueError(f"a bot's name is one word without spaces, got {name!r}")
+    return f"{HELLO} name={name} tables={'many' if many else 'one'}" + (" history=1" if history else "")
+
+
+def read_hello_reply(line: str | bytes) -> tuple[str, bool, bool]:
+    """(name, plays many tables at once, asks for history) from the bot's answer to ``HELLO``;
+    ``ValueError`` saying what is wrong with it."""
+    expected = f"'{HELLO} name=NAME tables=many|one'"
+    try:
+        read = read_line(line)
+    except ValueError as error:
+        raise ValueError(f"answered the hello with {shown(line)}: {error}") from None
+    if read.kind != PROTOCOL or not read.words:
+        raise ValueError(f"answered the hello with {shown(line)}, not {expected}")
+    if read.words[0] != str(VERSION):
+        raise ValueError(f"speaks {PROTOCOL} {shown(read.words[0])}; this manager speaks version {VERSION}")
+    name, tables, history = read.fields.get("name"), read.fields.get("tables"), read.fields.get("history", "0")
+    if name and not (len(name) <= MAX_NAME and name.isascii() and name.isprintable()):
+        raise ValueError(f"answered the hello with a name that is not {MAX_NAME} printable ASCII characters or fewer")
+    if not name or tables not in ("many", "one") or history not in ("0", "1"):
+        raise ValueError(
+            f"answered the hello with {shown(line)}: it needs name=NAME, tables=many or tables=one "
+            "(and history=0 or history=1 if any)"
+        )
+    return name, tables == "many", history == "1"
 
 
 def _knob_text(value: object) -> str:
@@ -727,32 +808,53 @@ def table_lines(tables: Sequence[int], seats: Sequence[int], rules: HeartsRules,
     return "".join([f"table {t} seat={s} {text}\n" for t, s in zip(tables, seats, strict=True)])
 
 
-def read_table_line(line: str) -> tuple[int, int, HeartsRules, bool]:
-    """(table, seat, rules, history) of a table line; ``ValueError`` naming what is wrong."""
-    words = line.split()
-    if len(words) < 2 or words[0] != "table" or not words[1].isdigit():
-        raise ValueError(f"not a table line: {shown(line)}")
-    fields = dict(w.partition("=")[::2] for w in words[2:])
-    defaults = HeartsRules().to_dict()
+_KNOB_DEFAULTS = HeartsRules().to_dict()
+_INT_LIMIT = 2**31 - 1  # int knobs are held in 32-bit ints by the kernels
+
+
+def read_table_kind(line: Line) -> tuple[HeartsRules, bool]:
+    """(rules, history) of a table line's fields: knobs this version does not know are ignored (a
+    later version adds them), a knob left out keeps its default, ``history`` left out is 0;
+    ``ValueError`` naming the field that is wrong."""
+    fields = line.fields
+    if fields.get("history", "0") not in ("0", "1"):
+        raise ValueError(f"history is 0 or 1, not {shown(fields['history'], 40)}")
     knobs: dict[str, object] = {}
+    for name, default in _KNOB_DEFAULTS.items():
+        if name not in fields:
+            continue
+        text = fields[name]
+        if isinstance(default, bool):
+            if text not in ("0", "1"):
+                raise ValueError(f"{name} is 0 or 1, not {shown(text, 40)}")
+            knobs[name] = text == "1"
+        elif name == "pass_cycle":
+            knobs[name] = tuple(text.split(","))
+        elif isinstance(default, str):
+            knobs[name] = text
+        else:
+            knobs[name] = read_int(text, name, 0, _INT_LIMIT)
+    return HeartsRules.from_dict(knobs), fields.get("history") == "1"
+
+
+def read_table_seat(line: Line, rules: HeartsRules) -> int:
+    """The seat of a table line at a table of ``rules``; ``ValueError`` if it is missing or not a seat there."""
+    if "seat" not in line.fields:
+        raise ValueError("it has no seat=S")
+    return read_int(line.fields["seat"], "seat", 0, rules.num_players - 1)
+
+
+def read_table_line(line: str | bytes) -> tuple[int, int, HeartsRules, bool]:
+    """(table, seat, rules, history) of a table line; ``ValueError`` naming what is wrong."""
     try:
-        seat, history = int(fields.pop("seat")), fields.pop("history") == "1"
-        for name, text in fields.items():
-            default = defaults.get(name)
-            if isinstance(default, bool):
-                knobs[name] = text == "1" if text in ("0", "1") else text
-            elif isinstance(default, tuple):
-                knobs[name] = tuple(text.split(","))
-            elif isinstance(default, int) or name == "target_score":
-                knobs[name] = int(text)
-            else:
-                knobs[name] = text
-        rules = HeartsRules.from_dict(knobs)
-    except (KeyError, ValueError) as error:
+        read = read_line(line)
+        if read.kind != "table" or not read.words:
+            raise ValueError("it is not 'table T seat=S ...'")
+        table = read_table_id(read.words[0])
+        rules, history = read_table_kind(read)
+        return table, read_table_seat(read, rules), rules, history
+    except ValueError as error:
         raise ValueError(f"table line {shown(line)}: {error}") from None
-    if not 0 <= seat < rules.num_players:
-        raise ValueError(f"table line {shown(line)}: seat {seat} is not one of 0..{rules.num_players - 1}")
-    return int(words[1]), seat, rules, history
 
 
 def step_events(step: Step, tables: np.ndarray) -> bytes:
@@ -873,7 +975,7 @@ def parse_answers(buf: np.ndarray, bounds: np.ndarray, tables: np.ndarray, cards
         pos, end = bounds[g], bounds[g + 1] - 1
         if end > pos and buf[end - 1] == 13:
             end -= 1
-        pos, table = _get_int(buf, pos, end)
+        pos, table = _get_id(buf, pos, end)
         tables[g] = table if pos >= 0 else -1
         cards[g] = -1
         if pos >= 0 and pos + 3 == end and buf[pos] == _SPACE:
@@ -883,17 +985,27 @@ def parse_answers(buf: np.ndarray, bounds: np.ndarray, tables: np.ndarray, cards
 
 def read_answer(line: bytes) -> tuple[int, int] | tuple[int, str] | None:
     """(table, card id) of an answer line ``T CARD`` (any spelling ``parse_card`` reads),
-    (table, message) of ``error T MESSAGE`` (the bot cannot decide it), or None if it is neither."""
-    table, _, card = line.strip().partition(b" ")
-    if table == b"error":
-        table, _, message = card.partition(b" ")
-        return (int(table), message.decode(errors="replace").strip()) if table.isdigit() else None
-    if not table.isdigit():
+    (table, message) of ``error T MESSAGE`` (the bot cannot decide it), or None if it is neither.
+    A table id beyond ``MAX_TABLE`` reads as ``MAX_TABLE + 1``, an id no manager asks."""
+    words = line.split(maxsplit=2)
+    if len(words) >= 2 and words[0] == b"error":
+        table = _answered_table(words[1])
+        message = words[2].decode(errors="replace").strip() if len(words) > 2 else ""
+        return None if table is None else (table, message)
+    table = _answered_table(words[0]) if len(words) == 2 else None
+    if table is None:
         return None
     try:
-        return int(table), parse_card(card.decode())
+        return table, parse_card(words[1].decode("ascii"))
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def _answered_table(word: bytes) -> int | None:
+    if not (word.isascii() and word.isdigit()):
+        return None
+    word = word.lstrip(b"0") or b"0"
+    return int(word) if len(word) <= len(str(MAX_TABLE)) else MAX_TABLE + 1
 
 
 def shown(text: str | bytes, limit: int = 80) -> str:

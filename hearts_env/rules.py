@@ -186,6 +186,8 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
             negated = f.name.startswith("no_")  # no_x: the flag is --x/--no-x, --no-x sets the knob
             word = f.name.removeprefix("no_").replace("_", "-") if negated else f.name.replace("_", "-")
             shown = f"--no-{word}" if default == negated else f"--{word}"
+            if negated:  # the knob's doc is the rule of the --no- form
+                help_text = f"--no-{word}: {help_text} --{word}: no such rule."
             group.add_argument(
                 f"--{word}",
                 dest=f.name,

@@ -570,6 +570,35 @@ def test_cli_errors_and_list(toy_agents, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--num-players", "2"], "hearts-arena: error: rules: num_players must be in 3..7, got 2"),
+        (["--moon", "sideways"], "hearts-arena: error: rules: moon must be one of"),
+        (["--pass-count", "99"], "hearts-arena: error: rules: pass_count must be"),
+        (["--decks", "2"], "hearts-arena: error: rules: "),
+        (["--episode", "game", "--target-score", "0"], "hearts-arena: error: --episode game needs"),
+        (["--json", "/no/such/folder/x.json"], "hearts-arena: error: --json: no folder"),
+    ],
+)
+def test_cli_refuses_a_value_in_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["random"] * 4 + argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err  # no usage before it
+
+
+def test_cli_help_says_which_flag_keeps_points_off_the_first_trick(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--no-points-on-first-trick: A player void on the first trick may not discard a heart or the QS "
+        "(unless it holds only those). --points-on-first-trick: no such rule. (default: --no-points-on-first-trick)"
+    ) in text
+
+
 def _has(module: str) -> bool:
     try:
         __import__(module)

@@ -7,6 +7,7 @@ import copy
 import io
 import os
 import pickle
+import re
 import shutil
 import sys
 import textwrap
@@ -125,11 +126,60 @@ def test_a_line_that_cannot_be_read_names_its_field() -> None:
         (good.replace(b"legal=", b"legal=ZZ,"), "cannot read its 'legal'"),
         (good.replace(b" seat=", b" sat="), "cannot read its 'seat'"),
         (good.replace(b"scores=0/0/0/0", b"scores=0/0/0"), "cannot read its 'scores'"),
-        (good.replace(b"\n", b" extra\n"), "text after its last field"),
+        (good.replace(b"\n", b"x\n"), "text after its last field"),
         (b"pass x seat=0\n", "no 'pass TABLE'"),
+        (re.sub(rb"legal=\S+", b"legal=-", good), "cannot read its 'legal'"),  # a decision has a legal card
+        (re.sub(rb"hand=(\w\w)", rb"hand=\1,\1", good), "cannot read its 'hand'"),  # a card twice: one deck
+        (good.replace(b"taken=-", b"taken=2C,2C"), "cannot read its 'taken'"),
+        (re.sub(rb"legal=\S+", b"legal=2C,3C", re.sub(rb"hand=\S+", b"hand=3C", good)), "its 'legal'"),  # not held
     ):
         read = protocol.read_decisions(bad, info.rules, False)
         assert read.problem(0) is not None and field in read.problem(0)
+
+
+@pytest.mark.parametrize(
+    "extra", [b" extra", b" x=1 y=2", b" tricks=0:2C/3C/4C/5C", b" \xc3\xa9=1", b" " + b"z" * 100_000]
+)
+def test_fields_a_later_version_adds_at_the_end_of_a_decision_are_ignored(extra: bytes) -> None:
+    info = infoset(core.new_games(None, batch_size=2, seed=0))
+    good = protocol.decision_lines(info, np.array([3, 4]))
+    read = protocol.read_decisions(good.replace(b"\n", extra + b"\n"), info.rules, False)
+    assert (read.failed == 0).all() and (read.info.data == info.data).all()
+
+
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ("table 1 seat=0 seat=1", "field 'seat' is given twice"),
+        ("table 1 history=0 num_players=4", "table line 'table 1 history=0 num_players=4': it has no seat=S"),
+        ("table 1 seat=", "seat '' is not an integer 0..3"),
+        ("table 1 seat=4", "seat '4' is not in 0..3"),
+        ("table 1 seat=-1", "seat '-1' is not in 0..3"),
+        ("table 1 seat=\u0663", "is not an integer"),  # an Arabic-Indic digit: int() reads it, the protocol does not
+        ("table 1 seat=99999999999999999999999999", "seat '99999999999999999999999999' is not in 0..3"),
+        ("table 1 seat=0 history=2", "history is 0 or 1, not '2'"),
+        ("table 1 seat=0 num_players=x", "num_players 'x' is not an integer"),
+        ("table 1 seat=0 target_score=" + "9" * 30, "target_score '999"),
+        ("table 1 seat=0 moon=sideways", "moon must be one of"),
+        ("table 1 seat=0 queen_breaks_hearts=yes", "queen_breaks_hearts is 0 or 1, not 'yes'"),
+        ("table x seat=0", "table id 'x' is not an integer 0..999999999999999999"),
+        ("table " + "1" * 26 + " seat=0", "is not in 0..999999999999999999"),
+        ("table -3 seat=0", "table id '-3' is not in 0.."),
+        ("table", "it is not 'table T seat=S ...'"),
+        ("tables 1 seat=0", "it is not 'table T seat=S ...'"),
+    ],
+)
+def test_a_table_line_that_cannot_be_read_is_refused_naming_its_field(line: str, fragment: str) -> None:
+    with pytest.raises(ValueError, match="^table line ") as error:
+        protocol.read_table_line(line)
+    assert fragment in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_table_line_ignores_knobs_and_words_a_later_version_adds() -> None:
+    rules = HeartsRules(num_players=5)
+    line = protocol.table_lines([99999999999], [3], rules, False).strip()
+    assert protocol.read_table_line(line + " jokers=2 style=fast later") == (99999999999, 3, rules, False)
+    assert protocol.read_table_line("table 0 seat=1") == (0, 1, HeartsRules(), False)  # knobs left out: defaults
 
 
 @pytest.mark.parametrize(
@@ -157,13 +207,36 @@ def test_answers_read_back_with_other_spellings() -> None:
     assert protocol.read_answer(b"error 6 cannot play 5 seats") == (6, "cannot play 5 seats")
 
 
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (b"1" * 26 + b" 2C", (protocol.MAX_TABLE + 1, 0)),  # beyond any id a manager asks
+        (b"000000000000000000000007 2C", (7, 0)),
+        (b"error " + b"9" * 40 + b" nope", (protocol.MAX_TABLE + 1, "nope")),
+        (b"\xd9\xa3 2C", None),  # a digit, but not an ASCII one
+        (b"-3 2C", None),
+        (b"3 2C extra", None),
+        (b"error", None),
+        (b"", None),
+    ],
+)
+def test_answers_with_any_table_id_read_without_overflow(line: bytes, expected: object) -> None:
+    assert protocol.read_answer(line) == expected
+    tables, cards, _ = protocol.read_answers(line + b"\n")
+    assert tables[0] >= -1 and (cards[0] >= 0) == (isinstance(expected, tuple) and not isinstance(expected[1], str))
+
+
 def test_hello_reply() -> None:
-    assert protocol.read_hello_reply(protocol.hello_reply("x", True)) == ("x", True)
-    assert protocol.read_hello_reply("hearts-bot-protocol 1 name=y tables=one") == ("y", False)
+    assert protocol.read_hello_reply(protocol.hello_reply("x", True)) == ("x", True, False)
+    assert protocol.read_hello_reply("hearts-bot-protocol 1 name=y tables=one history=1") == ("y", False, True)
     with pytest.raises(ValueError, match="speaks hearts-bot-protocol '2'"):
         protocol.read_hello_reply("hearts-bot-protocol 2 name=y tables=one")
     with pytest.raises(ValueError, match="answered the hello with 'hello'"):
         protocol.read_hello_reply("hello")
+    assert protocol.read_hello_reply(b"hearts-bot-protocol 1 name=z tables=many later=3") == ("z", True, False)
+    for bad in ("name=a name=b tables=one", "name=a tables=one history=yes", "name= tables=one", "tables=many"):
+        with pytest.raises(ValueError, match="answered the hello with"):
+            protocol.read_hello_reply(f"hearts-bot-protocol 1 {bad}")
 
 
 def test_spec_options_split_outside_quotes() -> None:
@@ -210,6 +283,64 @@ def test_hearts_bot_answers_error_for_what_it_cannot_decide() -> None:
     answers = out.getvalue().decode().splitlines()[1:]
     assert answers[0] == "error 9 no table line opened this table"
     assert answers[1].startswith("error 4 ") and "4" in answers[1]  # the shipped ppo refuses 5 seats
+
+
+def serve(lines: bytes) -> tuple[list[str], str]:
+    """hearts-bot heuristic given ``lines`` (after the hello): its answers, and its log."""
+    out, log = io.BytesIO(), io.StringIO()
+    Bot(make_agent("heuristic"), "heuristic", log).serve(io.BytesIO(f"{protocol.HELLO}\n".encode() + lines), out)
+    return out.getvalue().decode().splitlines()[1:], log.getvalue()
+
+
+FIRST = core.new_games(None, batch_size=1, seed=0)
+TABLE = protocol.table_lines([5], [0], FIRST.rules, False).encode()
+DECISION = protocol.decision_lines(infoset(FIRST), np.array([5]))
+FIRST_CARD = card_name(int(make_agent("heuristic")(infoset(FIRST), core.legal_mask(FIRST))[0]))
+
+
+@pytest.mark.parametrize(
+    "before, decision",
+    [
+        (b"ping\nponder 5\npong 5 x=1\npassx 5\npass\nplay\np\n\n   \nhello there\n", DECISION),  # unknown lines
+        (b"card 5 1 2C\ntrick 5 0\nhand 5 points=0/0/0/0 scores=0/0/0/0 later=1\n", DECISION),  # events
+        (b"", DECISION.replace(b"\n", b" later=1 words\n")),  # fields a later version adds
+        (TABLE.replace(b"\n", b" jokers=2\n"), DECISION),  # a knob a later version adds
+        (b"seed -1\nseed x\nseed " + b"9" * 30 + b"\nend x\nend " + b"1" * 30 + b"\ntable\ntable x seat=0\n", DECISION),
+        (b"\xff\xfe garbage \xc3\xa9\n" + b"y" * 200_000 + b"\n", DECISION),
+    ],
+)
+def test_hearts_bot_ignores_what_it_does_not_know(before: bytes, decision: bytes) -> None:
+    table = TABLE if b"table 5" not in before else b""
+    answers, _ = serve(table + before + decision + b"go\nquit\n")
+    assert answers == [f"5 {FIRST_CARD}"]
+
+
+@pytest.mark.parametrize(
+    "table, decision, answer",
+    [
+        (TABLE, re.sub(rb"legal=\S+", b"legal=-", DECISION), "error 5 cannot read its 'legal'"),
+        (TABLE.replace(b"seat=0 ", b""), DECISION, "error 5 its table line was refused: it has no seat=S"),
+        (TABLE.replace(b"seat=0", b"seat=9"), DECISION, "error 5 its table line was refused: seat '9' is not in 0..3"),
+        (TABLE.replace(b"decks=1", b"decks=3"), DECISION, "error 5 its table line was refused: decks must be"),
+        (b"", DECISION, "error 5 no table line opened this table"),
+        (TABLE + b"end 5\n", DECISION, "error 5 no table line opened this table"),
+        (
+            TABLE.replace(b" 5 ", b" " + b"7" * 26 + b" "),
+            DECISION.replace(b" 5 ", b" " + b"7" * 26 + b" "),
+            "error 777",
+        ),
+    ],
+)
+def test_hearts_bot_answers_error_naming_what_was_wrong(table: bytes, decision: bytes, answer: str) -> None:
+    answers, log = serve(table + decision + b"go\nquit\n")
+    assert len(answers) == 1 and answers[0].startswith(answer), answers
+    assert "Traceback" not in log
+
+
+@pytest.mark.parametrize("table_id", [0, 99999999999, protocol.MAX_TABLE])
+def test_hearts_bot_plays_tables_of_any_id(table_id: int) -> None:
+    table, decision = TABLE.replace(b" 5 ", b" %d " % table_id), DECISION.replace(b" 5 ", b" %d " % table_id)
+    assert serve(table + decision + b"go x=1\n" + decision + b"go\r\nquit\n")[0] == [f"{table_id} {FIRST_CARD}"] * 2
 
 
 def test_hearts_bot_command_line_refuses_an_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:
@@ -396,10 +527,29 @@ BAD_BOTS = {
     ),
     "twice": ("print(table, legal, flush=True); print(table, legal, flush=True)", r"answers table 0 a second time"),
     "chatty": ("print(table, legal, flush=True); print('thinking...', flush=True)", r"printed 'thinking\.\.\."),
-    "refuses": ("print('error', table, 'I only play clubs', flush=True)", r"refused table 0 .*: I only play clubs"),
+    "refuses": ("print('error', table, 'I only play clubs', flush=True)", r"refused table 0 .*: 'I only play clubs'"),
     "stranger": (
         "print(int(table) + 100, legal, flush=True)",
         r"printed '100 \w\w', which answers no decision it was asked",
+    ),
+    "huge id": ("print('1' * 26, legal, flush=True)", r"printed '1{26} \w\w', which answers no decision it was asked"),
+    "huge error": (
+        "print('error', '9' * 30, 'no', flush=True)",
+        r"printed 'error 9{30} no', which is not 'TABLE CARD'",
+    ),
+    "flood": (
+        "sys.stdout.write('x' * 10_000_000); sys.stdout.flush(); time.sleep(60)",
+        r"printed more than \d+ bytes for 3 answer\(s\), before answering table 0",
+    ),
+    "flood between": (
+        "print(table, legal, flush=True); decisions > 3 and sys.stdout.write('x' * 10_000_000); sys.stdout.flush()",
+        r"printed (more than \d+ bytes for 3 answer|'x+\.\.\.' without being asked)",
+    ),
+    "blank": ("print(flush=True)", r"printed '', which is not 'TABLE CARD'"),
+    "long name": ("", r"answered the hello with a name that is not 64 printable ASCII characters or fewer"),
+    "escape": (
+        "print('error', table, '\\x1b[2J' + 'z' * 3000, flush=True)",
+        r"refused table 0 .*: '\\x1b\[2Jzzz+\.\.\.'$",
     ),
 }
 
@@ -408,13 +558,51 @@ BAD_BOTS = {
 def test_a_bad_bot_ends_the_match_with_one_clear_error_and_no_process_left(tmp_path: Path, kind: str) -> None:
     act, message = BAD_BOTS[kind]
     script = tmp_path / "bad.py"
-    script.write_text(HEAD + textwrap.indent(act, "    ") + "\n")
+    head = HEAD.replace("name=bad", "name=" + "b" * 65) if kind == "long name" else HEAD
+    script.write_text(head + textwrap.indent(act or "pass", "    ") + "\n")
     bot = ProgramPolicy(f"{PYTHON} {script}", time_limit=0.5)
     state = core.new_games(None, batch_size=3, seed=0)
     with pytest.raises(BotError, match=message) as error:
         runner.play(state, [bot, lowest, lowest, lowest])
     assert "\n" not in str(error.value)
     assert not alive(bot.pid)
+
+
+def test_a_bot_asking_for_history_where_games_keep_none_is_refused_before_the_first_deal(tmp_path: Path) -> None:
+    script = tmp_path / "history.py"
+    script.write_text(HEAD.replace("tables=many", "tables=many history=1") + "    print(table, legal, flush=True)\n")
+    bot = ProgramPolicy(f"{PYTHON} {script}")
+    with pytest.raises(
+        ValueError, match=r"asks for the completed tricks \(history=1 in its hello\), which these games"
+    ):
+        check_agents(HeartsRules(), [("x", bot)])
+    check_agents(HeartsRules(), [("x", bot)], history=True)  # with history it plays
+    with bot:
+        final = runner.play(core.new_games(None, batch_size=2, seed=0, history=True), [bot, lowest, lowest, lowest])
+    assert final.done.all()
+
+
+@pytest.mark.parametrize("how", ["hearts-arena", "executor", "collected"])
+def test_every_table_gets_its_last_events_when_the_match_ends(tmp_path: Path, how: str) -> None:
+    """The tables still open at the end of a match get their last trick, hand and end, then quit."""
+    command, log = recorder(tmp_path)
+    field = [("r", RandomPolicy(1))] * 3
+    if how == "hearts-arena":
+        arena_main([f"program:command={command}", "random", "random", "random", "--deals", "4", "--episode", "hand"])
+    elif how == "executor":
+        with ProcessPoolExecutor(1) as pool:
+            play_match(None, [("x", ProgramPolicy(command))] + field, deals=4, seed=0, episode="hand", executor=pool)
+    else:
+        bot = ProgramPolicy(command)
+        play_match(None, [("x", bot)] + field, deals=4, seed=0, episode="hand")
+        pid = bot.pid
+        del bot
+        assert not alive(pid)
+    lines = log.read_text().splitlines()
+    opened = {line.split()[1] for line in lines if line.startswith("table ")}
+    assert len(opened) == 16 and lines[-1] == "quit"
+    for kind in ("hand", "end"):
+        assert sorted(line.split()[1] for line in lines if line.startswith(f"{kind} ")) == sorted(opened)
 
 
 def test_hearts_arena_ends_on_a_bad_bot_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

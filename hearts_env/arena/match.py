@@ -17,7 +17,7 @@ import numpy as np
 from hearts_env import checks, core, records, replay, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
-from hearts_env.policy import Policy, TablePolicy
+from hearts_env.policy import Policy, TablePolicy, close_agents
 from hearts_env.progress import progress_bar
 from hearts_env.rules import HeartsRules
 
@@ -200,7 +200,8 @@ def play_match(
     ``keys``: (N,) uint64, the deals' keys instead of the seed's (a frozen deal set); ``seed``
     then seeds the agents alone, and ``deals`` defaults to N.
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card
-    (``runner.IllegalCardError``, naming the deal).
+    (``runner.IllegalCardError``, naming the deal). The agents given stay open (the caller's to
+    close: ``hearts_env.policy.close_agents``); the copies an executor plays are closed after their block.
     """
     match = plan_match(rules, agents, deals, seed, episode, history, block, keys, record)
     (result,) = _play_matches([match], progress, executor)
@@ -335,8 +336,13 @@ def _play_matches(matches: list[MatchPlan], progress: bool, executor: Executor |
 
 
 def _play_copy(match: MatchPlan, b: int) -> BlockOutcome:
-    """``_play_block`` with a copy of the agents, which an executor may run beside other blocks."""
-    return _play_block(copy.deepcopy(match), b)
+    """``_play_block`` with a copy of the agents, which an executor may run beside other blocks;
+    the copies are closed after it (a program agent's bot gets its tables' last events)."""
+    match = copy.deepcopy(match)
+    try:
+        return _play_block(match, b)
+    finally:
+        close_agents(match.entry_agents)
 
 
 def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
