@@ -157,7 +157,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hearts_env import checks, core, runner, seeding
-from hearts_env.cards import NUM_CARDS, card_name
+from hearts_env.cards import NUM_CARDS
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy, Turn
@@ -337,13 +337,11 @@ class _Tables:
 
         try:
             final = runner.play(sub, self.players, self.player_at[relative], self.episode, account, ids=live)
-        except runner.IllegalCardError as error:
+        except runner.PolicyError as error:  # an illegal card, or an answer that is no cards: name the opponent
             relative_seat = (error.seat - int(self.seat[error.game])) % P
-            card = error.card
-            what = f"{card_name(card)} is illegal: {error.why}" if 0 <= card < NUM_CARDS else f"{card}: {error.why}"
             raise ValueError(
                 f"game {error.game}: the opponent at seat {error.seat} ({relative_seat} left of the learner), "
-                f"{error.policy}, chose {what}; nothing changed"
+                f"{error.policy}, {error.fault}; nothing changed"
             ) from None
         self.state = final if _is_all(idx) else _splice(self.state, idx, final)
 

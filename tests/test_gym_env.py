@@ -569,3 +569,54 @@ def test_sb3_make_vec_env_builds_the_registered_env() -> None:
     assert vec.reset().shape == (2, HeartsEnv().layout.size)
     _, rewards, dones, _ = vec.step(np.zeros(2, np.int64))
     assert rewards.shape == (2,) and not dones.any()
+
+
+class _BadAnswer:
+    """Plays random legal cards for a while, then answers ``answer(mask)`` instead of cards."""
+
+    def __init__(self, answer, honest_moves: int) -> None:
+        self.answer, self.left = answer, honest_moves
+        self.random = RandomPolicy(0)
+
+    def __call__(self, info, mask):
+        self.left -= len(mask)
+        return self.random(info, mask) if self.left >= 0 else self.answer(mask)
+
+    def __repr__(self) -> str:
+        return "BadAnswer()"
+
+
+BAD_ANSWERS = {  # what an opponent returns instead of one card id per game it is asked about
+    "one too many": (lambda mask: mask.argmax(axis=1).repeat(2), r"int64 \(\d+,\)"),
+    "one too few": (lambda mask: mask.argmax(axis=1)[1:], r"int64 \(\d+,\)"),
+    "floats": (lambda mask: mask.argmax(axis=1).astype(float), r"float64 \(\d+,\)"),
+    "bools": (lambda mask: mask.any(axis=1), r"bool \(\d+,\)"),
+    "2-d": (lambda mask: mask.argmax(axis=1)[:, None], r"int64 \(\d+, 1\)"),
+    "scalar": (lambda mask: int(mask[0].argmax()), r"int64 \(\)"),
+    "None": (lambda mask: None, r"object \(\)"),
+    "ragged": (lambda mask: [[1], [1, 2]], r"list \(.*inhomogeneous"),
+    "strings": (lambda mask: ["QS"] * len(mask), r"<U2 \(\d+,\)"),
+}
+
+
+@pytest.mark.parametrize("answer", list(BAD_ANSWERS), ids=list(BAD_ANSWERS))
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_opponent(vector, answer):
+    """An opponent's answer of the wrong shape or dtype is named as its illegal cards are: the game,
+    the opponent's seat (and where it sits from the learner), the policy, what it returned; the env
+    is as before the step."""
+    make, got = BAD_ANSWERS[answer]
+    opponent = _BadAnswer(make, 40 if vector else 20)
+    env = HeartsVectorEnv(2, opponents=opponent) if vector else HeartsEnv(opponents=opponent)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    named = rf"^game \d: the opponent at seat (\d) \((\d) left of the learner\), BadAnswer\(\), returned {got}"
+    with pytest.raises(ValueError, match=named + r".*: it must return \(\d\,\) integer card ids.*; nothing changed$"):
+        for _ in range(60):
+            before = env.state.data.copy(), np.copy(env.action_masks()), env._tables.seat.copy()
+            masks = np.atleast_2d(env.action_masks())
+            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+            env.step(actions if vector else actions[0])
+    np.testing.assert_array_equal(env.state.data, before[0])
+    np.testing.assert_array_equal(env.action_masks(), before[1])
+    assert (env.state.to_play == before[2]).all()  # the learner, not the opponent, is to act
