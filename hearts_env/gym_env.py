@@ -147,7 +147,8 @@ for _ in range(100):
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -430,7 +431,8 @@ def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players:
         return None
     if callable(opponents):
         return (opponents,) * (num_players - 1)
-    policies = tuple(opponents)
+    # At most one too many read (an endless iterator is refused too); 5 or an object: refused below
+    policies = tuple(itertools.islice(opponents, num_players)) if isinstance(opponents, Iterable) else ()
     if len(policies) != num_players - 1 or not all(callable(p) for p in policies):
         raise ValueError(
             f"opponents must be a Policy or a list of {num_players - 1} policies "
@@ -580,6 +582,9 @@ class HeartsVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **knobs: Any,
     ) -> None:
+        # Closed until built: a refused construction leaves close() (and gymnasium's __del__, which
+        # closes an env not closed) nothing to do, not attributes that are missing.
+        self.closed = True
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.num_envs = checks.count("num_envs", num_envs)
@@ -595,6 +600,7 @@ class HeartsVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)  # NEXT_STEP: episodes that ended last step
+        self.closed = False
 
     @property
     def state(self) -> State | None:
@@ -713,6 +719,6 @@ class HeartsVectorEnv(VectorEnv):
             return tuple(f"game {g}: {self._renderer(v)}" for g, v in enumerate(views))
         return tuple(self._renderer(v) for v in views)
 
-    def close(self, **kwargs: Any) -> None:
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the window (``render_mode="human"``); ``close()`` calls it once, on a built env."""
         self._renderer.close()
-        super().close(**kwargs)

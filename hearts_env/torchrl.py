@@ -325,8 +325,11 @@ class HeartsMultiAgentEnv(EnvBase):
         self.episode = checks.choice("episode", episode, EPISODES)
         self.history = checks.flag("history", history)
         self.layout = ObservationLayout(self.rules, history=self.history)
-        super().__init__(device="cpu", batch_size=torch.Size([B]))
         P = self.num_players = self.rules.num_players
+        # A state and its next, and every seat's observation and masks (the action spec's too)
+        state = core.state_layout(P, self.rules.hand_size if self.history else 0, self.rules.decks).width
+        checks.fits_in_memory(f"{B:,} tables", B * (2 * state + P * (self.layout.size + 3 * NUM_CARDS)))
+        super().__init__(device="cpu", batch_size=torch.Size([B]))
         group = (B, P)
         self.full_observation_spec = Composite(
             {

@@ -3,6 +3,7 @@ seat rotation, vector-vs-single agreement, auto-reset, and MaskablePPO smoke run
 
 from __future__ import annotations
 
+import gc
 import warnings
 
 import gymnasium
@@ -569,6 +570,48 @@ def test_sb3_make_vec_env_builds_the_registered_env() -> None:
     assert vec.reset().shape == (2, HeartsEnv().layout.size)
     _, rewards, dones, _ = vec.step(np.zeros(2, np.int64))
     assert rewards.shape == (2,) and not dones.any()
+
+
+BAD_VECTOR_ARGUMENTS = {  # every constructor argument, refused: (arguments, the error's start)
+    "num_envs 0": ({"num_envs": 0}, "num_envs must be a positive int"),
+    "num_envs 1.5": ({"num_envs": 1.5}, "num_envs must be a positive int"),
+    "num_envs True": ({"num_envs": True}, "num_envs must be a positive int"),
+    "num_envs huge": ({"num_envs": 10**13}, "10,000,000,000,000 tables needs about"),
+    "rules": ({"rules": "standard"}, "rules must be a HeartsRules"),
+    "knob": ({"num_players": 9}, "num_players must be in 3..7"),
+    "opponents 5": ({"opponents": 5}, "opponents must be a Policy or a list of 3 policies"),
+    "opponents Nones": ({"opponents": [None] * 3}, "opponents must be a Policy or a list of 3 policies"),
+    "reward": ({"reward": "score"}, "reward must be one of"),
+    "episode": ({"episode": "trick"}, "episode must be one of"),
+    "learner_seat": ({"learner_seat": 4}, "learner_seat must be a seat 0..3"),
+    "history": ({"history": "yes"}, "history must be True or False"),
+    "illegal_action": ({"illegal_action": "ignore"}, "illegal_action must be one of"),
+    "render_mode": ({"render_mode": "x"}, "render_mode must be None or one of"),
+    "render_hands": ({"render_hands": "x"}, "render_hands must be one of"),
+    "render_size": ({"render_size": (0, 0)}, "render size must be from 320x240"),
+    "render_size text": ({"render_size": "big"}, "render size must be"),
+    "autoreset_mode": ({"autoreset_mode": "x"}, "autoreset_mode must be one of"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_VECTOR_ARGUMENTS), ids=list(BAD_VECTOR_ARGUMENTS))
+def test_a_refused_vector_env_leaves_nothing_to_close(case, capfd):
+    """A refused ``HeartsVectorEnv(...)`` is one ValueError naming the argument, and the object it
+    leaves counts as closed: ``close()`` (which gymnasium's ``__del__`` calls on an env not closed,
+    before 1.4) has nothing to do, where it used to print an ``Exception ignored ... no attribute
+    '_renderer'`` traceback when the object was collected."""
+    kwargs, message = BAD_VECTOR_ARGUMENTS[case]
+    kwargs = {"num_envs": 2, **kwargs}
+    env = HeartsVectorEnv.__new__(HeartsVectorEnv)
+    with pytest.raises(ValueError, match=f"^{message}"):
+        env.__init__(**kwargs)
+    assert env.closed
+    env.close()
+    with pytest.raises(ValueError, match=f"^{message}"):
+        HeartsVectorEnv(**kwargs)
+    del env
+    gc.collect()
+    assert capfd.readouterr().err == ""
 
 
 class _BadAnswer:
