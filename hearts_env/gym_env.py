@@ -148,7 +148,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -441,6 +441,13 @@ def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players:
     return policies
 
 
+def _check_options(options: object) -> bool:
+    """Whether ``reset``'s ``options`` holds any (a dict, or None for none); anything else is refused."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict or None, got {options!r}")
+    return bool(options)
+
+
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     try:
         return AutoresetMode(mode)
@@ -499,6 +506,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         seed = None if seed is None else seeding.check_seed(seed)  # a refused seed changes nothing
+        _check_options(options)
         super().reset(seed=seed)
         tables = self._tables
         with tables.all_or_nothing():
@@ -620,14 +628,15 @@ class HeartsVectorEnv(VectorEnv):
         each game's sequence of episodes (random seeds on the first reset)."""
         tables, B = self._tables, self.num_envs
         idx = np.arange(B)
-        if options is not None and "reset_mask" in options:
+        if _check_options(options) and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
             if mask.shape != (B,) or mask.dtype != bool:
-                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({B},)")
+                got = f"{mask.dtype} {mask.shape}"
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({B},), got {got}")
             idx = np.flatnonzero(mask)
             if tables.state is None and len(idx) < B:
                 raise ValueError("the first reset must reset every game")
-        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, str):
+        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes, bytearray)):
             if len(seed) != B:
                 raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
             given = [None if s is None else seeding.check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]

@@ -663,3 +663,29 @@ def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_oppo
     np.testing.assert_array_equal(env.state.data, before[0])
     np.testing.assert_array_equal(env.action_masks(), before[1])
     assert (env.state.to_play == before[2]).all()  # the learner, not the opponent, is to act
+
+
+BAD_RESETS = {  # reset arguments refused: (vector env only, arguments, the error's start)
+    "options 5": (False, {"options": 5}, "options must be a dict or None, got 5"),
+    "options list": (False, {"options": ["reset_mask"]}, "options must be a dict or None"),
+    "seed -1": (False, {"seed": -1}, "seed must be >= 0"),
+    "seed 1.0": (False, {"seed": 1.0}, "seed must be an int >= 0"),
+    "seed bytes": (True, {"seed": b"123"}, "seed must be an int >= 0"),
+    "seed short list": (True, {"seed": [1, 2]}, "seed must be an int or a list of 3 seeds, got 2"),
+    "seed list float": (True, {"seed": [1, 2.0, 3]}, r"seed\[1\] must be an int >= 0"),
+    "mask ints": (True, {"options": {"reset_mask": np.ones(3, int)}}, r"options\['reset_mask'\] .* got int64 \(3,\)"),
+    "mask short": (True, {"options": {"reset_mask": np.ones(2, bool)}}, r"options\['reset_mask'\] .* got bool \(2,\)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_RESETS), ids=list(BAD_RESETS))
+def test_bad_reset_arguments_are_refused_and_change_nothing(case):
+    vector_only, kwargs, message = BAD_RESETS[case]
+    for env in [HeartsVectorEnv(3)] + ([] if vector_only else [HeartsEnv()]):
+        env.reset(seed=5)
+        before = env.state.data.copy(), env._tables.games_started.copy(), env.np_random.bit_generator.state
+        with pytest.raises(ValueError, match=f"^{message}"):
+            env.reset(**kwargs)
+        np.testing.assert_array_equal(env.state.data, before[0])
+        np.testing.assert_array_equal(env._tables.games_started, before[1])
+        assert env.np_random.bit_generator.state == before[2]
