@@ -5,6 +5,7 @@ TorchRL is not installed."""
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
@@ -420,3 +421,32 @@ def test_bad_action_entries_are_refused_and_change_nothing(env_name, bad):
     td.set(key, legal)
     env.step(td)
     assert not np.array_equal(bookkeeping(env)[-1], before[-1])
+
+
+BAD_ARGUMENTS = {  # constructor arguments refused: (the envs taking it, arguments, the error's start)
+    "num_envs 0": ("both", {"num_envs": 0}, "num_envs must be a positive int"),
+    "num_envs 2.0": ("both", {"num_envs": 2.0}, "num_envs must be a positive int"),
+    "num_envs True": ("both", {"num_envs": True}, "num_envs must be a positive int"),
+    "num_envs huge": ("both", {"num_envs": 10**13}, "10,000,000,000,000 tables needs about"),
+    "rules": ("both", {"rules": "standard"}, "rules must be a HeartsRules"),
+    "knob": ("both", {"num_players": 2}, "num_players must be in 3..7"),
+    "reward": ("both", {"reward": "score"}, "reward must be one of"),
+    "episode": ("both", {"episode": "trick"}, "episode must be one of"),
+    "history": ("both", {"history": 1}, "history must be True or False"),
+    "opponents 5": ("learner", {"opponents": 5}, "opponents must be a Policy or a list of 3 policies"),
+    "learner_seat": ("learner", {"learner_seat": -1}, "learner_seat must be a seat 0..3"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ARGUMENTS), ids=list(BAD_ARGUMENTS))
+def test_bad_constructor_arguments_are_one_error_and_nothing_on_stderr(case, capfd):
+    """Every argument of both envs is checked (naming it) before anything is built, and the refused
+    object leaves nothing that prints when it is collected (the vector env inside included)."""
+    taking, kwargs, message = BAD_ARGUMENTS[case]
+    makers = {"multi": HeartsMultiAgentEnv, "learner": HeartsLearnerEnv}
+    for name, make in makers.items():
+        if taking in ("both", name):
+            with pytest.raises(ValueError, match=f"^{message}"):
+                make(**{"num_envs": 2, **kwargs})
+    gc.collect()
+    assert capfd.readouterr().err == ""
