@@ -32,7 +32,8 @@ At each step every distinct policy *object* is called once, on every game where 
 is to act, with the information sets of those seats and their legal masks; its cards are checked
 (an illegal one raises ``IllegalCardError``, a ``ValueError`` naming the policy, seat, game and
 card, and the rule; an answer that is not one integer card id per game, ``PolicyOutputError``,
-naming the policy, what it returned and the first game it was asked about: both ``PolicyError``).
+naming the policy, what it returned and the first game it was asked about: both ``PolicyError``;
+an exception a policy raises goes on as it is, with a note naming the policy and the game).
 A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a ``Turn``: its
 games' ids and legal cards, their information sets built only if it reads them).
 
@@ -188,14 +189,21 @@ def play(
         built = None if all(follows[j] for j in acting) else (infoset(current), core.legal_mask(current))
         for j in acting:
             rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
-            if follows[j]:
-                whole = isinstance(rows, slice)
-                prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
-                turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
-                answer = groups[j].decide(turn)
-            else:
-                info, mask = built
-                answer = groups[j](info if isinstance(rows, slice) else info[rows], mask[rows])
+            try:
+                if follows[j]:
+                    whole = isinstance(rows, slice)
+                    prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
+                    turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
+                    answer = groups[j].decide(turn)
+                else:
+                    info, mask = built
+                    answer = groups[j](info if isinstance(rows, slice) else info[rows], mask[rows])
+            except Exception as error:  # the policy's own error, kept as it is, says which policy raised it
+                first = 0 if isinstance(rows, slice) else int(rows[0])
+                game, seat = int(game_ids[live[first]]), int(current.to_play[first])
+                name = _group_name(labels, index, j)
+                error.add_note(f"raised by policy {name!r} on {counts[j]} game(s), the first game {game} (seat {seat})")
+                raise
             actions[rows] = _card_ids(answer, rows, current, game_ids[live], partial(_group_name, labels, index, j))
         try:
             after = core.step(current, actions)  # it checks every card, and changes nothing if one is illegal

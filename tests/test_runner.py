@@ -215,3 +215,25 @@ def test_an_answer_that_is_no_cards_is_one_error_naming_the_policy_seat_and_game
     assert "it must return (6,) integer card ids" in error.fault
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is runner.PolicyOutputError and str(copy) == str(error)
+
+
+@pytest.mark.parametrize("kind", [KeyError, RuntimeError, ZeroDivisionError])
+@pytest.mark.parametrize("game_policy", [False, True], ids=["policy", "game policy"])
+def test_a_policys_own_error_is_kept_and_says_which_policy_raised_it(kind, game_policy):
+    """A policy that raises: its exception goes on unchanged (its type, its message), with a note
+    naming the policy, how many games it was asked about and the first one's id and seat."""
+    exception = kind("boom")
+
+    def fail(n):
+        raise exception
+
+    state = games(6)
+    to_play = int(state.to_play[0])
+    policies = [Lowest()] * 4
+    policies[to_play] = Answering(fail, game_policy)
+    names = ["low"] * 4
+    names[to_play] = "failing"
+    with pytest.raises(kind, match="boom") as info:
+        runner.play(state, policies, names=names, ids=np.arange(10, 16))
+    assert info.value is exception
+    assert info.value.__notes__ == [f"raised by policy 'failing' on 6 game(s), the first game 10 (seat {to_play})"]
