@@ -147,7 +147,8 @@ for _ in range(100):
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -157,7 +158,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hearts_env import checks, core, runner, seeding
-from hearts_env.cards import NUM_CARDS, card_name
+from hearts_env.cards import NUM_CARDS
 from hearts_env.core import BIT, State, bits_to_mask, new_games
 from hearts_env.observation import ObservationLayout, observe
 from hearts_env.policy import Policy, Turn
@@ -337,13 +338,11 @@ class _Tables:
 
         try:
             final = runner.play(sub, self.players, self.player_at[relative], self.episode, account, ids=live)
-        except runner.IllegalCardError as error:
+        except runner.PolicyError as error:  # an illegal card, or an answer that is no cards: name the opponent
             relative_seat = (error.seat - int(self.seat[error.game])) % P
-            card = error.card
-            what = f"{card_name(card)} is illegal: {error.why}" if 0 <= card < NUM_CARDS else f"{card}: {error.why}"
             raise ValueError(
                 f"game {error.game}: the opponent at seat {error.seat} ({relative_seat} left of the learner), "
-                f"{error.policy}, chose {what}; nothing changed"
+                f"{error.policy}, {error.fault}; nothing changed"
             ) from None
         self.state = final if _is_all(idx) else _splice(self.state, idx, final)
 
@@ -432,13 +431,21 @@ def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players:
         return None
     if callable(opponents):
         return (opponents,) * (num_players - 1)
-    policies = tuple(opponents)
+    # At most one too many read (an endless iterator is refused too); 5 or an object: refused below
+    policies = tuple(itertools.islice(opponents, num_players)) if isinstance(opponents, Iterable) else ()
     if len(policies) != num_players - 1 or not all(callable(p) for p in policies):
         raise ValueError(
             f"opponents must be a Policy or a list of {num_players - 1} policies "
             f"(one per other seat, from the learner's left), got {opponents!r}"
         )
     return policies
+
+
+def _check_options(options: object) -> bool:
+    """Whether ``reset``'s ``options`` holds any (a dict, or None for none); anything else is refused."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict or None, got {options!r}")
+    return bool(options)
 
 
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
@@ -499,6 +506,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         seed = None if seed is None else seeding.check_seed(seed)  # a refused seed changes nothing
+        _check_options(options)
         super().reset(seed=seed)
         tables = self._tables
         with tables.all_or_nothing():
@@ -582,6 +590,9 @@ class HeartsVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **knobs: Any,
     ) -> None:
+        # Closed until built: a refused construction leaves close() (and gymnasium's __del__, which
+        # closes an env not closed) nothing to do, not attributes that are missing.
+        self.closed = True
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.num_envs = checks.count("num_envs", num_envs)
@@ -597,6 +608,7 @@ class HeartsVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)  # NEXT_STEP: episodes that ended last step
+        self.closed = False
 
     @property
     def state(self) -> State | None:
@@ -616,14 +628,15 @@ class HeartsVectorEnv(VectorEnv):
         each game's sequence of episodes (random seeds on the first reset)."""
         tables, B = self._tables, self.num_envs
         idx = np.arange(B)
-        if options is not None and "reset_mask" in options:
+        if _check_options(options) and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
             if mask.shape != (B,) or mask.dtype != bool:
-                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({B},)")
+                got = f"{mask.dtype} {mask.shape}"
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({B},), got {got}")
             idx = np.flatnonzero(mask)
             if tables.state is None and len(idx) < B:
                 raise ValueError("the first reset must reset every game")
-        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, str):
+        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes, bytearray)):
             if len(seed) != B:
                 raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
             given = [None if s is None else seeding.check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
@@ -715,6 +728,6 @@ class HeartsVectorEnv(VectorEnv):
             return tuple(f"game {g}: {self._renderer(v)}" for g, v in enumerate(views))
         return tuple(self._renderer(v) for v in views)
 
-    def close(self, **kwargs: Any) -> None:
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the window (``render_mode="human"``); ``close()`` calls it once, on a built env."""
         self._renderer.close()
-        super().close(**kwargs)

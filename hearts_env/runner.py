@@ -31,8 +31,11 @@ game ``g`` (the arena rotates its agents through the seats this way); -1 is a se
 At each step every distinct policy *object* is called once, on every game where a seat it holds
 is to act, with the information sets of those seats and their legal masks; its cards are checked
 (an illegal one raises ``IllegalCardError``, a ``ValueError`` naming the policy, seat, game and
-card, and the rule). A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead
-(a ``Turn``: its games' ids and legal cards, their information sets built only if it reads them).
+card, and the rule; an answer that is not one integer card id per game, ``PolicyOutputError``,
+naming the policy, what it returned and the first game it was asked about: both ``PolicyError``;
+an exception a policy raises goes on as it is, with a note naming the policy and the game).
+A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a ``Turn``: its
+games' ids and legal cards, their information sets built only if it reads them).
 
 Stopping
 --------
@@ -60,6 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -71,7 +75,18 @@ from hearts_env.policy import GamePolicy, Policy, SeatToAct, Turn
 UNTIL = ("game", "hand")
 
 
-class IllegalCardError(ValueError):
+class PolicyError(ValueError):
+    """A policy's answer that cannot be played: ``policy`` (its name), ``seat`` and ``game`` (the
+    seat to act and the game's id, of the first game at fault), and ``fault`` (what it did, in
+    words, for callers that name the policy their own way: the environments name the opponent)."""
+
+    policy: str
+    seat: int
+    game: int
+    fault: str
+
+
+class IllegalCardError(PolicyError):
     """A policy chose a card that is not legal for the seat to act: ``policy`` (its name),
     ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id), ``why`` (the rule), and the
     arena's ``deal`` and ``rotation`` once it has named them (``in_deal``)."""
@@ -82,6 +97,7 @@ class IllegalCardError(ValueError):
         self.policy, self.seat, self.game, self.card, self.why = policy, seat, game, card, why
         self.deal, self.rotation = deal, rotation
         what = card_name(card) if 0 <= card < NUM_CARDS else str(card)
+        self.fault = f"chose {what}, which is illegal: {why}"
         where = "" if deal is None else f"; in deal {deal} of the match, rotation {rotation}"
         super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}{where}")
 
@@ -91,6 +107,23 @@ class IllegalCardError(ValueError):
 
     def __reduce__(self) -> tuple:  # picklable with its fields (process pools, Ray)
         return type(self), (self.policy, self.seat, self.game, self.card, self.why, self.deal, self.rotation)
+
+
+class PolicyOutputError(PolicyError):
+    """A policy returned something other than ``expected`` integer card ids, one per game it was
+    asked about: ``policy`` (its name), ``got`` (what it returned: dtype and shape, or type), and
+    ``seat`` and ``game``: the seat to act and the id of the first of those games."""
+
+    def __init__(self, policy: str, seat: int, game: int, expected: int, got: str) -> None:
+        self.policy, self.seat, self.game, self.expected, self.got = policy, seat, game, expected, got
+        self.fault = f"returned {got}: it must return ({expected},) integer card ids, one per game where it is to act"
+        super().__init__(
+            f"policy {policy!r} must return ({expected},) integer card ids, got {got} "
+            f"(asked about {expected} game{'s' if expected != 1 else ''}, the first game {game}, seat {seat})"
+        )
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.policy, self.seat, self.game, self.expected, self.got)
 
 
 @dataclass(frozen=True)
@@ -156,17 +189,22 @@ def play(
         built = None if all(follows[j] for j in acting) else (infoset(current), core.legal_mask(current))
         for j in acting:
             rows = slice(None) if counts[j] == len(live) else np.flatnonzero(group == j)
-            if follows[j]:
-                whole = isinstance(rows, slice)
-                prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
-                turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
-                chosen = np.asarray(groups[j].decide(turn))
-            else:
-                info, mask = built
-                chosen = np.asarray(groups[j](info if isinstance(rows, slice) else info[rows], mask[rows]))
-            if chosen.shape != (len(live) if isinstance(rows, slice) else len(rows),) or chosen.dtype.kind not in "iu":
-                _refuse_shape(chosen, rows, len(live), _group_name(labels, index, j))
-            actions[rows] = chosen
+            try:
+                if follows[j]:
+                    whole = isinstance(rows, slice)
+                    prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
+                    turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
+                    answer = groups[j].decide(turn)
+                else:
+                    info, mask = built
+                    answer = groups[j](info if isinstance(rows, slice) else info[rows], mask[rows])
+            except Exception as error:  # the policy's own error, kept as it is, says which policy raised it
+                first = 0 if isinstance(rows, slice) else int(rows[0])
+                game, seat = int(game_ids[live[first]]), int(current.to_play[first])
+                name = _group_name(labels, index, j)
+                error.add_note(f"raised by policy {name!r} on {counts[j]} game(s), the first game {game} (seat {seat})")
+                raise
+            actions[rows] = _card_ids(answer, rows, current, game_ids[live], partial(_group_name, labels, index, j))
         try:
             after = core.step(current, actions)  # it checks every card, and changes nothing if one is illegal
         except ValueError:  # name the policy that chose it
@@ -261,10 +299,23 @@ def _paused(state: core.State, seat_group: np.ndarray, games: np.ndarray) -> np.
     return (seat_group[games, np.maximum(state.to_play, 0)] < 0) & ~state.done
 
 
-def _refuse_shape(chosen: np.ndarray, rows: slice | np.ndarray, live: int, name: str) -> None:
-    """The error of a policy that did not return one integer card id for each game at ``rows``."""
-    n = live if isinstance(rows, slice) else len(rows)
-    raise ValueError(f"policy {name!r} must return ({n},) integer card ids, got {chosen.dtype} {chosen.shape}")
+def _card_ids(
+    answer: object, rows: slice | np.ndarray, state: core.State, games: np.ndarray, name: Callable[[], str]
+) -> np.ndarray:
+    """A policy's ``answer`` for the games at ``rows`` of ``state`` (ids ``games``) as an integer
+    array, one card id per game; anything else (a wrong shape or dtype, something numpy cannot
+    read as an array) raises ``PolicyOutputError``, naming the policy (``name()``) and the first game."""
+    n = state.batch_size if isinstance(rows, slice) else len(rows)
+    try:
+        chosen = np.asarray(answer)
+        got = f"{chosen.dtype} {chosen.shape}"
+        fits = chosen.shape == (n,) and chosen.dtype.kind in "iu"
+    except (ValueError, TypeError, RuntimeError) as error:  # a ragged list, a GPU tensor...
+        got, fits = f"{type(answer).__name__} ({error})", False
+    if not fits:
+        first = 0 if isinstance(rows, slice) else int(rows[0])
+        raise PolicyOutputError(name(), int(state.to_play[first]), int(games[first]), n, got)
+    return chosen
 
 
 def _check_cards(chosen: np.ndarray, state: core.State, rows: np.ndarray, games: np.ndarray, name: str) -> None:

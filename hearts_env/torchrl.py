@@ -71,12 +71,14 @@ Seeding (``hearts_env.seeding``): after ``set_seed(s)`` the next reset of table 
 ``HeartsMultiAgentEnv`` plays exactly as ``hearts_env.aec.raw_env`` reset with ``seed=s + i``
 (then reset without a seed after each game), and table ``i`` of ``HeartsLearnerEnv`` as
 ``HeartsEnv`` reset with ``seed=s + i`` (opponents as in ``HeartsVectorEnv``'s seeding). Before any
-``set_seed`` the seed is fresh from the operating system.
+``set_seed`` the seed is fresh from the operating system. Seeds are checked as everywhere
+(``seeding.check_seed``): an int >= 0, 2**64 and up counting modulo 2**64 (so are ``s + i``).
 
-Bad input raises and changes nothing: an action of the wrong shape or dtype (``ValueError``), a
-card that is not a card id or that the seat to act may not play (``ValueError`` naming the env
-index, the seat, the card and the rule), a step while a table's game is over and not yet reset
-(``RuntimeError`` naming the env indices).
+Bad input raises and changes nothing: an action or ``_reset`` entry that is not a dense tensor of
+integer card ids (bools) of its shape, readable on the CPU (``ValueError`` naming the key, what it
+must hold and what it holds), a card that is not a card id or that the seat to act may not play
+(``ValueError`` naming the env index, the seat, the card and the rule), a step while a table's
+game is over and not yet reset (``RuntimeError`` naming the env indices), a seed that is not one.
 
 ## Example
 
@@ -103,7 +105,7 @@ import numpy as np
 
 try:
     import torch
-    from tensordict import TensorDict, TensorDictBase
+    from tensordict import NestedKey, TensorDict, TensorDictBase
     from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
     from torchrl.envs import EnvBase
 except ImportError as error:  # pragma: no cover - the message is the point
@@ -126,33 +128,44 @@ _U64 = np.uint64
 _EVERY_CARD = _U64(2**NUM_CARDS - 1)  # the action mask of the seats not to act
 
 
+_INTEGERS = frozenset(
+    getattr(torch, name) for name in ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")
+)
+_BOOLS = frozenset({torch.bool})
+
+
 def _seed(seed: int | None) -> int:
-    if seed is None:
-        return seeding.fresh_seed()
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return int(seed)
+    """The project's one seed check (``seeding.check_seed``: ints >= 0, modulo 2**64), or a fresh seed."""
+    return seeding.fresh_seed() if seed is None else seeding.check_seed(seed)
 
 
-def _card_ids(action: Any, shape: tuple[int, ...], key: str) -> np.ndarray:
+def _entry(value: Any, key: NestedKey, shape: tuple[int, ...], what: str, dtypes: frozenset[torch.dtype]) -> np.ndarray:
+    """The input entry ``key`` as a numpy array (a view of the tensor where it is on the CPU), if it
+    is a dense tensor of ``shape`` holding one of ``dtypes``; else a ValueError naming the key, what
+    it must hold and what it holds. Every entry the envs read comes through here, so that a bad one
+    is refused before anything changes."""
+    key = key if isinstance(key, str) else repr(key)
+    if not isinstance(value, torch.Tensor):
+        raise ValueError(f"{key} must be a tensor of {what} of shape {shape}, got {type(value).__name__}")
+    if value.layout != torch.strided or value.dtype not in dtypes or tuple(value.shape) != shape:
+        got = f"{value.dtype} {tuple(value.shape)}" + ("" if value.layout == torch.strided else f" {value.layout}")
+        raise ValueError(f"{key} must be {what} of shape {shape}, got {got}")
+    try:
+        return value.detach().cpu().numpy()
+    except (RuntimeError, NotImplementedError, TypeError) as error:  # a meta tensor, a tensor subclass...
+        got = f"{value.dtype} {tuple(value.shape)} on {value.device} ({error})"
+        raise ValueError(f"{key} must be {what} of shape {shape}, readable on the CPU, got {got}") from None
+
+
+def _card_ids(action: Any, shape: tuple[int, ...], key: NestedKey) -> np.ndarray:
     """The actions as a numpy integer array (a view of the tensor), or a ValueError."""
-    if not isinstance(action, torch.Tensor):
-        raise ValueError(f"{key} must be a tensor of card ids of shape {shape}, got {type(action).__name__}")
-    if (
-        tuple(action.shape) != shape
-        or action.dtype.is_floating_point
-        or action.dtype.is_complex
-        or action.dtype == torch.bool
-    ):
-        got = f"{action.dtype} {tuple(action.shape)}"
-        raise ValueError(f"{key} must be integer card ids (0..{NUM_CARDS - 1}) of shape {shape}, got {got}")
-    return action.detach().cpu().numpy()
+    return _entry(action, key, shape, f"integer card ids (0..{NUM_CARDS - 1})", _INTEGERS)
 
 
 def _refuse_illegal(state: core.State, cards: np.ndarray) -> None:
     """A ValueError naming the first env whose seat to act may not play its card (range or rule)."""
     outside = (cards < 0) | (cards >= NUM_CARDS)
-    illegal = outside | ((state.legal & core.BIT.take(np.where(outside, 0, cards))) == 0)
+    illegal = outside | ((state.legal & core.BIT.take(np.where(outside, 0, cards).astype(np.int64))) == 0)
     if not illegal.any():
         return
     env = int(np.argmax(illegal))
@@ -178,15 +191,14 @@ def _refuse_over(over: np.ndarray) -> None:
         )
 
 
-def _reset_rows(tensordict: TensorDictBase | None, batch_size: int) -> np.ndarray:
-    """(B,) bool: the tables a reset restarts: those its ``_reset`` entries mark, or every one."""
-    if tensordict is None:
-        return np.ones(batch_size, bool)
-    marks = [tensordict.get(key, None) for key in ("_reset", (GROUP, "_reset"))]
-    marks = [m.reshape(batch_size, -1).any(-1).numpy() for m in marks if m is not None]
-    if not marks:
-        return np.ones(batch_size, bool)
-    return np.logical_or.reduce(marks)
+def _reset_rows(tensordict: TensorDictBase | None, shapes: dict[NestedKey, tuple[int, ...]]) -> np.ndarray:
+    """(B,) bool: the tables a reset restarts: those its ``_reset`` entries (``shapes``: each key the
+    env reads, and its done entry's shape) mark, or every one. An entry that is not a bool tensor
+    of its shape is refused (``_entry``), before anything restarts."""
+    B = next(iter(shapes.values()))[0]
+    entries = [(key, tensordict.get(key, None)) for key in shapes] if tensordict is not None else []
+    marks = [_entry(m, key, shapes[key], "bools", _BOOLS).reshape(B, -1).any(-1) for key, m in entries if m is not None]
+    return np.logical_or.reduce(marks) if marks else np.ones(B, bool)
 
 
 def _bools(shape: tuple[int, ...]) -> Binary:
@@ -243,6 +255,7 @@ class HeartsLearnerEnv(EnvBase):
         self.full_reward_spec = Composite(reward=Unbounded(shape=(B, 1), dtype=torch.float32), shape=(B,))
         self.full_done_spec = Composite(_done_spec((B, 1)), shape=(B,))
         self._masks = np.zeros((B, NUM_CARDS), bool)  # the learners' legal cards just returned
+        self._reset_shapes: dict[NestedKey, tuple[int, ...]] = {"_reset": (B, 1)}
         self._set_seed(None)
 
     def _set_seed(self, seed: int | None) -> None:
@@ -252,13 +265,17 @@ class HeartsLearnerEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         envs, B = self.vector_env, self.batch_size[0]
-        rows = _reset_rows(tensordict, B) if envs.state is not None else np.ones(B, bool)
+        rows = _reset_rows(tensordict, self._reset_shapes)
+        if envs.state is None:
+            rows[:] = True
         seeded, going_on = rows & self._seed_pending, rows & ~self._seed_pending
-        if seeded.any():
-            obs, info = envs.reset(seed=self._seeds, options={"reset_mask": seeded})
-            self._seed_pending &= ~seeded
-        if going_on.any() or not seeded.any():
-            obs, info = envs.reset(options={"reset_mask": going_on})
+        # Two resets of the vector env, undone together if the second fails (an opponent raising)
+        with envs._tables.all_or_nothing(envs._autoreset, self._seed_pending):
+            if seeded.any():
+                obs, info = envs.reset(seed=self._seeds, options={"reset_mask": seeded})
+                self._seed_pending &= ~seeded
+            if going_on.any() or not seeded.any():
+                obs, info = envs.reset(options={"reset_mask": going_on})
         done = torch.zeros((B, 1), dtype=torch.bool)
         return self._output(obs, info["action_mask"], {"done": done, "terminated": done.clone()})
 
@@ -308,8 +325,11 @@ class HeartsMultiAgentEnv(EnvBase):
         self.episode = checks.choice("episode", episode, EPISODES)
         self.history = checks.flag("history", history)
         self.layout = ObservationLayout(self.rules, history=self.history)
-        super().__init__(device="cpu", batch_size=torch.Size([B]))
         P = self.num_players = self.rules.num_players
+        # A state and its next, and every seat's observation and masks (the action spec's too)
+        state = core.state_layout(P, self.rules.hand_size if self.history else 0, self.rules.decks).width
+        checks.fits_in_memory(f"{B:,} tables", B * (2 * state + P * (self.layout.size + 3 * NUM_CARDS)))
+        super().__init__(device="cpu", batch_size=torch.Size([B]))
         group = (B, P)
         self.full_observation_spec = Composite(
             {
@@ -341,6 +361,7 @@ class HeartsMultiAgentEnv(EnvBase):
         self._ended = np.zeros(B, bool)  # the table's episode is over (until its reset)
         self._game_seed = np.zeros(B, _U64)  # the seed each table's games derive from
         self._games_started = np.zeros(B, _U64)  # games the table has started from that seed
+        self._reset_shapes: dict[NestedKey, tuple[int, ...]] = {"_reset": (B, 1), (GROUP, "_reset"): (*group, 1)}
         self._set_seed(None)
 
     def _set_seed(self, seed: int | None) -> None:
@@ -349,8 +370,10 @@ class HeartsMultiAgentEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         B = self.batch_size[0]
-        rows = _reset_rows(tensordict, B) if self.state is not None else np.ones(B, bool)
-        if self.state is not None:  # a hand episode over with the game going on: its next hand, dealt
+        rows = _reset_rows(tensordict, self._reset_shapes)
+        if self.state is None:
+            rows[:] = True
+        else:  # a hand episode over with the game going on: its next hand, dealt
             going_on = rows & self._ended & ~self.state.done
             self._ended[going_on] = False
             rows &= ~going_on
@@ -376,9 +399,9 @@ class HeartsMultiAgentEnv(EnvBase):
         before = self.state
         _refuse_unstarted(before)
         _refuse_over(self._ended)
-        cards = actions[np.arange(B), before.to_play].astype(np.int64)  # the seat to act's; the rest ignored
+        cards = actions[np.arange(B), before.to_play]  # the seat to act's; the rest ignored
         _refuse_illegal(before, cards)
-        after = core.step(before, cards)
+        after = core.step(before, cards.astype(np.int64))
         self._pending += step_rewards(before, after, self.reward_mode)
         self._ended = after.done | after.hand_over if self.episode == "hand" else after.done
         self.state = after

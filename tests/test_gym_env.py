@@ -3,6 +3,7 @@ seat rotation, vector-vs-single agreement, auto-reset, and MaskablePPO smoke run
 
 from __future__ import annotations
 
+import gc
 import warnings
 
 import gymnasium
@@ -569,3 +570,122 @@ def test_sb3_make_vec_env_builds_the_registered_env() -> None:
     assert vec.reset().shape == (2, HeartsEnv().layout.size)
     _, rewards, dones, _ = vec.step(np.zeros(2, np.int64))
     assert rewards.shape == (2,) and not dones.any()
+
+
+BAD_VECTOR_ARGUMENTS = {  # every constructor argument, refused: (arguments, the error's start)
+    "num_envs 0": ({"num_envs": 0}, "num_envs must be a positive int"),
+    "num_envs 1.5": ({"num_envs": 1.5}, "num_envs must be a positive int"),
+    "num_envs True": ({"num_envs": True}, "num_envs must be a positive int"),
+    "num_envs huge": ({"num_envs": 10**13}, "10,000,000,000,000 tables needs about"),
+    "rules": ({"rules": "standard"}, "rules must be a HeartsRules"),
+    "knob": ({"num_players": 9}, "num_players must be in 3..7"),
+    "opponents 5": ({"opponents": 5}, "opponents must be a Policy or a list of 3 policies"),
+    "opponents Nones": ({"opponents": [None] * 3}, "opponents must be a Policy or a list of 3 policies"),
+    "reward": ({"reward": "score"}, "reward must be one of"),
+    "episode": ({"episode": "trick"}, "episode must be one of"),
+    "learner_seat": ({"learner_seat": 4}, "learner_seat must be a seat 0..3"),
+    "history": ({"history": "yes"}, "history must be True or False"),
+    "illegal_action": ({"illegal_action": "ignore"}, "illegal_action must be one of"),
+    "render_mode": ({"render_mode": "x"}, "render_mode must be None or one of"),
+    "render_hands": ({"render_hands": "x"}, "render_hands must be one of"),
+    "render_size": ({"render_size": (0, 0)}, "render size must be from 320x240"),
+    "render_size text": ({"render_size": "big"}, "render size must be"),
+    "autoreset_mode": ({"autoreset_mode": "x"}, "autoreset_mode must be one of"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_VECTOR_ARGUMENTS), ids=list(BAD_VECTOR_ARGUMENTS))
+def test_a_refused_vector_env_leaves_nothing_to_close(case, capfd):
+    """A refused ``HeartsVectorEnv(...)`` is one ValueError naming the argument, and the object it
+    leaves counts as closed: ``close()`` (which gymnasium's ``__del__`` calls on an env not closed,
+    before 1.4) has nothing to do, where it used to print an ``Exception ignored ... no attribute
+    '_renderer'`` traceback when the object was collected."""
+    kwargs, message = BAD_VECTOR_ARGUMENTS[case]
+    kwargs = {"num_envs": 2, **kwargs}
+    env = HeartsVectorEnv.__new__(HeartsVectorEnv)
+    with pytest.raises(ValueError, match=f"^{message}"):
+        env.__init__(**kwargs)
+    assert env.closed
+    env.close()
+    with pytest.raises(ValueError, match=f"^{message}"):
+        HeartsVectorEnv(**kwargs)
+    del env
+    gc.collect()
+    assert capfd.readouterr().err == ""
+
+
+class _BadAnswer:
+    """Plays random legal cards for a while, then answers ``answer(mask)`` instead of cards."""
+
+    def __init__(self, answer, honest_moves: int) -> None:
+        self.answer, self.left = answer, honest_moves
+        self.random = RandomPolicy(0)
+
+    def __call__(self, info, mask):
+        self.left -= len(mask)
+        return self.random(info, mask) if self.left >= 0 else self.answer(mask)
+
+    def __repr__(self) -> str:
+        return "BadAnswer()"
+
+
+BAD_ANSWERS = {  # what an opponent returns instead of one card id per game it is asked about
+    "one too many": (lambda mask: mask.argmax(axis=1).repeat(2), r"int64 \(\d+,\)"),
+    "one too few": (lambda mask: mask.argmax(axis=1)[1:], r"int64 \(\d+,\)"),
+    "floats": (lambda mask: mask.argmax(axis=1).astype(float), r"float64 \(\d+,\)"),
+    "bools": (lambda mask: mask.any(axis=1), r"bool \(\d+,\)"),
+    "2-d": (lambda mask: mask.argmax(axis=1)[:, None], r"int64 \(\d+, 1\)"),
+    "scalar": (lambda mask: int(mask[0].argmax()), r"int64 \(\)"),
+    "None": (lambda mask: None, r"object \(\)"),
+    "ragged": (lambda mask: [[1], [1, 2]], r"list \(.*inhomogeneous"),
+    "strings": (lambda mask: ["QS"] * len(mask), r"<U2 \(\d+,\)"),
+}
+
+
+@pytest.mark.parametrize("answer", list(BAD_ANSWERS), ids=list(BAD_ANSWERS))
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_opponent(vector, answer):
+    """An opponent's answer of the wrong shape or dtype is named as its illegal cards are: the game,
+    the opponent's seat (and where it sits from the learner), the policy, what it returned; the env
+    is as before the step."""
+    make, got = BAD_ANSWERS[answer]
+    opponent = _BadAnswer(make, 40 if vector else 20)
+    env = HeartsVectorEnv(2, opponents=opponent) if vector else HeartsEnv(opponents=opponent)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    named = rf"^game \d: the opponent at seat (\d) \((\d) left of the learner\), BadAnswer\(\), returned {got}"
+    with pytest.raises(ValueError, match=named + r".*: it must return \(\d\,\) integer card ids.*; nothing changed$"):
+        for _ in range(60):
+            before = env.state.data.copy(), np.copy(env.action_masks()), env._tables.seat.copy()
+            masks = np.atleast_2d(env.action_masks())
+            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+            env.step(actions if vector else actions[0])
+    np.testing.assert_array_equal(env.state.data, before[0])
+    np.testing.assert_array_equal(env.action_masks(), before[1])
+    assert (env.state.to_play == before[2]).all()  # the learner, not the opponent, is to act
+
+
+BAD_RESETS = {  # reset arguments refused: (vector env only, arguments, the error's start)
+    "options 5": (False, {"options": 5}, "options must be a dict or None, got 5"),
+    "options list": (False, {"options": ["reset_mask"]}, "options must be a dict or None"),
+    "seed -1": (False, {"seed": -1}, "seed must be >= 0"),
+    "seed 1.0": (False, {"seed": 1.0}, "seed must be an int >= 0"),
+    "seed bytes": (True, {"seed": b"123"}, "seed must be an int >= 0"),
+    "seed short list": (True, {"seed": [1, 2]}, "seed must be an int or a list of 3 seeds, got 2"),
+    "seed list float": (True, {"seed": [1, 2.0, 3]}, r"seed\[1\] must be an int >= 0"),
+    "mask ints": (True, {"options": {"reset_mask": np.ones(3, int)}}, r"options\['reset_mask'\] .* got int64 \(3,\)"),
+    "mask short": (True, {"options": {"reset_mask": np.ones(2, bool)}}, r"options\['reset_mask'\] .* got bool \(2,\)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_RESETS), ids=list(BAD_RESETS))
+def test_bad_reset_arguments_are_refused_and_change_nothing(case):
+    vector_only, kwargs, message = BAD_RESETS[case]
+    for env in [HeartsVectorEnv(3)] + ([] if vector_only else [HeartsEnv()]):
+        env.reset(seed=5)
+        before = env.state.data.copy(), env._tables.games_started.copy(), env.np_random.bit_generator.state
+        with pytest.raises(ValueError, match=f"^{message}"):
+            env.reset(**kwargs)
+        np.testing.assert_array_equal(env.state.data, before[0])
+        np.testing.assert_array_equal(env._tables.games_started, before[1])
+        assert env.np_random.bit_generator.state == before[2]

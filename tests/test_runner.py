@@ -4,6 +4,8 @@ when the caller asks, and errors that name the policy, seat, game and card."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from scripted_policies import Highest, Lowest
@@ -164,3 +166,74 @@ def test_errors_name_the_policy_seat_game_and_card():
     ]:
         with pytest.raises(ValueError, match=message):
             runner.play(state, **kwargs)
+
+
+class Answering:
+    """A game policy (``decide``) or a plain one that answers ``answer(n)`` for its n games."""
+
+    def __init__(self, answer, game_policy: bool) -> None:
+        self.answer = answer
+        if game_policy:
+            self.decide = lambda turn: answer(len(turn.games))
+
+    def __call__(self, info, mask):
+        return self.answer(len(mask))
+
+
+BAD_OUTPUTS = {  # what a policy returns instead of one integer card id per game it is asked about
+    "too many": (lambda n: np.zeros(n + 1, np.int64), r"int64 \(7,\)"),
+    "too few": (lambda n: np.zeros(n - 1, np.int32), r"int32 \(5,\)"),
+    "floats": (lambda n: np.zeros(n), r"float64 \(6,\)"),
+    "bools": (lambda n: np.zeros(n, bool), r"bool \(6,\)"),
+    "column": (lambda n: np.zeros((n, 1), np.int64), r"int64 \(6, 1\)"),
+    "scalar": (lambda n: 3, r"int64 \(\)"),
+    "None": (lambda n: None, r"object \(\)"),
+    "objects": (lambda n: np.array([3] * n, object), r"object \(6,\)"),
+    "ragged": (lambda n: [[1], [1, 2]], r"list \(.*inhomogeneous"),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_OUTPUTS), ids=list(BAD_OUTPUTS))
+@pytest.mark.parametrize("game_policy", [False, True], ids=["policy", "game policy"])
+def test_an_answer_that_is_no_cards_is_one_error_naming_the_policy_seat_and_game(bad, game_policy):
+    """Every answer of the wrong shape or dtype (or none numpy can read) is a ``PolicyOutputError``
+    (a ``PolicyError``, as illegal cards are) naming the policy, what it returned, the number of
+    games it was asked about and the first one's id and seat to act; it survives pickling."""
+    make, got = BAD_OUTPUTS[bad]
+    state = games(6)
+    to_play = int(state.to_play[0])
+    policies = [Lowest()] * 4
+    policies[to_play] = Answering(make, game_policy)
+    names = ["low"] * 4
+    names[to_play] = "bad"
+    message = rf"^policy 'bad' must return \(6,\) integer card ids, got {got}.*the first game 10, seat {to_play}\)$"
+    with pytest.raises(runner.PolicyOutputError, match=message) as info:
+        runner.play(state, policies, names=names, ids=np.arange(10, 16))
+    error = info.value
+    assert isinstance(error, runner.PolicyError) and isinstance(error, ValueError)
+    assert (error.policy, error.seat, error.game, error.expected) == ("bad", to_play, 10, 6)
+    assert "it must return (6,) integer card ids" in error.fault
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is runner.PolicyOutputError and str(copy) == str(error)
+
+
+@pytest.mark.parametrize("kind", [KeyError, RuntimeError, ZeroDivisionError])
+@pytest.mark.parametrize("game_policy", [False, True], ids=["policy", "game policy"])
+def test_a_policys_own_error_is_kept_and_says_which_policy_raised_it(kind, game_policy):
+    """A policy that raises: its exception goes on unchanged (its type, its message), with a note
+    naming the policy, how many games it was asked about and the first one's id and seat."""
+    exception = kind("boom")
+
+    def fail(n):
+        raise exception
+
+    state = games(6)
+    to_play = int(state.to_play[0])
+    policies = [Lowest()] * 4
+    policies[to_play] = Answering(fail, game_policy)
+    names = ["low"] * 4
+    names[to_play] = "failing"
+    with pytest.raises(kind, match="boom") as info:
+        runner.play(state, policies, names=names, ids=np.arange(10, 16))
+    assert info.value is exception
+    assert info.value.__notes__ == [f"raised by policy 'failing' on 6 game(s), the first game 10 (seat {to_play})"]

@@ -5,6 +5,8 @@ TorchRL is not installed."""
 
 from __future__ import annotations
 
+import gc
+import re
 import subprocess
 import sys
 
@@ -14,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
+from tensordict import TensorDict  # noqa: E402
 from torchrl.envs import ActionMask, TransformedEnv  # noqa: E402
 from torchrl.envs.utils import check_env_specs  # noqa: E402
 
@@ -287,3 +290,163 @@ def test_steps_after_the_end_need_a_reset(make):
     td = env.reset(td)
     with pytest.raises(RuntimeError, match=r"env 1: the episode is over \(envs over: \[1\]\)"):
         env.step(td)
+
+
+def bookkeeping(env) -> list[np.ndarray]:
+    """Everything a reset or a step may change: the state and the env's own arrays."""
+    if isinstance(env, HeartsMultiAgentEnv):
+        held = [env._game_seed, env._games_started, env._pending, env._ended]
+        return [a.copy() for a in held] + ([] if env.state is None else [env.state.data.copy()])
+    tables = env.vector_env._tables
+    held = [env._seed_pending, np.array(env._seeds, np.uint64), env._masks, env.vector_env._autoreset]
+    held += [getattr(tables, name) for name in tables._SAVED]
+    return [a.copy() for a in held] + ([] if tables.state is None else [tables.state.data.copy()])
+
+
+def assert_unchanged(before: list[np.ndarray], after: list[np.ndarray]) -> None:
+    assert len(before) == len(after)
+    for a, b in zip(before, after, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+MAKERS = {"multi": lambda: HeartsMultiAgentEnv(3, **ONE_HAND), "learner": lambda: HeartsLearnerEnv(3, **ONE_HAND)}
+BAD_RESETS = {  # what a _reset entry of shape (B, 1) (the group's: (B, P, 1)) holds instead of bools of its shape
+    "float": lambda shape: torch.zeros(shape).index_fill_(0, torch.tensor([1]), 1.0),
+    "int": lambda shape: torch.ones(shape, dtype=torch.int64),
+    "uint8": lambda shape: torch.ones(shape, dtype=torch.uint8),
+    "no trailing 1": lambda shape: torch.ones(shape[:-1], dtype=torch.bool),
+    "wide": lambda shape: torch.ones((*shape[:-1], 2), dtype=torch.bool),
+    "sparse": lambda shape: torch.ones(shape).bool().to_sparse(),
+    "meta": lambda shape: torch.ones(shape, dtype=torch.bool, device="meta"),
+    "text": lambda shape: "yes",
+}
+
+
+@pytest.mark.parametrize("started_first", [True, False], ids=["started", "unstarted"])
+@pytest.mark.parametrize("bad", list(BAD_RESETS), ids=list(BAD_RESETS))
+@pytest.mark.parametrize(
+    ("env_name", "key"), [("multi", "_reset"), ("multi", ("agents", "_reset")), ("learner", "_reset")]
+)
+def test_bad_reset_entries_are_refused_before_any_table_restarts(env_name, key, bad, started_first):
+    """A ``_reset`` entry that is not a bool tensor of its done entry's shape ((B, 1); the group's
+    (B, P, 1)) is refused naming the key, before anything restarts: the state, seeds and counters
+    are as they were (a float (B, 1) entry used to restart the tables it marked)."""
+    env = MAKERS[env_name]()
+    env.set_seed(1)
+    td = env.rollout(5, break_when_any_done=False)[..., -1]["next"] if started_first else TensorDict({}, [3])
+    td.clear_device_()  # else the tensordict itself refuses a meta tensor
+    shape = (3, 1) if key == "_reset" else (3, 4, 1)
+    if key != "_reset" and not started_first:
+        td.set("agents", TensorDict({}, [3, 4]))
+    value = BAD_RESETS[bad](shape)
+    td.set(key, value)
+    before = bookkeeping(env)
+    name = re.escape(key if key == "_reset" else repr(key))
+    got = "got (NonTensorData|str)" if bad == "text" else re.escape(f"got {value.dtype} {tuple(value.shape)}")
+    with pytest.raises(ValueError, match=rf"^{name} must be .*bools of shape {re.escape(str(shape))}.* {got}"):
+        env.reset(td)
+    assert_unchanged(before, bookkeeping(env))
+    td.set(key, torch.zeros(shape, dtype=torch.bool))
+    td.get(key)[1] = True
+    if started_first:  # a good entry then restarts the table it marks, and only it
+        kept = bookkeeping(env)[-1]
+        env.reset(td)
+        after = bookkeeping(env)[-1]
+        np.testing.assert_array_equal(after[[0, 2]], kept[[0, 2]])
+        assert not np.array_equal(after[1], kept[1])
+
+
+@pytest.mark.parametrize("make", list(MAKERS.values()), ids=list(MAKERS))
+def test_seeds_are_checked_and_wrap_as_everywhere_else(make):
+    """``set_seed`` takes the project's seeds (``seeding.check_seed``): an int >= 0, numpy ints
+    included, 2**64 and up counting modulo 2**64 (table i takes seed (s + i) mod 2**64, so table 1
+    of 2**64 - 1 is table 0 of seed 0); anything else is refused naming the seed, changing nothing."""
+
+    def first_states(seed):
+        env = make()
+        env.set_seed(seed)
+        env.reset()
+        return bookkeeping(env)[-1]
+
+    zero = first_states(0)
+    for seed in (2**64, 2**65, np.uint64(0), np.int64(0)):
+        np.testing.assert_array_equal(first_states(seed), zero)
+    np.testing.assert_array_equal(first_states(2**64 - 1)[1], zero[0])
+    np.testing.assert_array_equal(first_states(2**64 + 7), first_states(7))
+    env = make()
+    env.set_seed(3)
+    env.reset()
+    before = bookkeeping(env)
+    for seed in (-1, 1.0, True, np.bool_(False), "3", np.float64(2), [1], -(2**64)):
+        with pytest.raises(ValueError, match=r"^seed must be (an int )?>= 0"):
+            env.set_seed(seed)
+        assert_unchanged(before, bookkeeping(env))
+
+
+BAD_ACTIONS = {  # (what the action entry holds instead of integer card ids of its shape, the error's end)
+    "float": (lambda good: good.double(), "got torch.float64"),
+    "bool": (lambda good: good.bool(), "got torch.bool"),
+    "complex": (lambda good: good.to(torch.complex64), "got torch.complex64"),
+    "extra dim": (lambda good: good[..., None], "got torch.int64 .*, 1\\)"),
+    "sparse": (lambda good: good.to_sparse(), "got torch.int64 .* torch.sparse_coo"),
+    "meta": (lambda good: good.to("meta"), "readable on the CPU, got torch.int64 .* on meta"),
+    "text": (lambda good: "QS", "got (NonTensorData|str)"),
+    "huge uint64": (lambda good: (good + 2**63 + 5).to(torch.uint64), r"chose action 92233720368547758\d\d, which"),
+    "negative": (lambda good: good - 100, "chose action -\\d+, which is not a card id"),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_ACTIONS), ids=list(BAD_ACTIONS))
+@pytest.mark.parametrize("env_name", list(MAKERS))
+def test_bad_action_entries_are_refused_and_change_nothing(env_name, bad):
+    """Every kind of action entry that is not card ids the seat to act holds is one ValueError
+    naming the key or the env and the seat, and the env is as it was (a good action then plays)."""
+    env = MAKERS[env_name]()
+    env.set_seed(2)
+    td = env.reset()
+    td.clear_device_()  # else the tensordict itself refuses a meta tensor
+    group = env_name == "multi"
+    key = ("agents", "action") if group else "action"
+    if group:
+        legal = td["agents", "action_mask"].int().argmax(-1)  # the seat to act's legal card (others: any)
+    else:
+        legal = td["action_mask"].int().argmax(-1)
+    make, got = BAD_ACTIONS[bad]
+    td.set(key, make(legal))
+    before = bookkeeping(env)
+    name = re.escape(repr(key) if group else key)
+    with pytest.raises(ValueError, match=rf"^({name} must be .*integer card ids .* {got}|env 0: seat \d, .*{got})"):
+        env.step(td)
+    assert_unchanged(before, bookkeeping(env))
+    td.set(key, legal)
+    env.step(td)
+    assert not np.array_equal(bookkeeping(env)[-1], before[-1])
+
+
+BAD_ARGUMENTS = {  # constructor arguments refused: (the envs taking it, arguments, the error's start)
+    "num_envs 0": ("both", {"num_envs": 0}, "num_envs must be a positive int"),
+    "num_envs 2.0": ("both", {"num_envs": 2.0}, "num_envs must be a positive int"),
+    "num_envs True": ("both", {"num_envs": True}, "num_envs must be a positive int"),
+    "num_envs huge": ("both", {"num_envs": 10**13}, "10,000,000,000,000 tables needs about"),
+    "rules": ("both", {"rules": "standard"}, "rules must be a HeartsRules"),
+    "knob": ("both", {"num_players": 2}, "num_players must be in 3..7"),
+    "reward": ("both", {"reward": "score"}, "reward must be one of"),
+    "episode": ("both", {"episode": "trick"}, "episode must be one of"),
+    "history": ("both", {"history": 1}, "history must be True or False"),
+    "opponents 5": ("learner", {"opponents": 5}, "opponents must be a Policy or a list of 3 policies"),
+    "learner_seat": ("learner", {"learner_seat": -1}, "learner_seat must be a seat 0..3"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ARGUMENTS), ids=list(BAD_ARGUMENTS))
+def test_bad_constructor_arguments_are_one_error_and_nothing_on_stderr(case, capfd):
+    """Every argument of both envs is checked (naming it) before anything is built, and the refused
+    object leaves nothing that prints when it is collected (the vector env inside included)."""
+    taking, kwargs, message = BAD_ARGUMENTS[case]
+    makers = {"multi": HeartsMultiAgentEnv, "learner": HeartsLearnerEnv}
+    for name, make in makers.items():
+        if taking in ("both", name):
+            with pytest.raises(ValueError, match=f"^{message}"):
+                make(**{"num_envs": 2, **kwargs})
+    gc.collect()
+    assert capfd.readouterr().err == ""
