@@ -1,6 +1,6 @@
 """Agents that play Hearts: rule-based baselines, search, and trained policies.
 
-Every agent is a ``hearts_env.policy.Policy``: called with the information sets of a batch of
+Every agent is a ``hearts_env.play.policy.Policy``: called with the information sets of a batch of
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
 a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``,
@@ -24,7 +24,7 @@ from hearts_env.agents.program import ProgramPolicy
 from hearts_env.agents.sb3_model import SB3Policy
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
-from hearts_env.policy import PhaseSplit, Policy, RandomPolicy
+from hearts_env.play.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,

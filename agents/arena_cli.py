@@ -13,7 +13,7 @@ Repeating an agent spec seats one shared agent object at several seats; each spe
 the results. A match takes one agent per seat (``--num-players``, default 4) and rotates them
 through the seats on every deal; ``--round-robin`` takes any number of distinct agents and plays
 every table of ``--num-players`` of them (or ``--tables`` random ones), with OpenSkill ratings.
-Every rules knob is a flag (``hearts_env.rules.add_rules_arguments``). Everything is checked
+Every rules knob is a flag (``hearts_env.engine.rules.add_rules_arguments``). Everything is checked
 before the first deal: the flags, the agents against the rules (``hearts_env.agents.specs.check_agents``),
 and the output paths. See ``hearts_env.arena`` for the statistics.
 
@@ -22,7 +22,7 @@ plays the blocks as Ray tasks (``hearts_env.arena.sharding``), on this machine o
 at ``--ray ADDRESS``, with the same results as without it (docs/scaling.md).
 
 ``--record PATH`` writes every game of the match (its deals, every card, who sat where, the
-rules; ``hearts_env.replay``) as JSON lines, which ``hearts-web --replay PATH`` plays back step by
+rules; ``hearts_env.play.replay``) as JSON lines, which ``hearts-web --replay PATH`` plays back step by
 step (docs/viewing.md). Recording plays every game on the runner: agents with their own compiled
 loop (random, simple, heuristic) play the same cards a little slower; without ``--record``
 nothing changes.
@@ -39,15 +39,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from hearts_env import replay
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.commands import add_progress_argument, command, positive_int
-from hearts_env.policy import Policy, close_agents
-from hearts_env.rules import add_rules_arguments, rules_from_args
-from hearts_env.seeding import parse_seed
+from hearts_env.cli.commands import add_progress_argument, command, positive_int
+from hearts_env.engine.rules import add_rules_arguments, rules_from_args
+from hearts_env.engine.seeding import parse_seed
+from hearts_env.play import replay
+from hearts_env.play.policy import Policy, close_agents
 
 if TYPE_CHECKING:
     from hearts_env.arena.sharding import RayExecutor

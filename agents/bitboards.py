@@ -3,7 +3,7 @@ lowest and highest card are the core's, ``kernels.low_card``/``high_card``), ran
 across suits, and reading the current trick from an info row.
 
 An info row is one game's row of ``InfoSet.data`` read through 64-, 32- and 8-bit views (``i64``,
-``i32``, ``i8``); ``ioff`` is ``info.layout.offsets`` (see ``hearts_env.infoset``).
+``i32``, ``i8``); ``ioff`` is ``info.layout.offsets`` (see ``hearts_env.engine.infoset``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hearts_env.cards import NUM_RANKS, NUM_SUITS, RANK_OF, SUIT_OF
-from hearts_env.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER, I_TRICK_WINNER
-from hearts_env.kernels import PASS, low_card, popcount
+from hearts_env.engine.cards import NUM_RANKS, NUM_SUITS, RANK_OF, SUIT_OF
+from hearts_env.engine.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER, I_TRICK_WINNER
+from hearts_env.engine.kernels import PASS, low_card, popcount
 
 U64 = np.uint64
 _ONE = U64(1)

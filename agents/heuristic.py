@@ -61,13 +61,13 @@ import math
 
 import numpy as np
 
-from hearts_env import checks
 from hearts_env.agents.heuristic_kernels import heuristic_cards, one_deck_cards
 from hearts_env.agents.heuristic_tables import Weights
 from hearts_env.agents.players import HEURISTIC
 from hearts_env.agents.table import CompiledTable
-from hearts_env.core import rule_params
-from hearts_env.infoset import InfoSet
+from hearts_env.engine import checks
+from hearts_env.engine.core import rule_params
+from hearts_env.engine.infoset import InfoSet
 
 
 class HeuristicPolicy(CompiledTable):

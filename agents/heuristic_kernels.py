@@ -31,10 +31,22 @@ from hearts_env.agents.heuristic_tables import (
     queen_loses_the_game,
 )
 from hearts_env.agents.heuristic_two_decks import pass_card2, play_card2
-from hearts_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
-from hearts_env.compiled import inline_kernel, row_kernel
-from hearts_env.core import ABOVE, BELOW, BIT, HEART_BITS, JD, MOON_POINTS, PASS, POINT_BITS, QS, QS_POINTS, SUIT_BITS
-from hearts_env.infoset import (
+from hearts_env.engine.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
+from hearts_env.engine.compiled import inline_kernel, row_kernel
+from hearts_env.engine.core import (
+    ABOVE,
+    BELOW,
+    BIT,
+    HEART_BITS,
+    JD,
+    MOON_POINTS,
+    PASS,
+    POINT_BITS,
+    QS,
+    QS_POINTS,
+    SUIT_BITS,
+)
+from hearts_env.engine.infoset import (
     I_HAND,
     I_LEGAL,
     I_PASSED,
@@ -45,7 +57,7 @@ from hearts_env.infoset import (
     I_UNSEEN,
     I_VOIDS,
 )
-from hearts_env.kernels import (
+from hearts_env.engine.kernels import (
     R_DECK,
     R_DECKS,
     R_JD,

@@ -12,10 +12,10 @@ import numpy as np
 from numba import njit
 
 from hearts_env.agents.bitboards import count
-from hearts_env.cards import DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
-from hearts_env.core import ABOVE, BIT, JD, QS, SUIT_BITS
-from hearts_env.infoset import I_PASS_OFFSET, I_POINTS, I_SCORES, I_VOIDS
-from hearts_env.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, game_ends, low_card
+from hearts_env.engine.cards import DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
+from hearts_env.engine.core import ABOVE, BIT, JD, QS, SUIT_BITS
+from hearts_env.engine.infoset import I_PASS_OFFSET, I_POINTS, I_SCORES, I_VOIDS
+from hearts_env.engine.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, game_ends, low_card
 
 U64 = np.uint64
 F32 = np.float32

@@ -25,9 +25,9 @@ from hearts_env.agents.heuristic_tables import (
     pass_pick,
     queen_loses_the_game,
 )
-from hearts_env.cards import HEARTS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
-from hearts_env.core import ABOVE, BELOW, BIT, QS, QS_POINTS, SUIT_BITS
-from hearts_env.infoset import (
+from hearts_env.engine.cards import HEARTS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
+from hearts_env.engine.core import ABOVE, BELOW, BIT, QS, QS_POINTS, SUIT_BITS
+from hearts_env.engine.infoset import (
     I_HAND,
     I_HAND2,
     I_KITTY_SIZE,
@@ -40,7 +40,7 @@ from hearts_env.infoset import (
     I_UNSEEN2,
     I_VOIDS,
 )
-from hearts_env.kernels import (
+from hearts_env.engine.kernels import (
     R_HAND_SIZE,
     R_JD,
     R_PLAYERS,

@@ -4,7 +4,7 @@ For each game of the batch the seat to act (the observer) only knows its informa
 
 1. samples ``worlds`` deals of the cards it cannot see, each consistent with everything the
    information set says (``sample_worlds``);
-2. turns each world into a core ``State`` in the middle of the hand (``hearts_env.infoset.world_states``);
+2. turns each world into a core ``State`` in the middle of the hand (``hearts_env.engine.infoset.world_states``);
 3. for every legal card of the observer, plays it in every world and rolls the rest of the hand
    out with a fast policy (uniformly random legal cards by default, or any ``Policy``): one
    compiled kernel runs every rollout for random, simple and heuristic players
@@ -55,8 +55,8 @@ observer's score is then recomputed with ``core.hand_score`` under the real rule
 (``InfoSet.tricks`` is empty for a rollout policy) and in the rollout worlds the other seats'
 passes are unknown (``passed`` holds only what the observer passed and received).
 
-States are built (``hearts_env.infoset.world_states``) from the information set rotated back to absolute seats; the
-legal cards come from the core's own legal-card kernel, so they are exactly the core's.
+States are built (``hearts_env.engine.infoset.world_states``) from the information set rotated back to
+absolute seats; the legal cards come from the core's own legal-card kernel, so they are exactly the core's.
 
 World sampling and determinizing are compiled too (``pimc_kernels``), with counter-based
 random streams keyed from the agent's seeded generator: a seeded agent is reproducible.
@@ -75,14 +75,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hearts_env import cards, checks, runner, seeding
 from hearts_env.agents import pimc_kernels as kern
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc_kernels import VOID_BITS
 from hearts_env.agents.players import RANDOM
 from hearts_env.agents.table import CompiledTable
-from hearts_env.cards import NUM_CARDS, NUM_RANKS
-from hearts_env.core import (
+from hearts_env.engine import cards, checks, seeding
+from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS
+from hearts_env.engine.core import (
     PASS,
     PLAY,
     State,
@@ -92,9 +92,10 @@ from hearts_env.core import (
     state_layout,
     step,
 )
-from hearts_env.infoset import InfoSet, info_layout, world_places, world_states
-from hearts_env.policy import Policy, RandomPolicy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.infoset import InfoSet, info_layout, world_places, world_states
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import runner
+from hearts_env.play.policy import Policy, RandomPolicy
 
 _U64 = np.uint64
 QS, KS, AS = (cards.parse_card(c) for c in ("QS", "KS", "AS"))

@@ -1,7 +1,7 @@
 """PIMC's compiled parts (see ``hearts_env.agents.pimc`` for what they do and why): what the observer knows
 about where the cards are, world deals (rejection, then sampling-importance-resampling of
 constructive deals), and rollouts to the hand's end with random, simple or heuristic players from
-the core states of the worlds (``hearts_env.infoset.world_row``).
+the core states of the worlds (``hearts_env.engine.infoset.world_row``).
 
 Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) and
 rollout (game, card, world, rollout) draws from its own stream ``mix64(key ^ mix64(index))``, so
@@ -15,12 +15,12 @@ import math
 import numpy as np
 from numba import njit
 
-from hearts_env import kernels as k
 from hearts_env.agents.bitboards import count
 from hearts_env.agents.players import RANDOM, player_card
-from hearts_env.cards import NUM_CARDS, NUM_SUITS
-from hearts_env.compiled import row_kernel
-from hearts_env.infoset import (
+from hearts_env.engine import kernels as k
+from hearts_env.engine.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.infoset import (
     I_HAND,
     I_HAND2,
     I_KITTY_SIZE,
@@ -37,8 +37,8 @@ from hearts_env.infoset import (
     infoset_row,
     world_row,
 )
-from hearts_env.kernels import low_card
-from hearts_env.seeding import GAMMA
+from hearts_env.engine.kernels import low_card
+from hearts_env.engine.seeding import GAMMA
 
 U64 = np.uint64
 _GAMMA = U64(GAMMA)

@@ -8,11 +8,11 @@ For each play-phase decision the seat to act
    cards the network finds plausible, and a card it all but rules out is never played on the
    strength of a few noisy rollouts. A single candidate is played without search;
 2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
-   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``hearts_env.infoset.world_states``);
+   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``hearts_env.engine.infoset.world_states``);
 3. plays each candidate in each world and rolls the hand out with the network's greedy card for
    every seat: games x worlds x candidates are ONE batch of core states stepped together
-   (``hearts_env.core.step_in_place``), observed for their seats to act in one compiled pass
-   (``hearts_env.observation.observe``) and answered by one forward pass of the network
+   (``hearts_env.engine.core.step_in_place``), observed for their seats to act in one compiled pass
+   (``hearts_env.engine.observation.observe``) and answered by one forward pass of the network
    (``MLPPolicy.logits``: whole-array numpy matmuls) per step; forced cards skip the network, and a
    rollout stops as soon as every card that scores has been taken. With ``rollout_tricks=n`` it
    stops at the end of the n-th trick from the decision's own at the latest, and the network's
@@ -40,7 +40,6 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env import checks, seeding
 from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
 from hearts_env.agents.trained import (
     SHIPPED_DIR,
@@ -51,8 +50,9 @@ from hearts_env.agents.trained import (
     shipped_policy,
 )
 from hearts_env.agents.value_head import ValueHead
-from hearts_env.cards import NUM_CARDS
-from hearts_env.core import (
+from hearts_env.engine import checks, seeding
+from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.core import (
     BIT,
     GAME_OVER,
     JD,
@@ -65,9 +65,9 @@ from hearts_env.core import (
     step,
     step_in_place,
 )
-from hearts_env.infoset import InfoSet, world_states
-from hearts_env.observation import encode, observe
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.infoset import InfoSet, world_states
+from hearts_env.engine.observation import encode, observe
+from hearts_env.engine.rules import HeartsRules
 
 _U64 = np.uint64
 

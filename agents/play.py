@@ -21,11 +21,11 @@ from typing import TextIO
 
 import numpy as np
 
-from hearts_env import cards, runner
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
-from hearts_env.commands import command
-from hearts_env.core import (
+from hearts_env.cli.commands import command
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     BIT,
     GAME_OVER,
     HEART_POINTS,
@@ -41,9 +41,10 @@ from hearts_env.core import (
     points_taken,
     step,
 )
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
-from hearts_env.seeding import parse_seed
+from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from_args
+from hearts_env.engine.seeding import parse_seed
+from hearts_env.play import runner
+from hearts_env.play.policy import Policy
 
 SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
 _SYMBOL_TO_LETTER = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUIT_CHARS, strict=True)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from hearts_env.agents.heuristic_kernels import heuristic_card
 from hearts_env.agents.simple_kernels import simple_card
-from hearts_env.compiled import inline_kernel
+from hearts_env.engine.compiled import inline_kernel
 
 RANDOM, SIMPLE, HEURISTIC = 0, 1, 2
 """``RANDOM`` plays a uniformly random legal card (in rollouts, from their own random streams: it

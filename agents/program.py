@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 
 from hearts_env import protocol
-from hearts_env.cards import card_name
-from hearts_env.core import PASS
-from hearts_env.infoset import InfoSet
-from hearts_env.policy import Turn
-from hearts_env.runner import Step
+from hearts_env.engine.cards import card_name
+from hearts_env.engine.core import PASS
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.play.policy import Turn
+from hearts_env.play.runner import Step
 
 TIME_LIMIT = 5.0
 """Seconds a bot may take for each answer, by default."""

@@ -27,11 +27,11 @@ from typing import BinaryIO, TextIO
 import numpy as np
 
 from hearts_env import protocol
-from hearts_env.core import bits_to_mask, legal_mask, new_games
-from hearts_env.infoset import infoset
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
-from hearts_env.seeding import parse_seed
+from hearts_env.engine.core import bits_to_mask, legal_mask, new_games
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import parse_seed
+from hearts_env.play.policy import Policy
 
 PROG = "hearts-bot"
 

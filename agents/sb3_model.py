@@ -14,7 +14,7 @@ so ``SB3Policy`` never does: it reads
   and feature-extractor class names (SB3's ``FlattenExtractor`` or this project's ``ScaledObservation``).
 
 The observation size must be the size of one of this project's layouts
-(``hearts_env.observation.ObservationLayout``; each (players, JD rule, decks, history) has its
+(``hearts_env.engine.observation.ObservationLayout``; each (players, JD rule, decks, history) has its
 own size), which gives the tables the model can play; any other table, or a model of another
 environment, is refused with a ``ValueError`` naming the file. The model then plays with numpy
 alone, as ``hearts_env.agents.trained.MLPPolicy`` (its masked argmax is the SB3 model's
@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import cards
 from hearts_env.agents.trained import _ARCHIVE_ERRORS, MAX_PARAMETERS, MLPPolicy
-from hearts_env.cards import NUM_CARDS
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout
+from hearts_env.engine.rules import HeartsRules
 
 MAX_DATA_BYTES = 256 * 2**20
 """The largest ``data`` member read (it holds the last observations and episode buffers too)."""

@@ -8,10 +8,10 @@ import numpy as np
 from numba import njit
 
 from hearts_env.agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, read_trick
-from hearts_env.compiled import row_kernel
-from hearts_env.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS
-from hearts_env.infoset import I_LEGAL, I_PHASE
-from hearts_env.kernels import BIT, R_PLAYERS, high_card, low_card
+from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS
+from hearts_env.engine.infoset import I_LEGAL, I_PHASE
+from hearts_env.engine.kernels import BIT, R_PLAYERS, high_card, low_card
 
 U64 = np.uint64
 _QS_BIT = BIT[QS]

@@ -5,7 +5,7 @@ needs no Python between cards: ``play_table`` builds each seat's info row, asks 
 checks and plays its card, game after game, until every game is over. Their cards are the ones the
 runner gets from the same agents (``runner.play`` asks them batch by batch), so a match's results
 do not depend on which of the two plays it; the arena takes this path whenever every agent of a
-match has ``play_table`` (``hearts_env.policy.TablePolicy``).
+match has ``play_table`` (``hearts_env.play.policy.TablePolicy``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hearts_env import core
-from hearts_env import kernels as k
 from hearts_env.agents.heuristic_tables import NUM_KNOBS
 from hearts_env.agents.players import player_card
-from hearts_env.cards import card_name
-from hearts_env.compiled import row_kernel
-from hearts_env.infoset import info_layout, infoset_row
-from hearts_env.policy import Policy
+from hearts_env.engine import core
+from hearts_env.engine import kernels as k
+from hearts_env.engine.cards import card_name
+from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.infoset import info_layout, infoset_row
+from hearts_env.play.policy import Policy
 
 U64 = np.uint64
 _QS_BIT = k.BIT[k.QS]
@@ -31,7 +31,7 @@ class CompiledTable:
     """Base of the agents whose card choice is a compiled player (``hearts_env.agents.players``):
     a subclass says which (``compiled_player``, with its ``knobs``), so compiled loops (search
     rollouts) can play it, and whole tables of such agents play in one compiled loop
-    (``play_table``: ``hearts_env.policy.TablePolicy``)."""
+    (``play_table``: ``hearts_env.play.policy.TablePolicy``)."""
 
     compiled_player: int
     knobs: np.ndarray = np.zeros(0)

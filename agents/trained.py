@@ -3,7 +3,7 @@
 ``train/ppo.py`` exports a run's policy network to ``policy.npz`` (plain float32 arrays, no
 pickle) and ``policy.json`` (what the network expects: observation layout version, rules, net
 shape, activation). ``TrainedPolicy(run_dir)`` loads them and plays any seat, batched: it encodes
-each info set (``hearts_env.observation.encode``), scales it, runs the MLP forward (the first layer
+each info set (``hearts_env.engine.observation.encode``), scales it, runs the MLP forward (the first layer
 by a compiled kernel that skips the observation's zeros, ``hearts_env.agents.mlp_kernels``; the others
 with numpy), masks the illegal cards and takes the highest logit, so it plays as the SB3 model's
 deterministic ``predict(obs, action_masks=mask)``. No torch, no stable-baselines3.
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import checks, seeding
 from hearts_env.agents.mlp_kernels import sparse_input_layer
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import checks, seeding
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout, encode
+from hearts_env.engine.rules import HeartsRules
 
 WEIGHTS_FILE = "policy.npz"
 META_FILE = "policy.json"

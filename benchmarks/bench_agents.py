@@ -22,9 +22,9 @@ from common import agent_speed_args, save_json
 from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.simple import SimplePolicy
-from hearts_env.core import legal_mask, new_games, step_in_place
-from hearts_env.infoset import infoset
-from hearts_env.policy import RandomPolicy, TablePolicy
+from hearts_env.engine.core import legal_mask, new_games, step_in_place
+from hearts_env.engine.infoset import infoset
+from hearts_env.play.policy import RandomPolicy, TablePolicy
 
 AGENTS = {"heuristic": HeuristicPolicy, "simple": SimplePolicy, "random": RandomPolicy}
 

@@ -24,7 +24,7 @@ from common import save_json
 from openspiel_reference import random_play_rate
 
 from hearts_env import HeartsRules
-from hearts_env.core import new_games, sample_actions, step, step_in_place, use_threads
+from hearts_env.engine.core import new_games, sample_actions, step, step_in_place, use_threads
 
 PLAYS_PER_HAND = 52  # OpenSpiel's four-player hand
 

@@ -23,11 +23,11 @@ import numpy as np
 from openspiel_reference import interleaved, random_play_rate
 
 from hearts_env import HeartsRules
-from hearts_env.aec import env as aec_env
-from hearts_env.aec import raw_env
-from hearts_env.core import legal_mask, new_games, sample_actions, step_in_place
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.observation import ObservationLayout, observe
+from hearts_env.engine.core import legal_mask, new_games, sample_actions, step_in_place
+from hearts_env.engine.observation import ObservationLayout, observe
+from hearts_env.envs.aec import env as aec_env
+from hearts_env.envs.aec import raw_env
+from hearts_env.envs.gym_env import HeartsVectorEnv
 
 
 def bench_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False) -> float:

@@ -23,7 +23,7 @@ from common import save_json
 
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
-from hearts_env.observation import encode
+from hearts_env.engine.observation import encode
 
 
 class NumpyForward(MLPPolicy):

@@ -28,9 +28,9 @@ from common import agent_speed_args, save_json
 from hearts_env import HeartsRules
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
-from hearts_env.core import PLAY, legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import InfoSet, infoset
-from hearts_env.records import concatenate
+from hearts_env.engine.core import PLAY, legal_mask, new_games, sample_actions, step
+from hearts_env.engine.infoset import InfoSet, infoset
+from hearts_env.engine.records import concatenate
 
 AGENTS = {
     "pimc-random": PIMCPolicy,

@@ -22,9 +22,11 @@ import time
 
 from common import save_json
 
-from hearts_env import HeartsRules, core, runner
+from hearts_env import HeartsRules
 from hearts_env.agents.program import ProgramPolicy
-from hearts_env.policy import Policy, RandomPolicy
+from hearts_env.engine import core
+from hearts_env.play import runner
+from hearts_env.play.policy import Policy, RandomPolicy
 
 RULES = HeartsRules(target_score=None, pass_cycle=("left",))  # one hand per game, every hand passes
 DECISIONS_PER_GAME = RULES.num_players * (RULES.pass_count + RULES.hand_size)

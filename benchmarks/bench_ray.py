@@ -27,7 +27,7 @@ from common import save_json
 from hearts_env.agents.arena_cli import build_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules
 from hearts_env.train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
 TRAINING = {

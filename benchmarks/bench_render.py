@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
-from hearts_env import core
+from hearts_env.engine import core
+from hearts_env.engine.rules import HeartsRules
 from hearts_env.render import describe
 from hearts_env.render.image import draw_table
-from hearts_env.rules import HeartsRules
 
 
 def game_states(rules: HeartsRules, count: int, seed: int = 0) -> list[core.State]:

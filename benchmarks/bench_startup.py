@@ -22,7 +22,7 @@ GAME = """
 import time
 start = time.perf_counter()
 import numpy as np
-from hearts_env.aec import env
+from hearts_env.envs.aec import env
 imported = time.perf_counter()
 table = env()
 table.reset(seed=0)

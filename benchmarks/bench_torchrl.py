@@ -1,4 +1,4 @@
-"""TorchRL speed: the batched environments of ``hearts_env.torchrl`` against TorchRL's
+"""TorchRL speed: the batched environments of ``hearts_env.envs.torchrl`` against TorchRL's
 ``PettingZooWrapper`` over the AEC env (``raw_env``), all through TorchRL's ``rollout``, random
 legal cards, whole games to 100, in one run.
 
@@ -28,8 +28,8 @@ from torchrl.envs import EnvBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.envs.utils import MarlGroupMapType, step_mdp
 
-from hearts_env.aec import raw_env
-from hearts_env.torchrl import HeartsLearnerEnv, HeartsMultiAgentEnv
+from hearts_env.envs.aec import raw_env
+from hearts_env.envs.torchrl import HeartsLearnerEnv, HeartsMultiAgentEnv
 
 
 def seat_to_act_random(td: TensorDictBase) -> TensorDictBase:

@@ -14,7 +14,7 @@ import json
 import tempfile
 import time
 
-from hearts_env.sb3 import SB3VecEnv
+from hearts_env.envs.sb3 import SB3VecEnv
 from hearts_env.train.ppo import PPOConfig, main
 
 

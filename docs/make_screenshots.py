@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from hearts_env.gym_env import HeartsEnv
+from hearts_env.envs.gym_env import HeartsEnv
 
 DOCS = Path(__file__).parent
 

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from hearts_env import HeartsRules
-from hearts_env.cards import NUM_CARDS, NUM_RANKS
-from hearts_env.core import State, bits_to_mask, legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import infoset
+from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS
+from hearts_env.engine.core import State, bits_to_mask, legal_mask, new_games, sample_actions, step
+from hearts_env.engine.infoset import infoset
 
 PATH = Path(__file__).with_name("agent_decisions.npz")
 GAMES = 64

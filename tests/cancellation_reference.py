@@ -1,7 +1,7 @@
 """Cancellation Hearts (two decks) in plain Python, written from docs/rules.md, for the tests.
 
 ``RefGame2`` plays one game at a time with multisets (``collections.Counter``) of card ids and
-nothing from ``hearts_env.core``: deals come from outside (the engine's, once the tests have
+nothing from ``hearts_env.engine.core``: deals come from outside (the engine's, once the tests have
 checked that they are a partition of the 104 cards), and ``expected()`` gives what the engine's
 state must hold, field by field, as (at least once, twice) bitboard pairs.
 """

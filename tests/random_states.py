@@ -4,8 +4,9 @@ from collections import Counter
 
 import numpy as np
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import BIT, PLAY, State, new_games, sample_actions, step
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import BIT, PLAY, State, new_games, sample_actions, step
 
 OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 
@@ -83,7 +84,7 @@ def cancelling_states(rules: HeartsRules, batch: int, seed: int, steps: int, kee
 
 
 # ---------------------------------------------------------------------------------------------
-# Worlds (``hearts_env.infoset.world_states``)
+# Worlds (``hearts_env.engine.infoset.world_states``)
 
 WORLD_FIELDS = (
     "hand_number",

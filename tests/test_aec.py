@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from hearts_env import aec, cards, core
-from hearts_env.observation import ObservationLayout
-from hearts_env.rewards import REWARD_MODES
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards, core
+from hearts_env.engine.observation import ObservationLayout
+from hearts_env.engine.rewards import REWARD_MODES
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs import aec
 
 # api_test warns about every dict observation of an env missing from its own list of classic envs.
 pytestmark = [

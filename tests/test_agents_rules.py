@@ -22,13 +22,14 @@ import numpy as np
 import pytest
 from agent_decisions import load, make_heuristic, positions
 
-from hearts_env import HeartsRules, cards
+from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy, Weights
 from hearts_env.agents.simple import SimplePolicy
-from hearts_env.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
-from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import RandomPolicy
-from hearts_env.records import concatenate
+from hearts_env.engine import cards
+from hearts_env.engine.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
+from hearts_env.engine.infoset import InfoSet, infoset
+from hearts_env.engine.records import concatenate
+from hearts_env.play.policy import RandomPolicy
 
 AGENTS = {"random": RandomPolicy, "simple": SimplePolicy, "heuristic": HeuristicPolicy}
 QS = cards.parse_card("QS")

@@ -15,7 +15,6 @@ import pytest
 from scripted_policies import Highest, Lowest
 
 import hearts_env.agents
-from hearts_env import cards, core
 from hearts_env.agents.arena_cli import main, parse_spec
 from hearts_env.arena import (
     METRICS,
@@ -28,8 +27,9 @@ from hearts_env.arena import (
     round_robin,
     t_quantile,
 )
-from hearts_env.policy import PhaseSplit, RandomPolicy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards, core
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import PhaseSplit, RandomPolicy
 
 
 class Counting:
@@ -664,7 +664,7 @@ def test_a_plan_played_block_by_block_is_the_match() -> None:
 
 
 def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
-    from hearts_env.runner import IllegalCardError
+    from hearts_env.play.runner import IllegalCardError
 
     class CheatOn:
         """Plays its lowest legal card, but a card it does not hold when dealt ``hand``."""

@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hearts_env import aec, core, seeding
 from hearts_env.agents import make_agent
 from hearts_env.agents.bench import compare, deals, identity, load, per_game_policy, run
 from hearts_env.agents.bench import leaderboard as leaderboards
@@ -28,8 +27,10 @@ from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, load_s
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.arena import MatchPlan, play_match
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import core, seeding
+from hearts_env.engine.observation import ObservationLayout, encode
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs import aec
 from hearts_env.train import bench_cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -187,7 +188,7 @@ def user_agents(tmp_path, monkeypatch):
         import numpy as np
         from hearts_env.agents import make_agent
         from hearts_env.agents.bench import per_game_policy
-        from hearts_env.core import bits_to_mask
+        from hearts_env.engine.core import bits_to_mask
 
         def make(seed=None, kind="heuristic"):
             return make_agent(kind)
@@ -291,7 +292,7 @@ def sb3_models(tmp_path_factory):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     folder = tmp_path_factory.mktemp("sb3")
     paths = {}

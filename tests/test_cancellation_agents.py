@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 from random_states import assert_world_is_the_state
 
-from hearts_env import HeartsRules, cards
+from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic, sample_worlds
 from hearts_env.agents.simple import SimplePolicy
-from hearts_env.core import (
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     PLAY,
     State,
     bits_to_mask,
@@ -34,8 +35,8 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import infoset, world_states
-from hearts_env.kernels import remove_pile
+from hearts_env.engine.infoset import infoset, world_states
+from hearts_env.engine.kernels import remove_pile
 
 PLAYERS = [6, 7, 8, 9, 10, 11]
 VOID_CARDS = np.array([[c // 13 == s for c in range(52)] for s in range(4)])  # (4, 52)

@@ -14,15 +14,16 @@ from scripted_deals import TWINS6, TWINS6_KITTY
 from test_aec import expected_totals, play
 from test_gym_env import play_episode, random_legal
 
-from hearts_env import aec, cards
 from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import play_match
 from hearts_env.arena.match import _hand_outcomes
-from hearts_env.core import POINT_BITS, new_games, sample_actions, step
-from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
-from hearts_env.policy import RandomPolicy
-from hearts_env.rewards import REWARD_MODES, step_rewards
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import POINT_BITS, new_games, sample_actions, step
+from hearts_env.engine.rewards import REWARD_MODES, step_rewards
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs import aec
+from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv
+from hearts_env.play.policy import RandomPolicy
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),

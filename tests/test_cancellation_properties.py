@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 from random_states import cancelling_actions, twin_deals
 from test_properties import assert_unchanged, check_batch_equals_singles, snapshot
 
-from hearts_env.core import GAME_OVER, PLAY, State, hand_score, legal_mask, new_games, step
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.core import GAME_OVER, PLAY, State, hand_score, legal_mask, new_games, step
+from hearts_env.engine.rules import HeartsRules
 
 U64 = np.uint64
 BITS = U64(1) << np.arange(52, dtype=U64)

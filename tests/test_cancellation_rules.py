@@ -16,8 +16,9 @@ import pytest
 from scripted_deals import CANCEL6, CANCEL6_KITTY, PAIRS8, TWINS6, TWINS6_KITTY
 from test_rules import card_set, legal, play
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import (
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     PLAY,
     State,
     bits_to_cards,
@@ -28,8 +29,8 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
+from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 from hearts_env.render import render_game
-from hearts_env.rules import add_rules_arguments, rules_from_args
 
 TWIN = {0: 1, 1: 0, 2: 3, 3: 2, 4: 5, 5: 4}
 

@@ -7,8 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import bits_to_cards, new_games
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import bits_to_cards, new_games
 
 # ---------------------------------------------------------------------------------------------
 # Card ids and names

@@ -1,4 +1,4 @@
-"""The environments from other RL libraries: the RLlib glue (``hearts_env.rllib``: the observation
+"""The environments from other RL libraries: the RLlib glue (``hearts_env.envs.rllib``: the observation
 wrapper, the env creator, one masked PPO iteration under a local Ray), TorchRL's PettingZoo and Gym
 wrappers, Tianshou's PettingZoo env, and the vector env's auto-reset modes that Gymnasium's
 observation wrappers and TorchRL need. Tests of a library that is not installed are skipped."""
@@ -17,9 +17,9 @@ from pettingzoo.test import api_test
 
 import hearts_env
 from hearts_env import HeartsEnv, HeartsVectorEnv
-from hearts_env.observation import ObservationLayout
-from hearts_env.rllib import MaskedFloatObservations
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.observation import ObservationLayout
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs.rllib import MaskedFloatObservations
 
 # A one-hand game of 4 players: 12 pass picks and 52 cards, every seat's points summing to 26, or
 # to 78 after a moon (26 added to each other seat).
@@ -44,7 +44,7 @@ def states_equal(a, b) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# hearts_env.rllib without Ray: the import rule and the observation wrapper
+# hearts_env.envs.rllib without Ray: the import rule and the observation wrapper
 
 
 def test_hearts_env_never_imports_ray():
@@ -105,7 +105,7 @@ def test_rllib_env_creator_plays_a_hand():
     pytest.importorskip("ray.rllib")
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    from hearts_env import rllib
+    from hearts_env.envs import rllib
 
     env = rllib.env_creator({"num_players": 4, "reward": "points", **ONE_HAND})
     assert isinstance(env, MultiAgentEnv)
@@ -132,7 +132,7 @@ def test_rllib_masked_ppo_one_iteration(local_ray):
     import torch
     from ray.rllib.core.columns import Columns
 
-    from hearts_env import rllib
+    from hearts_env.envs import rllib
 
     # An illegal card would end the hand at -1000 for its player: the returns below exclude it.
     config = (
@@ -361,7 +361,7 @@ def test_disabled_autoreset_waits_for_reset_mask():
 
 def test_sb3_vec_env_needs_same_step():
     pytest.importorskip("stable_baselines3")
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     with pytest.raises(ValueError, match="SB3VecEnv needs autoreset_mode=AutoresetMode.SAME_STEP"):
         SB3VecEnv(HeartsVectorEnv(2, autoreset_mode=AutoresetMode.NEXT_STEP))

@@ -11,7 +11,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from hearts_env import compiled, kernels
+from hearts_env.engine import compiled, kernels
 
 
 def test_the_cache_folder_follows_every_source(tmp_path: Path, monkeypatch) -> None:
@@ -87,7 +87,7 @@ def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_
         "import io, numpy as np\n"
         "from hearts_env import compiled\n"
         "said = io.StringIO(); compiled.announce_compiling(said)\n"
-        "from hearts_env.core import bits_to_mask\n"
+        "from hearts_env.engine.core import bits_to_mask\n"
         "bits_to_mask(np.uint64(3)); bits_to_mask(np.uint64(5))\n"
         "print(said.getvalue(), end='')\n"
     )

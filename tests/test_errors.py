@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import State, legal_mask, new_games, step
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import State, legal_mask, new_games, step
 
 FIVE = [
     "4C 5C 6C 7C 8C 9C TC JC QC KC",

@@ -12,9 +12,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from hearts_env import HeartsRules
-from hearts_env.core import PASS, bits_to_mask
-from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
-from hearts_env.policy import RandomPolicy
+from hearts_env.engine.core import PASS, bits_to_mask
+from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv
+from hearts_env.play.policy import RandomPolicy
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -90,8 +90,8 @@ def test_registered_env_passes_check_env():
     if env_id not in gymnasium.registry:
         gymnasium.register(
             id=env_id,
-            entry_point="hearts_env.gym_env:HeartsEnv",
-            vector_entry_point="hearts_env.gym_env:HeartsVectorEnv",
+            entry_point="hearts_env.envs.gym_env:HeartsEnv",
+            vector_entry_point="hearts_env.envs.gym_env:HeartsVectorEnv",
         )
     env = gymnasium.make(env_id, illegal_action="random", render_mode="ansi")
     check_env(env.unwrapped)
@@ -432,7 +432,7 @@ def test_sb3_vec_env_contract():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     vec_env = SB3VecEnv(num_envs=4, target_score=None)
     assert is_masking_supported(vec_env)
@@ -460,7 +460,7 @@ def _train(num_envs: int, n_steps: int, total_timesteps: int) -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     vec_env = VecMonitor(SB3VecEnv(num_envs=num_envs, target_score=None, learner_seat="rotate"))
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=n_steps, batch_size=64, n_epochs=1, seed=0, device="cpu")
@@ -486,7 +486,7 @@ def test_maskable_ppo_learns_to_beat_random_play():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     vec_env = SB3VecEnv(num_envs=64, target_score=None, learner_seat="rotate")
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=64, batch_size=512, n_epochs=4, seed=0, device="cpu")
@@ -511,9 +511,9 @@ def test_maskable_ppo_learns_to_beat_random_play():
 def test_module_example_runs(capsys):
     import re
 
-    import hearts_env.gym_env
+    import hearts_env.envs.gym_env
 
-    code = re.search(r"```python\n(.*?)```", hearts_env.gym_env.__doc__, re.S).group(1)
+    code = re.search(r"```python\n(.*?)```", hearts_env.envs.gym_env.__doc__, re.S).group(1)
     exec(code, {})
     assert capsys.readouterr().out
 

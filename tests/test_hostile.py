@@ -28,9 +28,9 @@ from hearts_env import HeartsRules
 from hearts_env.agents.play import main as play_main
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
-from hearts_env.core import State
-from hearts_env.demo import main as demo_main
-from hearts_env.rules import add_rules_arguments, rules_from_args
+from hearts_env.cli.demo import main as demo_main
+from hearts_env.engine.core import State
+from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -546,8 +546,8 @@ def small_config(ppo, tmp_path: Path, **overrides):
 
 
 def small_model(ppo, config):
-    from hearts_env.gym_env import HeartsVectorEnv
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.gym_env import HeartsVectorEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     return ppo.build_model(config, SB3VecEnv(HeartsVectorEnv(config.num_envs, config.rules)))
 

@@ -21,15 +21,16 @@ import numpy as np
 import pytest
 
 import hearts_env
-from hearts_env import HeartsEnv, HeartsRules, HeartsVectorEnv, seeding
+from hearts_env import HeartsEnv, HeartsRules, HeartsVectorEnv
 from hearts_env.agents import make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
-from hearts_env.core import legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import infoset
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, observe
-from hearts_env.policy import RandomPolicy
+from hearts_env.engine import seeding
+from hearts_env.engine.core import legal_mask, new_games, sample_actions, step
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout, observe
+from hearts_env.play.policy import RandomPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -348,7 +349,7 @@ def test_a_closed_pipe_ends_the_demo_quietly() -> None:
         [sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
     )
     demo = subprocess.run(
-        [sys.executable, "-m", "hearts_env.demo", "--seed", "0"], stdout=reader.stdin, capture_output=False,
+        [sys.executable, "-m", "hearts_env.cli.demo", "--seed", "0"], stdout=reader.stdin, capture_output=False,
         stderr=subprocess.PIPE, timeout=300,
     )  # fmt: skip
     reader.stdin.close()
@@ -395,8 +396,8 @@ def test_expert_iteration_refuses_before_collecting(tmp_path: Path) -> None:
 
 
 def test_init_policy_takes_the_network_shape_from_the_arrays(tmp_path: Path) -> None:
-    from hearts_env.gym_env import HeartsVectorEnv
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.gym_env import HeartsVectorEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
     from hearts_env.train.ppo import PPOConfig, build_model, load_policy
 
     folder = export(tmp_path / "p", HeartsRules())

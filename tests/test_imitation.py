@@ -10,8 +10,8 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from hearts_env.agents import make_agent  # noqa: E402
-from hearts_env.observation import ObservationLayout  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
+from hearts_env.engine.observation import ObservationLayout  # noqa: E402
+from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.train.imitation import collect, pretrain  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, build_model  # noqa: E402
 
@@ -69,8 +69,8 @@ def test_returns_follow_the_reward_mode(demos_by_mode) -> None:
 def test_pretraining_imitates_the_teacher(demos_by_mode) -> None:
     demos = demos_by_mode["points"]
     config = PPOConfig(net_arch="64,64", num_envs=2, rules=RULES)
-    from hearts_env.gym_env import HeartsVectorEnv
-    from hearts_env.sb3 import SB3VecEnv
+    from hearts_env.envs.gym_env import HeartsVectorEnv
+    from hearts_env.envs.sb3 import SB3VecEnv
 
     model = build_model(config, SB3VecEnv(HeartsVectorEnv(2, RULES)))
     before = pretrain(model.policy, demos, epochs=0, seed=0)

@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.infoset``: what one seat may know.
+"""Tests of ``hearts_env.engine.infoset``: what one seat may know.
 
 * No leak: the cards of the other seats are moved among them wherever the observer cannot tell
   (respecting every constraint it knows: card counts, known voids, the cards it passed and
@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 from random_states import cancelling_states, pass_offset, random_states
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import (
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     GAME_OVER,
     PASS,
     PLAY,
@@ -31,8 +32,8 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import InfoSet, infoset, world_states
-from hearts_env.observation import ObservationLayout, encode, encode_packed
+from hearts_env.engine.infoset import InfoSet, infoset, world_states
+from hearts_env.engine.observation import ObservationLayout, encode, encode_packed
 
 INFO_FIELDS = list(InfoSet.FIELDS)
 QS = cards.parse_card("QS")

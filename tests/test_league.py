@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from hearts_env.policy import RandomPolicy  # noqa: E402
+from hearts_env.play.policy import RandomPolicy  # noqa: E402
 from hearts_env.train.league import SMOOTHING, League  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, StartError, main, make_opponents  # noqa: E402
 

@@ -17,11 +17,11 @@ from hearts_env.agents.bench import load  # noqa: E402
 from hearts_env.agents.bench.report import format_report  # noqa: E402
 from hearts_env.agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
-from hearts_env.core import legal_mask, new_games, sample_actions, step  # noqa: E402
-from hearts_env.infoset import infoset  # noqa: E402
-from hearts_env.policy import PhaseSplit, RandomPolicy  # noqa: E402
-from hearts_env.records import concatenate
-from hearts_env.rules import HeartsRules  # noqa: E402
+from hearts_env.engine.core import legal_mask, new_games, sample_actions, step  # noqa: E402
+from hearts_env.engine.infoset import infoset  # noqa: E402
+from hearts_env.engine.records import concatenate
+from hearts_env.engine.rules import HeartsRules  # noqa: E402
+from hearts_env.play.policy import PhaseSplit, RandomPolicy  # noqa: E402
 from hearts_env.train.main_job import MainJobConfig, format_results, main  # noqa: E402
 from hearts_env.train.ppo import parse_config  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.observation``: the layout and what each section of the vector holds.
+"""Tests of ``hearts_env.engine.observation``: the layout and what each section of the vector holds.
 
 The expected sections are written from the module docstring's table. Each section is read back
 through ``ObservationLayout.split`` and compared with a reference computed here straight from the
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from random_states import cancelling_states, pass_offset, random_states
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
-from hearts_env.infoset import infoset
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout, encode, encode_packed, observe, unpack
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import GAME_OVER, PASS, PLAY, State, bits_to_mask, new_games, sample_actions, step
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout, encode, encode_packed, observe, unpack
 
 QS, JD = cards.parse_card("QS"), cards.parse_card("JD")
 HEARTS = np.arange(cards.card_id(cards.HEARTS, 2), cards.NUM_CARDS)

@@ -76,9 +76,9 @@ import time
 import numpy as np
 import pytest
 
-from hearts_env import cards
-from hearts_env.core import PASS, bits_to_mask, legal_mask, new_games, step
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import PASS, bits_to_mask, legal_mask, new_games, step
+from hearts_env.engine.rules import HeartsRules
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from random_states import assert_world_is_the_state
 
-from hearts_env import HeartsRules, cards
+from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy, Weights
 from hearts_env.agents.pimc import (
     VOID_BITS,
@@ -34,7 +34,8 @@ from hearts_env.agents.pimc import (
     sample_worlds,
 )
 from hearts_env.agents.simple import SimplePolicy
-from hearts_env.core import (
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     BIT,
     PLAY,
     State,
@@ -44,9 +45,9 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.infoset import infoset, world_states
-from hearts_env.policy import RandomPolicy
-from hearts_env.records import concatenate as concatenate_states
+from hearts_env.engine.infoset import infoset, world_states
+from hearts_env.engine.records import concatenate as concatenate_states
+from hearts_env.play.policy import RandomPolicy
 
 PLAYERS = [3, 4, 5, 6, 7]
 QS = cards.parse_card("QS")

@@ -28,10 +28,10 @@ from hearts_env.agents import arena_cli, make_agent
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_play
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import TrainedPolicy, shipped_policy
-from hearts_env.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
-from hearts_env.infoset import infoset
-from hearts_env.observation import encode
-from hearts_env.records import concatenate
+from hearts_env.engine.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.observation import encode
+from hearts_env.engine.records import concatenate
 
 HAND = HeartsRules(target_score=None)
 

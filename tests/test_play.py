@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
-from hearts_env import HeartsRules, cards
+from hearts_env import HeartsRules
 from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
-from hearts_env.core import new_games
+from hearts_env.engine import cards
+from hearts_env.engine.core import new_games
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r"(10|[2-9JQKA])([♣♦♠♥])")

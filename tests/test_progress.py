@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from hearts_env.progress import LogProgress, NoProgress, progress_bar
+from hearts_env.play.progress import LogProgress, NoProgress, progress_bar
 
 
 class Terminal(io.StringIO):

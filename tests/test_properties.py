@@ -8,7 +8,7 @@ every step three ways:
 * transition checks (the pass reaches the right receivers, hand points sum as docs/rules.md says, scores
   are running sums, game over and winners);
 * a differential check against ``RefGame`` below: a plain-Python, one-game-at-a-time model written
-  from docs/rules.md (card lists and sets, no bitboards, nothing imported from ``hearts_env.core``). It
+  from docs/rules.md (card lists and sets, no bitboards, nothing imported from ``hearts_env.engine.core``). It
   follows the recorded actions and must agree with every field of the engine's state, the legal
   mask included, at every step. It takes each new deal from the engine, after the invariants have
   checked that the deal is a partition of the deck.
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hearts_env.core import (
+from hearts_env.engine.core import (
     GAME_OVER,
     PASS,
     PLAY,
@@ -37,7 +37,7 @@ from hearts_env.core import (
     sample_actions,
     step,
 )
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules
 
 # ---------------------------------------------------------------------------------------------
 # Cards, written again from docs/rules.md ("Cards and seats", "Players and the deck")

@@ -18,17 +18,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hearts_env import core, protocol, runner
+from hearts_env import protocol
 from hearts_env.agents import make_agent
 from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.agents.program import BotError, ProgramPolicy
 from hearts_env.agents.protocol_bot import Bot
 from hearts_env.agents.specs import check_agents, parse_spec
 from hearts_env.arena import play_match
-from hearts_env.cards import card_name, parse_cards
-from hearts_env.infoset import INFO_FIELDS, infoset
-from hearts_env.policy import RandomPolicy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import core
+from hearts_env.engine.cards import card_name, parse_cards
+from hearts_env.engine.infoset import INFO_FIELDS, infoset
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import runner
+from hearts_env.play.policy import RandomPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 LOWEST_SH = ROOT / "examples" / "bots" / "lowest.sh"

@@ -18,14 +18,14 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import hearts_env
-from hearts_env import seeding
 from hearts_env.agents import make_agent
 from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import MatchResult, play_match, round_robin
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.policy import RandomPolicy
-from hearts_env.rllib import TABLE_SEEDS, MaskedFloatObservations, MaskedFloatVectorObservations
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import seeding
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.envs.rllib import TABLE_SEEDS, MaskedFloatObservations, MaskedFloatVectorObservations
+from hearts_env.play.policy import RandomPolicy
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -122,7 +122,7 @@ def test_bad_block_is_refused():
 
 def test_scale_out_code_imports_ray_only_when_used():
     code = (
-        "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.rllib; "
+        "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.envs.rllib; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,12 +14,12 @@ import pytest
 
 pytest.importorskip("PIL")
 
-from hearts_env import core  # noqa: E402
-from hearts_env.aec import env as aec_env  # noqa: E402
-from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv  # noqa: E402
+from hearts_env.engine import core  # noqa: E402
+from hearts_env.engine.rules import HeartsRules  # noqa: E402
+from hearts_env.envs.aec import env as aec_env  # noqa: E402
+from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv  # noqa: E402
 from hearts_env.render import describe, render_view  # noqa: E402
 from hearts_env.render.image import BLACK, RED, draw_table  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
 
 TABLES = [(p, 1) for p in range(3, 8)] + [(p, 2) for p in range(6, 12)]
 
@@ -125,7 +125,7 @@ def test_human_mode_opens_a_window_headless(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_display_libraries_are_imported_only_to_draw() -> None:
     code = (
-        "import sys, hearts_env; from hearts_env.gym_env import HeartsEnv\n"
+        "import sys, hearts_env; from hearts_env.envs.gym_env import HeartsEnv\n"
         "e = HeartsEnv(render_mode='ansi'); e.reset(seed=0); e.render()\n"
         "assert not {'PIL', 'pygame', 'moviepy'} & set(sys.modules), sorted({'PIL', 'pygame'} & set(sys.modules))\n"
     )

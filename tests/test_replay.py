@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hearts_env import core, replay
 from hearts_env.agents import arena_cli
 from hearts_env.arena import play_match
-from hearts_env.policy import RandomPolicy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import core
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import replay
+from hearts_env.play.policy import RandomPolicy
 
 
 def lines(path: Path) -> list[str]:

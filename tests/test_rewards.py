@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.rewards.step_rewards`` over whole random games.
+"""Tests of ``hearts_env.engine.rewards.step_rewards`` over whole random games.
 
 Every step's rewards in every mode are compared with a reference computed here: the trick that a
 step completes (its winner and points worked out in plain Python from the cards), the hand's score
@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import PLAY, new_games, sample_actions, step
-from hearts_env.rewards import REWARD_MODES, step_rewards
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import PLAY, new_games, sample_actions, step
+from hearts_env.engine.rewards import REWARD_MODES, step_rewards
 
 MODES = ("points", "hand", "zero_sum", "win")
 MOONS = ("add_to_others", "subtract_from_self", "shooter_choice")

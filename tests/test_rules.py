@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scripted_deals import FIRST_TRICK, LEADS
 
-from hearts_env import HeartsRules, cards
-from hearts_env.core import (
+from hearts_env import HeartsRules
+from hearts_env.engine import cards
+from hearts_env.engine.core import (
     GAME_OVER,
     PASS,
     PLAY,

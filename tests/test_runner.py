@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from scripted_policies import Highest, Lowest
 
-from hearts_env import core, runner
-from hearts_env.infoset import INFO_FIELDS, infoset
-from hearts_env.policy import RandomPolicy
-from hearts_env.rules import HeartsRules
-from hearts_env.seeding import game_keys
+from hearts_env.engine import core
+from hearts_env.engine.infoset import INFO_FIELDS, infoset
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import game_keys
+from hearts_env.play import runner
+from hearts_env.play.policy import RandomPolicy
 
 
 class Recording:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from hearts_env import HeartsRules
-from hearts_env.core import legal_mask, new_games, sample_actions, step
+from hearts_env.engine.core import legal_mask, new_games, sample_actions, step
 
 
 @pytest.mark.parametrize("batch_size", [1, 16, 64])

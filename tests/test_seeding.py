@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hearts_env import HeartsRules, core
-from hearts_env.aec import raw_env
-from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
-from hearts_env.seeding import AGENTS, GAMES, derive, game_keys, mix64
+from hearts_env import HeartsRules
+from hearts_env.engine import core
+from hearts_env.engine.seeding import AGENTS, GAMES, derive, game_keys, mix64
+from hearts_env.envs.aec import raw_env
+from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv
 
 
 def test_the_key_of_game_i_depends_only_on_seed_and_i():

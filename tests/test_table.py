@@ -9,11 +9,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from hearts_env import cards, core, runner
 from hearts_env.agents import HeuristicPolicy, SimplePolicy, table
 from hearts_env.arena import play_match
-from hearts_env.policy import RandomPolicy, TablePolicy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards, core
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import runner
+from hearts_env.play.policy import RandomPolicy, TablePolicy
 
 
 class Plain:

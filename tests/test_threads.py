@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hearts_env import HeartsRules, core
+from hearts_env import HeartsRules
+from hearts_env.engine import core
 
 
 def test_threaded_steps_equal_single_thread_steps() -> None:

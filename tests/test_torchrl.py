@@ -1,4 +1,4 @@
-"""hearts_env.torchrl: TorchRL's checkers and rollouts on both forms, game-by-game equality with
+"""hearts_env.envs.torchrl: TorchRL's checkers and rollouts on both forms, game-by-game equality with
 the AEC env (multi-agent form) and the Gymnasium env (learner form) from the same seeds and
 cards, per-table resets, seeding, and bad input refused with nothing changed. Skipped where
 TorchRL is not installed."""
@@ -20,11 +20,11 @@ from tensordict import TensorDict  # noqa: E402
 from torchrl.envs import ActionMask, TransformedEnv  # noqa: E402
 from torchrl.envs.utils import check_env_specs  # noqa: E402
 
-from hearts_env import seeding  # noqa: E402
-from hearts_env.aec import raw_env  # noqa: E402
-from hearts_env.gym_env import HeartsEnv  # noqa: E402
-from hearts_env.observation import observe  # noqa: E402
-from hearts_env.torchrl import HeartsLearnerEnv, HeartsMultiAgentEnv  # noqa: E402
+from hearts_env.engine import seeding  # noqa: E402
+from hearts_env.engine.observation import observe  # noqa: E402
+from hearts_env.envs.aec import raw_env  # noqa: E402
+from hearts_env.envs.gym_env import HeartsEnv  # noqa: E402
+from hearts_env.envs.torchrl import HeartsLearnerEnv, HeartsMultiAgentEnv  # noqa: E402
 
 ONE_HAND = {"target_score": None}
 HAND_STEPS = 64  # 4 players: 12 picks to pass, 52 cards
@@ -36,7 +36,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def test_import_hearts_env_imports_no_torch():
-    code = "import sys, hearts_env, hearts_env.gym_env, hearts_env.aec; print('torch' in sys.modules)"
+    code = "import sys, hearts_env, hearts_env.envs.gym_env, hearts_env.envs.aec; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 

@@ -17,9 +17,9 @@ pytest.importorskip("torchrl")
 
 from hearts_env.agents import make_agent  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
-from hearts_env.policy import RandomPolicy  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
-from hearts_env.torchrl import HeartsMultiAgentEnv  # noqa: E402
+from hearts_env.engine.rules import HeartsRules  # noqa: E402
+from hearts_env.envs.torchrl import HeartsMultiAgentEnv  # noqa: E402
+from hearts_env.play.policy import RandomPolicy  # noqa: E402
 from hearts_env.train.torchrl_ppo import TorchRLPPOConfig, cli, main, networks  # noqa: E402
 
 

@@ -19,10 +19,10 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 import hearts_env.train.ppo as ppo_module  # noqa: E402
 from hearts_env.agents.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
-from hearts_env.gym_env import HeartsVectorEnv  # noqa: E402
-from hearts_env.observation import ObservationLayout  # noqa: E402
-from hearts_env.rules import HeartsRules  # noqa: E402
-from hearts_env.sb3 import SB3VecEnv  # noqa: E402
+from hearts_env.engine.observation import ObservationLayout  # noqa: E402
+from hearts_env.engine.rules import HeartsRules  # noqa: E402
+from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
+from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
 from hearts_env.train.ppo import (  # noqa: E402
     CHECKPOINT_FILE,
     PPOConfig,
@@ -219,7 +219,7 @@ def test_trained_policy_plays_in_the_arena(run: Path) -> None:
 
 
 def _random():
-    from hearts_env.policy import RandomPolicy
+    from hearts_env.play.policy import RandomPolicy
 
     return RandomPolicy(0)
 

@@ -24,10 +24,10 @@ from hearts_env.agents import make_agent
 from hearts_env.agents.pimc_ppo import network_play, settled
 from hearts_env.agents.trained import SHIPPED_DIR, shipped_policy
 from hearts_env.agents.value_head import SCORED_CARDS, ValueHead, feature_size, features
-from hearts_env.cards import parse_card
-from hearts_env.core import GAME_OVER, hand_score, legal_mask, new_games, raw_points, sample_actions, step
-from hearts_env.infoset import infoset
-from hearts_env.records import concatenate
+from hearts_env.engine.cards import parse_card
+from hearts_env.engine.core import GAME_OVER, hand_score, legal_mask, new_games, raw_points, sample_actions, step
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.records import concatenate
 
 HAND = HeartsRules(target_score=None)
 P = 4

@@ -42,7 +42,7 @@ from hearts_env.agents.bench.compare import compare, format_comparison
 from hearts_env.agents.bench.run import run
 from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, setting, versions
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.commands import add_progress_argument, positive_int
+from hearts_env.cli.commands import add_progress_argument, positive_int
 
 PROG = "hearts-bench"
 RUNS_DIR = Path("runs") / "bench"

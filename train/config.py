@@ -1,7 +1,7 @@
 """Training settings as typed dataclasses parsed into command lines (CleanRL's pattern): each field
 is a flag (``--total-timesteps 100000``; a list takes several values, ``--opponents heuristic
 pimc:worlds=8``, as the agents of ``hearts-arena``; a ``HeartsRules`` field becomes the rules flags
-of ``hearts_env.rules.add_rules_arguments``) whose help is the field's docstring, and each value is
+of ``hearts_env.engine.rules.add_rules_arguments``) whose help is the field's docstring, and each value is
 checked against the type of the field's default.
 
 ``RunConfig`` holds what every training run has (its name, seed, rules, runs folder, progress
@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from hearts_env import seeding
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
 from hearts_env.agents.trained import ACTIVATIONS
-from hearts_env.gym_env import EPISODES
-from hearts_env.rewards import REWARD_MODES
-from hearts_env.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
+from hearts_env.engine import seeding
+from hearts_env.engine.rewards import REWARD_MODES
+from hearts_env.engine.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
+from hearts_env.envs.gym_env import EPISODES
 
 C = TypeVar("C")
 
@@ -78,7 +78,7 @@ class PPOSettings(RunConfig):
     """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``)."""
 
     reward: str = "points"
-    """reward mode: points, hand, zero_sum or win (hearts_env.rewards)"""
+    """reward mode: points, hand, zero_sum or win (hearts_env.engine.rewards)"""
     episode: str = "hand"
     """episode length: hand (scores carry over to the next hand of the game) or game"""
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])

@@ -31,9 +31,9 @@ import torch
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
-from hearts_env.commands import command
-from hearts_env.rules import HeartsRules
-from hearts_env.seeding import COLLECTION, derive
+from hearts_env.cli.commands import command
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import COLLECTION, derive
 from hearts_env.train.config import RunConfig, check_at_least, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder, removed_on_failure

@@ -20,16 +20,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from hearts_env import checks
-from hearts_env.core import new_games
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.policy import Policy
-from hearts_env.progress import progress_bar
-from hearts_env.rewards import check_reward_mode, step_rewards
-from hearts_env.rules import HeartsRules
-from hearts_env.runner import Step, play
-from hearts_env.seeding import MIXED_PLAY, derive, game_keys
+from hearts_env.engine import checks
+from hearts_env.engine.core import new_games
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import ObservationLayout, encode
+from hearts_env.engine.rewards import check_reward_mode, step_rewards
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import MIXED_PLAY, derive, game_keys
+from hearts_env.play.policy import Policy
+from hearts_env.play.progress import progress_bar
+from hearts_env.play.runner import Step, play
 
 _MASKED = -1e8  # the logit sb3-contrib gives illegal actions
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from hearts_env.infoset import InfoSet
-from hearts_env.policy import Policy
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.play.policy import Policy
 
 LEAGUE = "league"
 """The opponent name of a seat played by the league."""

@@ -35,7 +35,7 @@ from hearts_env.agents.bench.suite import load_suite
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import Estimate, play_match
-from hearts_env.commands import command
+from hearts_env.cli.commands import command
 from hearts_env.train import ppo
 
 

@@ -60,19 +60,19 @@ from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecMonitor
 
-from hearts_env import checks
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
-from hearts_env.cards import NUM_CARDS
-from hearts_env.commands import command
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.policy import Policy
-from hearts_env.progress import progress_bar
-from hearts_env.rules import HeartsRules
-from hearts_env.sb3 import SB3VecEnv
+from hearts_env.cli.commands import command
+from hearts_env.engine import checks
+from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import ObservationLayout, encode
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.envs.sb3 import SB3VecEnv
+from hearts_env.play.policy import Policy
+from hearts_env.play.progress import progress_bar
 from hearts_env.train.config import (
     SELF,
     PPOSettings,
@@ -351,7 +351,7 @@ class CheckpointCallback(PeriodicCallback):
 
 
 class ProgressCallback(BaseCallback):
-    """A bar over timesteps (``hearts_env.progress``; SB3's own bar needs rich as well)."""
+    """A bar over timesteps (``hearts_env.play.progress``; SB3's own bar needs rich as well)."""
 
     def _on_training_start(self) -> None:
         self.bar = progress_bar(self.locals["total_timesteps"], "train", "step")

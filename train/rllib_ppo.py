@@ -3,13 +3,13 @@
 Two modes, picked by ``opponents``:
 
 - ``self`` (self-play): the PettingZoo env (``hearts_env.env()``) through RLlib's multi-agent API
-  (``hearts_env.rllib``): one shared module plays and learns at every seat. A timestep is one
+  (``hearts_env.envs.rllib``): one shared module plays and learns at every seat. A timestep is one
   decision of any seat; episodes are whole games (``episode="game"``; ``--target-score 0`` plays
   one-hand games).
 - agent names (``heuristic``; ``random,simple,heuristic`` one per other seat): the learner sits one
   seat (rotating) of ``HeartsVectorEnv`` tables, the other seats are played by those agents inside
   the env, as in ``hearts_env.train.ppo``; each env runner steps its ``num_envs`` tables together through
-  RLlib's single-agent API (``hearts_env.rllib.MaskedFloatVectorObservations``). A timestep is one
+  RLlib's single-agent API (``hearts_env.envs.rllib.MaskedFloatVectorObservations``). A timestep is one
   learner decision.
 
 ``num_env_runners`` Ray actors (one CPU each) sample the games, each ``num_envs`` tables for
@@ -52,15 +52,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from hearts_env import rllib
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
 from hearts_env.arena.sharding import init_ray
-from hearts_env.commands import command
-from hearts_env.gym_env import HeartsVectorEnv
-from hearts_env.observation import ObservationLayout
-from hearts_env.progress import progress_bar
-from hearts_env.rules import HeartsRules
+from hearts_env.cli.commands import command
+from hearts_env.engine.observation import ObservationLayout
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.envs import rllib
+from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.play.progress import progress_bar
 from hearts_env.train.config import SELF, PPOSettings, StartError, check_at_least, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 

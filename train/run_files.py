@@ -16,9 +16,9 @@ import numpy as np
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.arena import play_match
-from hearts_env.observation import LAYOUT_VERSION, ObservationLayout
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import Policy
 
 ENV_ID = "hearts_v0"
 

@@ -1,7 +1,7 @@
 """Masked self-play PPO with TorchRL: one policy at every seat of ``HeartsMultiAgentEnv`` tables.
 
 The recipe of ``docs/clients.md`` as a command. TorchRL's ``Collector`` steps ``num_envs`` tables of
-``hearts_env.torchrl.HeartsMultiAgentEnv`` (every seat an agent of the group ``"agents"``) for
+``hearts_env.envs.torchrl.HeartsMultiAgentEnv`` (every seat an agent of the group ``"agents"``) for
 ``n_steps`` steps a batch with the shared policy: a ``ProbabilisticActor`` drawing from a
 ``MaskedCategorical`` over the legal cards, its MLP run only at the seat to act (the other seats'
 cards are ignored by the env). TorchRL's ``GAE`` computes each seat's advantages along its own
@@ -44,10 +44,10 @@ from torch import nn
 
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
-from hearts_env.cards import NUM_CARDS
-from hearts_env.commands import command
-from hearts_env.observation import ObservationLayout
-from hearts_env.progress import progress_bar
+from hearts_env.cli.commands import command
+from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.observation import ObservationLayout
+from hearts_env.play.progress import progress_bar
 from hearts_env.train.config import SELF, PPOSettings, StartError, parse_config
 from hearts_env.train.run_files import evaluate_policy, make_run_folder, write_policy
 
@@ -59,7 +59,7 @@ try:  # the torchrl extra; the command line says so in one line when it is missi
     from torchrl.objectives import ClipPPOLoss
     from torchrl.objectives.value import GAE
 
-    from hearts_env.torchrl import GROUP, HeartsMultiAgentEnv
+    from hearts_env.envs.torchrl import GROUP, HeartsMultiAgentEnv
 
     MISSING = ""
 except ImportError as error:

@@ -35,14 +35,14 @@ from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, Trai
 from hearts_env.agents.value_head import FORMAT, ValueHead, feature_size, features, from_leader
 from hearts_env.agents.value_head import META_FILE as VALUE_META
 from hearts_env.agents.value_head import WEIGHTS_FILE as VALUE_WEIGHTS
-from hearts_env.commands import command
-from hearts_env.core import PLAY, new_games, raw_points, step
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import encode
-from hearts_env.progress import progress_bar
-from hearts_env.rules import HeartsRules
-from hearts_env.runner import play
-from hearts_env.seeding import game_keys
+from hearts_env.cli.commands import command
+from hearts_env.engine.core import PLAY, new_games, raw_points, step
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import encode
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import game_keys
+from hearts_env.play.progress import progress_bar
+from hearts_env.play.runner import play
 from hearts_env.train.config import RunConfig, check_at_least, net_arch_widths, parse_config
 from hearts_env.train.expert_iteration import map_over_workers
 from hearts_env.train.run_files import make_run_folder, removed_on_failure

@@ -21,7 +21,7 @@ policy trained elsewhere (RLlib, Tianshou, TorchRL, ...) on this project's AEC e
         return per_game_policy(lambda observation, action_mask: int(net(observation, action_mask)))
 
 and ``hearts-bench run mypkg.agents:make``. ``observation`` is the uint8 vector of
-``hearts_env.observation.encode`` (``hearts_env.aec`` observes the same vector) and ``action_mask``
+``hearts_env.engine.observation.encode`` (``hearts_env.envs.aec`` observes the same vector) and ``action_mask``
 the int8 legal-card mask; the adapter calls the callable once per game of a batch (a Python loop:
 such policies decide one game at a time anyway).
 
@@ -51,10 +51,10 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.bench.identity import weights_hash
 from hearts_env.agents.bench.suite import BenchError
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
-from hearts_env.infoset import InfoSet
-from hearts_env.observation import ObservationLayout, encode
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import ObservationLayout, encode
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import Policy
 
 TIME_LIMIT = 10.0
 """Seconds a decision may take by default: a call deciding n games may take n times this."""
@@ -150,8 +150,8 @@ def _from_factory(spec: str, match: re.Match[str], seed: int) -> Policy:
 
 class PerGamePolicy:
     """A batched ``Policy`` over a per-game callable ``act(observation, action_mask) -> card``:
-    ``observation`` as ``hearts_env.observation.encode`` (uint8; with ``history``, the trick
-    history appended, as ``hearts_env.aec.env(history=True)`` gives it), ``action_mask`` int8."""
+    ``observation`` as ``hearts_env.engine.observation.encode`` (uint8; with ``history``, the trick
+    history appended, as ``hearts_env.envs.aec.env(history=True)`` gives it), ``action_mask`` int8."""
 
     def __init__(self, act: Callable[[np.ndarray, np.ndarray], Any], history: bool = False) -> None:
         if not callable(act):

@@ -19,8 +19,8 @@ import hashlib
 
 import numpy as np
 
-from hearts_env import core, seeding
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import core, seeding
+from hearts_env.engine.rules import HeartsRules
 
 SPLIT_STREAMS = {"dev": seeding.BENCH_DEV, "test": seeding.BENCH_TEST}
 """The seeding stream of each split's deal keys."""

@@ -23,11 +23,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from hearts_env import core, seeding
 from hearts_env.agents.trained import MLPPolicy
-from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import PhaseSplit, Policy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import core, seeding
+from hearts_env.engine.infoset import InfoSet, infoset
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import PhaseSplit, Policy
 
 FINGERPRINT_SEED = 0
 """The seed a policy is given before it decides the fingerprint's positions."""

@@ -59,9 +59,9 @@ from hearts_env.agents.bench.store import RunFolder
 from hearts_env.agents.bench.suite import CANDIDATE, BenchError, MatchSpec, Suite, Track, load_suite, setting
 from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
 from hearts_env.arena.match import Executor
-from hearts_env.policy import Policy
-from hearts_env.progress import progress_bar
-from hearts_env.runner import IllegalCardError
+from hearts_env.play.policy import Policy
+from hearts_env.play.progress import progress_bar
+from hearts_env.play.runner import IllegalCardError
 
 CANDIDATE_FINGERPRINT_GAMES = 2
 """Games per table of the candidate's fingerprint (16 positions a table)."""

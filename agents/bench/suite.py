@@ -37,8 +37,8 @@ from hearts_env.agents.bench import deals as deal_sets
 from hearts_env.agents.bench.identity import fingerprint, weights_hash
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.arena import EPISODES
-from hearts_env.policy import Policy
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import Policy
 
 SUITES_DIR = Path(__file__).parent / "suites"
 """The versions shipped with the package, one JSON file each."""

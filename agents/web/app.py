@@ -39,12 +39,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hearts_env import replay
 from hearts_env.agents import AGENTS
 from hearts_env.agents.web.guard import Guard, allowed_hosts
 from hearts_env.agents.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.web.tables import WebError, WebTables
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import replay
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64_000  # a move or a new game; replay uploads have their own limit

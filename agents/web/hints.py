@@ -18,10 +18,10 @@ import numpy as np
 from hearts_env.agents.pimc import PIMCPolicy
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import MLPPolicy
-from hearts_env.cards import card_name
-from hearts_env.core import PASS, PLAY
-from hearts_env.infoset import InfoSet
-from hearts_env.policy import PhaseSplit, Policy
+from hearts_env.engine.cards import card_name
+from hearts_env.engine.core import PASS, PLAY
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.play.policy import PhaseSplit, Policy
 
 
 def explain(agent: Policy, info: InfoSet, mask: np.ndarray) -> dict[str, Any]:

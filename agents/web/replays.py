@@ -1,4 +1,4 @@
-"""Recorded games for the browser table to play back (``hearts_env.replay``): files given to
+"""Recorded games for the browser table to play back (``hearts_env.play.replay``): files given to
 ``hearts-web --replay`` and files uploaded from the page, each checked card by card on arrival.
 
 Uploads are bounded: each at most ``MAX_UPLOAD_BYTES``, ``MAX_UPLOADS_AT_ONCE`` read at a time
@@ -21,9 +21,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from hearts_env import core, replay
 from hearts_env.agents.web.tables import WebError
-from hearts_env.cards import card_name
+from hearts_env.engine import core
+from hearts_env.engine.cards import card_name
+from hearts_env.play import replay
 from hearts_env.render import describe
 
 MAX_UPLOAD_BYTES = 20_000_000

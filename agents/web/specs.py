@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, parse_spec
-from hearts_env.policy import Policy
+from hearts_env.play.policy import Policy
 
 LIMITS: dict[str, tuple[float, float] | None] = {
     "worlds": (1, 256),

@@ -1,7 +1,7 @@
 """The browser table's games: one person against agents, each game on its own, none sharing state.
 
 A ``WebTable`` is one game: the core state, the person's seat and the agents at the others. The
-agents play through the project's runner (``hearts_env.runner.play`` with the person's seat left
+agents play through the project's runner (``hearts_env.play.runner.play`` with the person's seat left
 as None: it returns when the person is to act), one hand at a time, so the end of a hand waits
 for the person to see its score (``next_hand``). Every move the person sends carries ``turn``, the
 number of cards played in the game so far, as the view it answers showed it: a request for a
@@ -22,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import cards, core, runner, seeding
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.web import hints, specs
-from hearts_env.infoset import infoset
-from hearts_env.policy import Policy
+from hearts_env.engine import cards, core, seeding
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import runner
+from hearts_env.play.policy import Policy
 from hearts_env.render import describe
-from hearts_env.rules import HeartsRules
 
 MAX_HINT_AGENTS = 4
 """The hint agents a game keeps built (the oldest goes first)."""

@@ -6,7 +6,7 @@ agent meets the same cards from every seat (duplicate). This package imports no 
 agent objects; ``agents/arena_cli.py`` is the ``hearts-arena`` command that builds them by name.
 
     from hearts_env.arena import play_match
-    from hearts_env.policy import RandomPolicy
+    from hearts_env.play.policy import RandomPolicy
 
     field = RandomPolicy()  # one object at three seats: one batched call per step
     result = play_match(None, [("candidate", RandomPolicy()), ("field", field), ("field", field), ("field", field)],
@@ -31,7 +31,7 @@ Deal ``d`` of seed ``s`` is game ``d`` of the seed: its key is ``seeding.game_ke
 seeds the agents alone); the
 P games of a deal start from that key (``core.new_games(keys=...)``), so their first deals are
 equal and, in whole games, the n-th hand of every rotation is dealt the same cards. The games run
-in batches through ``hearts_env.runner``: at each step every distinct agent object is called once,
+in batches through ``hearts_env.play.runner``: at each step every distinct agent object is called once,
 batched, on the games where it is to act (finished games leave the batch as they end).
 
 ``episode="game"`` plays whole games to ``rules.target_score``, every game passing left, right,
@@ -60,7 +60,7 @@ an executor more tasks to spread (slow agents such as PIMC gain nothing from lar
 ``plan_match`` (the same arguments) returns the ``MatchPlan`` without playing it: ``plan.blocks``,
 ``plan.play_block(b)`` (a ``BlockOutcome``) and ``plan.result(outcomes, seconds)``, for callers that
 keep finished blocks (to resume an interrupted run) or spread many matches over one executor.
-An agent's illegal card raises ``hearts_env.runner.IllegalCardError`` naming the agent and the deal.
+An agent's illegal card raises ``hearts_env.play.runner.IllegalCardError`` naming the agent and the deal.
 
 Statistics
 ----------

@@ -14,12 +14,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hearts_env import checks, core, records, replay, runner, seeding
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
-from hearts_env.policy import Policy, TablePolicy, close_agents
-from hearts_env.progress import progress_bar
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import checks, core, records, seeding
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import replay, runner
+from hearts_env.play.policy import Policy, TablePolicy, close_agents
+from hearts_env.play.progress import progress_bar
 
 EPISODES = ("game", "hand")
 """What each deal plays: a whole game to the target score, or one hand."""
@@ -190,18 +191,18 @@ def play_match(
     ``rules``: the table (None: the standard game); ``episode``: "game" (whole games to the target
     score) or "hand" (one hand per game, deal d passing in direction d mod the pass cycle);
     ``history``: the games record their tricks, for agents that read ``InfoSet.tricks``;
-    ``progress``: a bar over finished games (``hearts_env.progress``); ``block``: deals per block
+    ``progress``: a bar over finished games (``hearts_env.play.progress``); ``block``: deals per block
     (agents are reseeded at the start of each); ``executor``: plays the blocks (its ``map``; each
     block gets its own copy of the agents), by default one after the other here. The results
     depend on the seed, the deals and the block size, never on the executor.
     ``record``: keep every deal and card of every game in ``MatchResult.games``
-    (``hearts_env.replay.save`` writes them; the games then run on the runner, never in an
+    (``hearts_env.play.replay.save`` writes them; the games then run on the runner, never in an
     agent's own compiled loop: the same cards, a little slower).
     ``keys``: (N,) uint64, the deals' keys instead of the seed's (a frozen deal set); ``seed``
     then seeds the agents alone, and ``deals`` defaults to N.
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card
     (``runner.IllegalCardError``, naming the deal). The agents given stay open (the caller's to
-    close: ``hearts_env.policy.close_agents``); the copies an executor plays are closed after their block.
+    close: ``hearts_env.play.policy.close_agents``); the copies an executor plays are closed after their block.
     """
     match = plan_match(rules, agents, deals, seed, episode, history, block, keys, record)
     (result,) = _play_matches([match], progress, executor)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hearts_env.arena.statistics import CONFIDENCE, FIELD_METRICS, METRICS, DealSums
-from hearts_env.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules
 
 # ---------------------------------------------------------------------------------------------
 # Summaries

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import cards
+from hearts_env.engine import cards
 from hearts_env.render.view import SeatView, TableView
 
 DEFAULT_SIZE = (960, 720)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hearts_env import cards
-from hearts_env.core import State
+from hearts_env.engine import cards
+from hearts_env.engine.core import State
 from hearts_env.render.view import TableView, _pile, describe
 
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import cards
-from hearts_env.core import GAME_OVER, PASS, PHASE_NAMES, State, bits_to_cards
+from hearts_env.engine import cards
+from hearts_env.engine.core import GAME_OVER, PASS, PHASE_NAMES, State, bits_to_cards
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ and whichever games come before it (the arena's deal ``d`` of a match seeded ``s
 Other things a run seeds (agents, drawn tournament tables) take their own *stream* of the same
 seed through ``derive``, so they never reuse a game's key.
 
-    from hearts_env import core
-    from hearts_env.seeding import game_keys
+    from hearts_env.engine import core
+    from hearts_env.engine.seeding import game_keys
 
     state = core.new_games(rules, keys=game_keys(0, np.arange(1024)))  # games 0..1023 of seed 0
     assert game_keys(0, 5) == game_keys(0, np.arange(8))[5]

@@ -1,6 +1,6 @@
 """The checks every entry point shares, so bad input is refused the same way everywhere, before
 anything changes: a ``ValueError`` that names the argument, says what is accepted and shows what
-was given. (Seeds have their own: ``hearts_env.seeding.check_seed``.)"""
+was given. (Seeds have their own: ``hearts_env.engine.seeding.check_seed``.)"""
 
 from __future__ import annotations
 

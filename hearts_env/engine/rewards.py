@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hearts_env import kernels as k
-from hearts_env.compiled import row_kernel
-from hearts_env.core import State
+from hearts_env.engine import kernels as k
+from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.core import State
 
 REWARD_MODES = ("points", "hand", "zero_sum", "win")
 

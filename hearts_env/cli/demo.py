@@ -9,12 +9,13 @@ import argparse
 
 import numpy as np
 
-from hearts_env import cards, runner, seeding
-from hearts_env.commands import command
-from hearts_env.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games
-from hearts_env.policy import RandomPolicy
+from hearts_env.cli.commands import command
+from hearts_env.engine import cards, seeding
+from hearts_env.engine.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games
+from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from_args
+from hearts_env.play import runner
+from hearts_env.play.policy import RandomPolicy
 from hearts_env.render import format_cards
-from hearts_env.rules import HeartsRules, add_rules_arguments, rules_from_args
 
 
 def play_and_print(rules: HeartsRules, seed: int) -> None:

@@ -4,7 +4,7 @@ Each kernel takes the batch's ``(B, width)`` byte buffer, the layout's field off
 rules as an int array (``rule_params``), and loops over the games; the same code serves one game
 and thousands. Inside, a game's row is read through three typed views (64-, 32- and 8-bit), and
 field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
-``hearts_env.core`` wraps these kernels in the public API. Compiled code elsewhere (the info-set
+``hearts_env.engine.core`` wraps these kernels in the public API. Compiled code elsewhere (the info-set
 and observation kernels, the agents' card choices, search rollouts, compiled tables) calls the
 per-card kernels and the rule facts published here (points, the trick winner with cancellation,
 the end of the game, the moon), so each rule has one compiled copy.
@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from hearts_env import cards
-from hearts_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_OF
-from hearts_env.compiled import inline_kernel, row_kernel, store_bits
-from hearts_env.seeding import GAMMA, MIX_MULTIPLIERS
+from hearts_env.engine import cards
+from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_OF
+from hearts_env.engine.compiled import inline_kernel, row_kernel, store_bits
+from hearts_env.engine.seeding import GAMMA, MIX_MULTIPLIERS
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)

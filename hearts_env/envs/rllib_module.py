@@ -1,4 +1,4 @@
-"""The masked PPO module of ``hearts_env.rllib``: RLlib's ``DefaultPPOTorchRLModule`` over
+"""The masked PPO module of ``hearts_env.envs.rllib``: RLlib's ``DefaultPPOTorchRLModule`` over
 ``obs["observations"]``, with ``obs["action_mask"]`` applied to its logits.
 
 It is built the way Ray 2.60 builds every RL module, ``RLModule(observation_space=...,
@@ -10,7 +10,7 @@ each legal card): cards outside the mask get the logit ``FLOAT_MIN``, so no dist
 builds from the logits (sampling, greedy, the PPO ratio) picks them. The batch given to the
 module is never modified.
 
-This module imports Ray at once; ``hearts_env.rllib`` imports it only inside ``module_spec``.
+This module imports Ray at once; ``hearts_env.envs.rllib`` imports it only inside ``module_spec``.
 """
 
 from __future__ import annotations

@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env import cards, core, runner
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import cards, core
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play import runner
 
 FORMAT = "hearts-replay"
 VERSION = 1

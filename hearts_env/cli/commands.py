@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-from hearts_env import compiled
+from hearts_env.engine import compiled
 
 F = TypeVar("F", bound=Callable[..., object])
 

@@ -7,9 +7,10 @@ search rollouts with a policy from Python, and (one seat left to a learner or a 
 Gymnasium environments' opponents and the terminal game.
 
     import numpy as np
-    from hearts_env import core, runner
-    from hearts_env.policy import RandomPolicy
-    from hearts_env.rules import HeartsRules
+    from hearts_env.engine import core
+    from hearts_env.play import runner
+    from hearts_env.play.policy import RandomPolicy
+    from hearts_env.engine.rules import HeartsRules
 
     field = RandomPolicy(seed=1)  # one object at three seats: one batched call per step
     state = core.new_games(HeartsRules(), batch_size=1024, seed=0)
@@ -24,7 +25,7 @@ Gymnasium environments' opponents and the terminal game.
 
 Seats
 -----
-``policies`` holds ``hearts_env.policy.Policy`` objects (``policy(info, mask) -> (n,) int`` card
+``policies`` holds ``hearts_env.play.policy.Policy`` objects (``policy(info, mask) -> (n,) int`` card
 ids) or ``None``. Without ``seating``, ``policies[s]`` plays seat ``s`` of every game (P entries).
 With ``seating``, an int array (P,) or (B, P), ``policies[seating[g, s]]`` plays seat ``s`` of
 game ``g`` (the arena rotates its agents through the seats this way); -1 is a seat without a policy.
@@ -34,7 +35,7 @@ is to act, with the information sets of those seats and their legal masks; its c
 card, and the rule; an answer that is not one integer card id per game, ``PolicyOutputError``,
 naming the policy, what it returned and the first game it was asked about: both ``PolicyError``;
 an exception a policy raises goes on as it is, with a note naming the policy and the game).
-A ``hearts_env.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a ``Turn``: its
+A ``hearts_env.play.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a ``Turn``: its
 games' ids and legal cards, their information sets built only if it reads them).
 
 Stopping
@@ -47,7 +48,7 @@ the returned state holds the next deal with ``hand_over`` set and the hand's sco
 Stopped games leave the batch at once, so each step holds only the games still playing.
 
 Games are named by ``ids`` (default: their index in ``state``), in steps and to the policies
-that follow their games (``hearts_env.policy.GamePolicy``: asked with ``decide(turn)``, a
+that follow their games (``hearts_env.play.policy.GamePolicy``: asked with ``decide(turn)``, a
 ``Turn``, and shown every step by ``observe(step)`` if they have it, before ``on_step``): a caller
 that plays some of its games passes their own numbers.
 
@@ -67,10 +68,10 @@ from functools import partial
 
 import numpy as np
 
-from hearts_env import core
-from hearts_env.cards import NUM_CARDS, card_name
-from hearts_env.infoset import InfoSet, infoset
-from hearts_env.policy import GamePolicy, Policy, SeatToAct, Turn
+from hearts_env.engine import core
+from hearts_env.engine.cards import NUM_CARDS, card_name
+from hearts_env.engine.infoset import InfoSet, infoset
+from hearts_env.play.policy import GamePolicy, Policy, SeatToAct, Turn
 
 UNTIL = ("game", "hand")
 

@@ -23,11 +23,11 @@ import functools
 
 import numpy as np
 
-from hearts_env import kernels as k
-from hearts_env.compiled import inline_kernel, row_kernel
-from hearts_env.core import State, rule_params, state_layout
-from hearts_env.records import Layout, Records, cached_layout
-from hearts_env.rules import HeartsRules
+from hearts_env.engine import kernels as k
+from hearts_env.engine.compiled import inline_kernel, row_kernel
+from hearts_env.engine.core import State, rule_params, state_layout
+from hearts_env.engine.records import Layout, Records, cached_layout
+from hearts_env.engine.rules import HeartsRules
 
 U64 = np.uint64
 

@@ -1,0 +1,2 @@
+"""Games played by policies: the ``Policy`` interface, the one batched runner every loop uses,
+recorded games (replays) and the progress bars of long runs. Imports only the engine."""

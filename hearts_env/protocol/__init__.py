@@ -1,0 +1,84 @@
+"""The Hearts bot protocol, version 1, as text: the lines a table manager and a bot exchange
+(``docs/bot-protocol.md`` is the specification; this module is its reference encoder and decoder).
+
+Both sides use it: ``hearts_env.agents.program`` (an agent that runs a bot program) writes the
+hello, table lines, decisions, events and the batch's ``go`` and reads answers;
+``hearts_env.agents.protocol_bot`` (this project's agents served as a bot) reads decisions back
+into the very ``InfoSet`` they were written from and writes answers. A decision line is the whole
+information set of the seat to act (``hearts_env.engine.infoset``: nothing hidden), in absolute seats;
+events are what the table showed since (``step_events``, from the runner's ``Step``).
+
+Decision lines are written and read by compiled kernels (a batch of thousands in one call), so a
+bot that answers at once costs a few microseconds a decision.
+"""
+
+from hearts_env.protocol.reading import (
+    Decisions,
+    Line,
+    find_lines,
+    line_bounds,
+    line_tables,
+    parse_answers,
+    parse_decisions,
+    parse_line_tables,
+    read_answer,
+    read_answers,
+    read_decisions,
+    read_hello_reply,
+    read_int,
+    read_line,
+    read_table_id,
+    read_table_kind,
+    read_table_line,
+    read_table_seat,
+)
+from hearts_env.protocol.words import FIELD_NAMES, HELLO, MAX_NAME, MAX_TABLE, PIECES, PROTOCOL, VERSION, shown
+from hearts_env.protocol.writing import (
+    answer_lines,
+    decision_lines,
+    hello_reply,
+    step_events,
+    table_lines,
+    table_text,
+    write_answers,
+    write_decisions,
+    write_events,
+)
+
+__all__ = [
+    "Decisions",
+    "FIELD_NAMES",
+    "HELLO",
+    "Line",
+    "MAX_NAME",
+    "MAX_TABLE",
+    "PIECES",
+    "PROTOCOL",
+    "VERSION",
+    "answer_lines",
+    "decision_lines",
+    "find_lines",
+    "hello_reply",
+    "line_bounds",
+    "line_tables",
+    "parse_answers",
+    "parse_decisions",
+    "parse_line_tables",
+    "read_answer",
+    "read_answers",
+    "read_decisions",
+    "read_hello_reply",
+    "read_int",
+    "read_line",
+    "read_table_id",
+    "read_table_kind",
+    "read_table_line",
+    "read_table_seat",
+    "shown",
+    "step_events",
+    "table_lines",
+    "table_text",
+    "write_answers",
+    "write_decisions",
+    "write_events",
+]
