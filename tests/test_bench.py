@@ -535,8 +535,14 @@ def test_compare_pairs_by_deal_and_refuses_what_does_not_pair(tiny, heuristic_re
         compare(heuristic_report, other)
     moved = json.loads(json.dumps(simple))
     moved["tracks"]["standard"]["matches"][0]["deals_sha256"] = "f" * 64
-    with pytest.raises(BenchError, match="deals hash differently"):
+    with pytest.raises(BenchError, match="the reports' deals differ .12 hashing to"):
         compare(heuristic_report, moved)
+    shorter = json.loads(json.dumps(simple))  # the same hash, fewer deals: a forgery, not a crash
+    match = shorter["tracks"]["standard"]["matches"][0]
+    match["per_deal"] = {k: reports.pack(reports.unpack(v)[:11]) for k, v in match["per_deal"].items()}
+    match["deals"] = 11
+    with pytest.raises(BenchError, match="the reports' deals differ .12 hashing to .* and 11 hashing to"):
+        compare(heuristic_report, shorter)
 
 
 def test_an_edited_or_damaged_report_is_refused(heuristic_report, tmp_path) -> None:
@@ -792,6 +798,7 @@ HOSTILE_REPORTS = [
     (_set(f"{STD}.matches", []), f"{STD}.status: played with 0 matches"),
     (_set(f"{STD}.mean", {"adp": {"mean": 1, "low": None, "high": None, "n": 1}}), f"{STD}.mean.payoff: missing"),
     (_set(f"{STD}.mean.adp.mean", float("nan")), f"{STD}.mean.adp.mean: must be a number or null, got NaN"),
+    (_set(f"{STD}.matches.0.summary.agents.candidate.points_per_hand.n", 1.5), "points_per_hand.n: must be an integer"),
     (_set("tracks.games.mean.win_rate", ...), "tracks.games.mean: must hold adp, payoff, points_per_hand, win_rate"),
 ]
 
