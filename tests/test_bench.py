@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -535,8 +536,14 @@ def test_compare_pairs_by_deal_and_refuses_what_does_not_pair(tiny, heuristic_re
         compare(heuristic_report, other)
     moved = json.loads(json.dumps(simple))
     moved["tracks"]["standard"]["matches"][0]["deals_sha256"] = "f" * 64
-    with pytest.raises(BenchError, match="deals hash differently"):
+    with pytest.raises(BenchError, match="the reports' deals differ .12 hashing to"):
         compare(heuristic_report, moved)
+    shorter = json.loads(json.dumps(simple))  # the same hash, fewer deals: a forgery, not a crash
+    match = shorter["tracks"]["standard"]["matches"][0]
+    match["per_deal"] = {k: reports.pack(reports.unpack(v)[:11]) for k, v in match["per_deal"].items()}
+    match["deals"] = 11
+    with pytest.raises(BenchError, match="the reports' deals differ .12 hashing to .* and 11 hashing to"):
+        compare(heuristic_report, shorter)
 
 
 def test_an_edited_or_damaged_report_is_refused(heuristic_report, tmp_path) -> None:
@@ -549,7 +556,7 @@ def test_an_edited_or_damaged_report_is_refused(heuristic_report, tmp_path) -> N
     with pytest.raises(BenchError, match="was edited or is damaged"):
         load(path)
     path.write_text(reports.dumps(heuristic_report)[:-200])
-    with pytest.raises(BenchError, match="is not a JSON report"):
+    with pytest.raises(BenchError, match="report.json is not JSON: Unterminated string"):
         load(path)
     path.write_text(json.dumps({"schema": 99}))
     with pytest.raises(BenchError, match="not a hearts-bench report of schema 1"):
@@ -623,3 +630,318 @@ def test_the_cli_imports_no_torch_for_an_agent_without_it(tiny, tmp_path) -> Non
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, cwd=tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile files: suites, reports, exploit reports and run folders
+
+
+def _cli_error(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 1) -> str:
+    """The one line a refused command prints (asserting it is one line and its exit status)."""
+    with pytest.raises(SystemExit) as exit_:
+        bench_cli.main(argv)
+    assert exit_.value.code == code
+    captured = capsys.readouterr()
+    assert captured.err.startswith("hearts-bench") and captured.err.count("\n") == 1, captured.err
+    assert "Traceback" not in captured.err and not captured.out
+    return captured.err
+
+
+def _set(path: str, value: object):
+    """An edit of a JSON document: the value at a dotted path of keys and list indices (``...``: delete it)."""
+
+    def edit(data: dict) -> None:
+        *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
+        for key in parents:
+            data = data[key]
+        if value is ...:
+            del data[last]
+        else:
+            data[last] = value
+
+    return edit
+
+
+TABLE = "tracks.standard.tables.standard"
+MATCH = "tracks.standard.matches.0"
+HOSTILE_SUITES = [
+    (_set("pool.random.spec", "bogus"), "pool.random.spec: unknown agent 'bogus'"),
+    (_set("pool.random.spec", "pimc:worlds=-4"), "pool.random.spec: agent 'pimc:worlds=-4': worlds must be"),
+    (_set("pool.random.spec", ""), "pool.random.spec: must be 1 to 1000 characters"),
+    (_set("pool.random.fingerprint_games", "2"), 'pool.random.fingerprint_games: must be an integer, got "2"'),
+    (_set("pool.random.fingerprint_games", float("nan")), "pool.random.fingerprint_games: must be an integer, got NaN"),
+    (_set("pool.candidate", {"spec": "random", "fingerprint_games": 1}), "pool.candidate: a pool member may not"),
+    (_set("pool", None), "pool: must be an object, got null"),
+    (_set("pool", {}), "pool: must hold at least 1 entries"),
+    (_set("quick_fraction", 0), "quick_fraction: must be in 1..1000, got 0"),
+    (_set("quick_fraction", True), "quick_fraction: must be an integer, got true"),
+    (_set("quick_fraction", 2.0), "quick_fraction: must be an integer, got 2.0"),
+    (_set("agent_seed", 2**64), "agent_seed: must be in 0..18446744073709551615, got 18446744073709551616"),
+    (_set("agent_seed", ...), "agent_seed: missing"),
+    (_set("splits", ["test", "train"]), 'splits[1]: must be one of "dev", "test", got "train"'),
+    (_set("splits", []), "splits: must hold 1 to any number of items"),
+    (_set("splits", ["test", "test"]), "splits: must not repeat an item"),
+    (_set("version", ["v1"]), "version: must be a string, got a list"),
+    (_set("version", "../v1"), "version: must be a name of letters"),
+    (_set("tracks", []), "tracks: must be an object, got a list"),
+    (lambda d: d["tracks"].update({"../evil": d["tracks"]["standard"]}), 'tracks["../evil"]: must be a name of'),
+    (_set("tracks.standard.episode", "match"), 'tracks.standard.episode: must be one of "hand", "game", got "match"'),
+    (_set("tracks.standard.deal_sed", 1), "tracks.standard.deal_sed: unknown field"),
+    (_set(f"{TABLE}.deal_seed", -1), f"{TABLE}.deal_seed: must be in 0..18446744073709551615, got -1"),
+    (_set(f"{TABLE}.deals", 10**12), f"{TABLE}.deals: must be in 1..1000000, got 1000000000000"),
+    (_set(f"{TABLE}.deals", float("inf")), f"{TABLE}.deals: must be an integer, got Infinity"),
+    (_set(f"{TABLE}.rules", []), f"{TABLE}.rules: must be an object, got a list"),
+    (_set(f"{TABLE}.rules", {"num_players": 9}), f"{TABLE}.rules: num_players must be in 3..7, got 9"),
+    (_set(f"{TABLE}.rules", {"points": 1}), f"{TABLE}.rules: unknown rules knob points"),
+    (_set(f"{MATCH}.block", 0), f"{MATCH.replace('.0', '[0]')}.block: must be in 1..1000000, got 0"),
+    (_set(f"{MATCH}.deals", 13), "tracks.standard.matches[0].deals: 13 is more than table 'standard' holds (12)"),
+    (_set(f"{MATCH}.id", "a/b"), "tracks.standard.matches[0].id: must be a name of letters"),
+    (_set(f"{MATCH}.table", "3p"), "tracks.standard.matches[0].table: no table '3p'"),
+    (_set(f"{MATCH}.seats", "candidate"), 'tracks.standard.matches[0].seats: must be a list, got "candidate"'),
+    (_set(f"{MATCH}.seats", ["random"] * 4), "tracks.standard.matches[0].seats: 4 seats with 'candidate' once"),
+    (_set(f"{MATCH}.seats.1", "nobody"), "tracks.standard.matches[0].seats: 'nobody' is not in the pool"),
+    (_set("tracks.standard.matches.1.id", "random"), "tracks.standard.matches: match ids must be distinct"),
+    (_set("record", "frozen"), "record: must be null (not frozen yet) or the record written by hearts-bench freeze"),
+    (_set("record.pool.random.fingerprint", 7), "record: must be null (not frozen yet) or the record"),
+]
+
+
+@pytest.mark.parametrize("edit, message", HOSTILE_SUITES + [(None, "is not usable JSON: nested too deeply")])
+def test_a_suite_file_is_checked_whole_before_anything_runs(tiny, tmp_path, capsys, edit, message) -> None:
+    """One loader checks a suite file (its shape by the published schema, then rules, seats and that
+    every pool member builds) for list, freeze and run alike: one line naming the file and the
+    field, the file unchanged."""
+    path = tmp_path / "hostile.json"
+    if edit is None:
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        data = json.loads(tiny.read_text())
+        edit(data)
+        path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    for argv in (["list", "--suite"], ["freeze"], ["run", "random", "--out", str(tmp_path / "out"), "--suite"]):
+        err = _cli_error([*argv, str(path)], capsys)
+        assert f"the suite file {path}" in err and message in err, err
+    assert path.read_bytes() == before and not (tmp_path / "out").exists()
+
+
+def test_the_published_schemas_are_what_is_checked(tiny) -> None:
+    """The schemas use only the keywords the package's checker implements, are valid JSON Schema,
+    accept every shipped suite and report, and name the episodes and splits the code has; a JSON
+    Schema library refuses the same hostile suites (those of shape, not of meaning)."""
+    from hearts_env.agents.bench import schema
+    from hearts_env.agents.bench.deals import SPLIT_STREAMS
+    from hearts_env.arena import EPISODES
+
+    def keywords(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield key
+                if key in ("properties", "$defs"):
+                    for sub in value.values():
+                        yield from keywords(sub)
+                elif key not in ("enum", "const", "required"):
+                    yield from keywords(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from keywords(item)
+
+    suite_schema = schema.schema("suite")
+    for name in ("suite", "report", "exploit"):
+        assert set(keywords(schema.schema(name))) <= schema.KEYWORDS, name
+    assert set(suite_schema["$defs"]["track"]["properties"]["episode"]["enum"]) == set(EPISODES)
+    assert suite_schema["properties"]["splits"]["items"]["enum"] == list(SPLIT_STREAMS)
+    results = REPO / "docs" / "results"
+    shipped = [("suite", p) for p in [*(REPO / "agents" / "bench" / "suites").glob("*.json"), tiny]]
+    shipped += [("report", p) for p in (results / "bench-v1").rglob("*.json")]
+    shipped += [("exploit", p) for p in (results / "exploit-v1").rglob("*.json")]
+    assert len(shipped) > 10
+    for name, path in shipped:
+        schema.read_json(path, name, name)
+    jsonschema = pytest.importorskip("jsonschema")
+    validators = {n: jsonschema.Draft202012Validator(schema.schema(n)) for n in ("suite", "report", "exploit")}
+    for validator in validators.values():
+        validator.check_schema(validator.schema)
+    for name, path in shipped:
+        assert validators[name].is_valid(json.loads(path.read_text())), path
+    for edit in [e for e, m in HOSTILE_SUITES if "2.0" not in m]:  # 2.0: stricter than JSON Schema's integer
+        data = json.loads(tiny.read_text())
+        edit(data)
+        problem = schema.check(data, suite_schema, suite_schema)
+        assert (problem is None) == validators["suite"].is_valid(data), problem
+
+
+def _tampered(report: dict, edit) -> dict:
+    """A report edited and its checksum recomputed: a forgery the checksum cannot catch."""
+    data = json.loads(json.dumps(report))
+    edit(data)
+    return reports.finish(data)
+
+
+STD = "tracks.standard"
+HOSTILE_REPORTS = [
+    (_set("tracks", []), "tracks: must be an object, got a list"),
+    (_set("suite", ...), "suite: missing"),
+    (_set("candidate", None), "candidate: must be an object, got null"),
+    (_set("candidate.name", 3), "candidate.name: must be a string, got 3"),
+    (_set("setting", "fast"), 'setting: must be one of "full", "quick", got "fast"'),
+    (_set("manifest", [[[]]]), "manifest: must be an object, got a list"),
+    (_set(f"{STD}.matches.0.summary", {}), f"{STD}.matches[0].summary.rotations: missing"),
+    (_set(f"{STD}.matches.0.summary.agents.candidate.vs_field", 3), "agents.candidate.vs_field: must be an object"),
+    (_set(f"{STD}.matches.0.summary.agents.candidate.win_rate.high", None), "win_rate: must be an estimate"),
+    (_set(f"{STD}.matches.0.summary.rotations", 0), "summary.rotations: must be >= 1, got 0"),
+    (_set(f"{STD}.matches.0.deals", True), f"{STD}.matches[0].deals: must be an integer, got true"),
+    (_set(f"{STD}.matches.0.deals", 11), f"{STD}.matches[0].per_deal.candidate_points: more than 11 values"),
+    (_set(f"{STD}.matches.0.per_deal.candidate_hands", "!!"), "per_deal.candidate_hands: not packed per-deal values"),
+    (_set(f"{STD}.matches.0.per_deal.candidate_hands", reports.pack(np.zeros(12))), "not 12 deals of the match"),
+    (_set(f"{STD}.matches.0.per_deal.field_points", reports.pack(np.zeros(10**7))), "more than 12 values"),
+    (_set(f"{STD}.matches.0.per_deal.extra", "eJwDAAAAAAE="), "per_deal.extra: unknown field"),
+    (_set(f"{STD}.matches", []), f"{STD}.status: played with 0 matches"),
+    (_set(f"{STD}.mean", {"adp": {"mean": 1, "low": None, "high": None, "n": 1}}), f"{STD}.mean.payoff: missing"),
+    (_set(f"{STD}.mean.adp.mean", float("nan")), f"{STD}.mean.adp.mean: must be a number or null, got NaN"),
+    (_set(f"{STD}.matches.0.summary.agents.candidate.points_per_hand.n", 1.5), "points_per_hand.n: must be an integer"),
+    (_set("tracks.games.mean.win_rate", ...), "tracks.games.mean: must hold adp, payoff, points_per_hand, win_rate"),
+]
+
+
+@pytest.mark.parametrize("edit, message", HOSTILE_REPORTS)
+def test_a_tampered_report_is_refused_in_one_line(heuristic_report, tmp_path, capsys, edit, message) -> None:
+    """A report whose checksum was recomputed after an edit is checked for its shape on load
+    (the published schema, then its per-deal arrays): compare and leaderboard refuse it in one line."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(reports.dumps(heuristic_report))
+    bad.write_text(reports.dumps(_tampered(heuristic_report, edit)))
+    for argv in (["compare", str(good), str(bad)], ["compare", str(bad), str(good)], ["leaderboard", str(bad)]):
+        err = _cli_error(argv, capsys)
+        assert f"the report {bad}: " in err and message in err, err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "is not usable JSON: nested too deeply"),
+        ('{"schema": 1, "m": ' + "[" * 900 + "]" * 900 + "}", "was edited or is damaged"),
+        ("[]", "is not a hearts-bench report of schema 1 (schema None)"),
+        ('{"schema": true}', "is not a hearts-bench report of schema 1 (schema True)"),
+        ("\xff\xfe", "cannot read the report"),
+    ],
+)
+def test_a_report_that_is_not_one_is_refused_in_one_line(tmp_path, capsys, text, message) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="latin-1")
+    assert message in _cli_error(["leaderboard", str(path)], capsys)
+
+
+def _exploit_report() -> dict:
+    return json.loads((REPO / "docs" / "results" / "exploit-v1" / "simple.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_set("results", ...), "results: missing"),
+        (_set("results.best_response.points_minus_field.low", None), "points_minus_field: must be an estimate"),
+        (_set("settings.budget", "many"), 'settings.budget: must be an integer, got "many"'),
+        (_set("target", None), "target: must be an object, got null"),
+        (_set("schema", "hearts-exploit-2"), "is not a hearts-bench exploit report (hearts-exploit-1)"),
+        ("deep", "is not usable JSON: nested too deeply"),
+        ("cut", "is not JSON"),
+        ("folder", "cannot read the exploit report"),
+    ],
+)
+def test_the_leaderboard_refuses_a_bad_exploit_report_in_one_line(tmp_path, capsys, edit, message) -> None:
+    path = tmp_path / "exploit.json"
+    if edit == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif edit == "cut":
+        path.write_text(json.dumps(_exploit_report())[:100])
+    elif edit == "folder":
+        path.mkdir()
+    else:
+        data = _exploit_report()
+        edit(data)
+        path.write_text(json.dumps(data))
+    results = REPO / "docs" / "results" / "bench-v1"
+    err = _cli_error(["leaderboard", str(results / "simple.json"), "--exploit", str(path)], capsys)
+    assert str(path) in err and message in err, err
+
+
+def _cut_short(path: Path) -> None:
+    with np.load(path) as arrays:
+        kept = {k: arrays[k] for k in arrays.files}
+    np.savez(path, **(kept | {"scores": kept["scores"][:1], "hands": kept["hands"][:1]}))
+
+
+def _retyped(path: Path) -> None:
+    with np.load(path) as arrays:
+        kept = {k: arrays[k] for k in arrays.files}
+    np.savez(path, **(kept | {"hands": kept["hands"].astype(float), "seconds": np.nan}))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b""),  # 0 bytes
+        lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]),  # cut off mid-file
+        lambda p: p.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4),  # noise
+        _cut_short,  # whole file, arrays cut short
+        _retyped,  # float hands, NaN seconds
+        lambda p: (p.unlink(), p.mkdir(), (p / "x").write_text("x")),  # a folder in its place
+    ],
+    ids=["empty", "truncated", "noise", "cut-short", "retyped", "folder"],
+)
+def test_a_damaged_block_is_played_again(tiny, tmp_path, damage) -> None:
+    """A block that cannot be read as one (however it is damaged) is played again, as the docs say,
+    and the report is the same as an undamaged run's."""
+    out = tmp_path / "out"
+    first = run("heuristic", version=str(tiny), tracks=["standard"], out=out)
+    block = out / "blocks" / "standard" / "random" / "00001.npz"
+    damage(block)
+    again = run("heuristic", version=str(tiny), tracks=["standard"], out=out)
+    assert reports.figures(again) == reports.figures(first)
+    assert (again["manifest"]["blocks_played"], again["manifest"]["blocks_kept"]) == (1, 7)
+    assert block.is_file() and np.load(block)["hands"].shape == (5, 4)
+
+
+def test_a_worker_that_dies_is_an_error_naming_the_candidate(tiny, tmp_path, monkeypatch) -> None:
+    """A candidate that ends its worker process (os._exit, a crash) is named in one BenchError line,
+    not a BrokenProcessPool traceback; the run folder keeps what finished."""
+    (tmp_path / "dying.py").write_text(
+        "import os\n\n\nclass Dying:\n"
+        "    def __call__(self, info, mask):\n"
+        "        if os.getpid() != int(os.environ['BENCH_PARENT']):\n"
+        "            os._exit(3)\n"
+        "        return mask.argmax(axis=1)\n\n\n"
+        "def make():\n    return Dying()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("BENCH_PARENT", str(os.getpid()))
+    died = r"^dying:make: track 'standard', match '\w+', test deals \d+\.\.\d+: a worker process died"
+    with pytest.raises(BenchError, match=died):
+        run("dying:make", version=str(tiny), tracks=["standard"], workers=2, out=tmp_path / "out")
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e300", "nan", "0", "-1", "86401"])
+def test_a_time_limit_out_of_range_is_refused_up_front(tmp_path, capsys, monkeypatch, limit) -> None:
+    monkeypatch.chdir(tmp_path)
+    err = _cli_error(["run", "random", "--time-limit", limit], capsys)
+    assert "the time limit must be a number of seconds in (0, 86400]" in err
+    assert not list(tmp_path.iterdir()), "nothing written"
+    with pytest.raises(BenchError, match="the time limit must be"):
+        run("random", time_limit=float(limit))
+    with pytest.raises(BenchError, match="the time limit must be"):
+        TimeLimited(HeuristicPolicy(), "h", float(limit))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run"], "hearts-bench run: error: the following arguments are required: candidate"),
+        (["run", "random", "--workers", "0"], "hearts-bench run: error: argument --workers"),
+        (["run", "random", "--time-limit", "soon"], "hearts-bench run: error: argument --time-limit"),
+        (["nosuch"], "hearts-bench: error: argument COMMAND: invalid choice: 'nosuch'"),
+        (["run", "random", "--json", "/nonexistent/r.json"], "--json: no folder /nonexistent to write r.json in"),
+    ],
+)
+def test_a_bad_command_line_is_one_line(argv, message, capsys) -> None:
+    assert message in _cli_error(argv, capsys, code=2)

@@ -34,12 +34,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from hearts_env.agents.bench import leaderboard as leaderboards
 from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.candidates import TIME_LIMIT
+from hearts_env.agents.bench.candidates import TIME_LIMIT, check_time_limit
 from hearts_env.agents.bench.compare import compare, format_comparison
 from hearts_env.agents.bench.run import run
+from hearts_env.agents.bench.schema import read_json
 from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, setting, versions
 from hearts_env.arena.sharding import add_ray_argument
 from hearts_env.cli.commands import add_progress_argument, positive_int
@@ -92,8 +94,7 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    if not args.time_limit > 0:
-        parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+    check_time_limit(args.time_limit)  # before Ray starts
     if args.ray is not None and importlib.util.find_spec("ray") is None:
         parser.error('--ray needs Ray: pip install -e ".[ray]"')
     if args.json and (problem := _output_problem(args.json)):
@@ -166,7 +167,7 @@ def _leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _leaderboard_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     entries = [(path, reports.load(path)) for path in args.reports]
-    exploits = [(path, _read_json(path)) for path in args.exploit]
+    exploits = [(path, read_json(path, "the exploit report")) for path in args.exploit]
     command = shlex.join(
         [PROG, "leaderboard", *args.reports]
         + (["--exploit", *args.exploit] if args.exploit else [])
@@ -295,8 +296,16 @@ COMMANDS: dict[str, Command] = {
 """The subcommands, in the order ``--help`` lists them."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are one line too (``hearts-bench run: error: ...``), not the usage first."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="hearts-bench: a versioned benchmark of Hearts agents (docs/benchmark.md).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -328,13 +337,6 @@ def _write(path: str | Path, text: str) -> None:
         Path(path).write_text(text)
     except OSError as error:
         raise BenchError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def _read_json(path: str) -> object:
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError) as error:
-        raise BenchError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
 
 
 def _output_problem(path: str) -> str | None:

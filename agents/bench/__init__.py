@@ -14,7 +14,8 @@ of every match (agents are reseeded at each block). A run checks all of it befor
     quick = run(my_policy, name="mine", quick=True, tracks=["standard", "games"])   # a tenth of the deals
     compare(report, other_report)                       # A minus B, paired by deal, per match and track
 
-Modules: ``suite`` (versions as data, the record and its checks), ``deals`` (deal keys and
+Modules: ``schema`` (the published JSON Schemas of the files and the checker every loader goes
+through), ``suite`` (versions as data, the record and its checks), ``deals`` (deal keys and
 hashes), ``identity`` (weights hashes, decision fingerprints), ``candidates`` (anything as the
 candidate; ``per_game_policy``, the adapter for per-game callables; the time limit), ``run``
 (checks, blocks, executors, resuming), ``store`` (the output folder), ``report`` (the JSON

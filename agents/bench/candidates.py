@@ -58,6 +58,8 @@ from hearts_env.play.policy import Policy
 
 TIME_LIMIT = 10.0
 """Seconds a decision may take by default: a call deciding n games may take n times this."""
+MAX_TIME_LIMIT = 86_400.0
+"""The most seconds a decision may be given (a day): more would overflow the alarm timer."""
 _IMPORT_PATH = re.compile(r"(?P<module>[A-Za-z_][\w.]*):(?P<attr>[A-Za-z_][\w.]*)(?::(?P<options>.*))?")
 
 
@@ -192,6 +194,14 @@ def per_game_policy(act: Callable[[np.ndarray, np.ndarray], Any], history: bool 
 # The time limit
 
 
+def check_time_limit(limit: object) -> float:
+    """``limit`` as seconds a decision, if it is a number in (0, ``MAX_TIME_LIMIT``]; ``BenchError`` otherwise
+    (inf, NaN or 1e300 would pass a bare ``> 0`` and then overflow the timer, blamed on the candidate)."""
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= MAX_TIME_LIMIT:
+        raise BenchError(f"the time limit must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {limit!r}")
+    return float(limit)
+
+
 class TimeLimited:
     """The candidate as it plays in the suite: each call may take ``limit`` seconds per decision
     (n games: n times that), not counting the time numba spends compiling kernels on their first
@@ -200,9 +210,7 @@ class TimeLimited:
     call elsewhere, or stuck in compiled code, is caught when it returns."""
 
     def __init__(self, policy: Policy, name: str, limit: float = TIME_LIMIT) -> None:
-        if not limit > 0:
-            raise ValueError(f"time limit must be a positive number of seconds, got {limit!r}")
-        self.policy, self.name, self.limit = policy, name, float(limit)
+        self.policy, self.name, self.limit = policy, name, check_time_limit(limit)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
         if callable(getattr(self.policy, "seed", None)):

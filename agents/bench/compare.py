@@ -40,10 +40,10 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
             match_b = by_id.get(match_a["id"])
             if match_b is None:
                 continue
-            if match_a["deals_sha256"] != match_b["deals_sha256"]:
+            if (match_a["deals_sha256"], match_a["deals"]) != (match_b["deals_sha256"], match_b["deals"]):
+                a_deals, b_deals = (f"{m['deals']} hashing to {m['deals_sha256'][:12]}..." for m in (match_a, match_b))
                 raise BenchError(
-                    f"track {name!r}, match {match_a['id']!r}: the reports' deals hash differently "
-                    f"({match_a['deals_sha256'][:12]}... and {match_b['deals_sha256'][:12]}...)"
+                    f"track {name!r}, match {match_a['id']!r}: the reports' deals differ ({a_deals} and {b_deals})"
                 )
             entry = {
                 "a": reports.headline(match_a, "adp"),

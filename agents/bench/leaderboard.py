@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hearts_env.agents.bench import report as reports
+from hearts_env.agents.bench.schema import validate
 from hearts_env.agents.bench.suite import FULL, QUICK, BenchError
 
 EXPLOIT_SCHEMA = "hearts-exploit-1"
@@ -125,6 +126,7 @@ def _exploits(exploits: Sequence[tuple[str | Path, Mapping[str, Any]]]) -> dict[
     for path, report in exploits:
         if not isinstance(report, Mapping) or report.get("schema") != EXPLOIT_SCHEMA:
             raise BenchError(f"{path} is not a hearts-bench exploit report ({EXPLOIT_SCHEMA})")
+        validate(report, "exploit", f"the exploit report {path}")
         target = report["target"]["spec"]
         if target in by_target:
             raise BenchError(f"two exploit reports have the target {target!r}: the column holds one a row")

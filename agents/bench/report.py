@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.bench.suite import CANDIDATE, BenchError
+from hearts_env.agents.bench.schema import BenchError, read_json, validate
+from hearts_env.agents.bench.suite import CANDIDATE
 from hearts_env.arena import CONFIDENCE, MatchResult
 
 SCHEMA = 1
@@ -158,8 +159,18 @@ def pack(values: np.ndarray) -> str:
     return base64.b64encode(zlib.compress(integers.tobytes(), 9)).decode("ascii")
 
 
-def unpack(text: str) -> np.ndarray:
-    return np.frombuffer(zlib.decompress(base64.b64decode(text)), "<i4").astype(np.float64)
+def unpack(text: str, count: int | None = None) -> np.ndarray:
+    """The values ``pack`` wrote; with ``count``, ``ValueError`` (not a memory error) for text that
+    is not such values or holds more than ``count`` of them."""
+    limit = 0 if count is None else 4 * count + 1  # one byte more than count values: too many, said
+    try:
+        data = zlib.decompressobj().decompress(base64.b64decode(text, validate=True), limit)
+        values = np.frombuffer(data[: 4 * count] if count is not None else data, "<i4").astype(np.float64)
+    except (ValueError, zlib.error) as error:
+        raise ValueError(f"not packed per-deal values ({error})") from None
+    if count is not None and len(data) > 4 * count:
+        raise ValueError(f"more than {count} values")
+    return values
 
 
 def per_deal_adp(match: Mapping[str, Any]) -> np.ndarray:
@@ -179,28 +190,50 @@ def per_deal_win_rate(match: Mapping[str, Any]) -> np.ndarray:
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """A report read back and checked (schema, structure, checksum); ``BenchError`` in one line
-    naming the file if it cannot be read, is of another schema, or was edited or damaged."""
+    """A report read back and checked: its schema version, its checksum, its shape
+    (``schemas/report.schema.json``) and its per-deal arrays; ``BenchError`` in one line naming the
+    file (and the field) if it cannot be read, is of another schema, or was edited or damaged."""
     path = Path(path)
-    try:
-        report = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as error:
-        raise BenchError(f"cannot read the report {path}: {error}") from None
-    except (ValueError, RecursionError) as error:
-        raise BenchError(f"{path} is not a JSON report: {str(error)[:80]}") from None
-    if not isinstance(report, dict) or report.get("schema") != SCHEMA:
+    report = read_json(path, "the report")
+    if not isinstance(report, dict) or type(report.get("schema")) is not int or report["schema"] != SCHEMA:
         found = report.get("schema") if isinstance(report, dict) else None
-        raise BenchError(f"{path} is not a hearts-bench report of schema {SCHEMA} (schema {found!r})")
-    if report.get("checksum") != checksum({k: v for k, v in report.items() if k != "checksum"}):
-        raise BenchError(f"{path} was edited or is damaged: its checksum does not match its content")
+        raise BenchError(f"{path} is not a hearts-bench report of schema {SCHEMA} (schema {_short(found)})")
     try:
-        for track in report["tracks"].values():
-            for match in track.get("matches", []):
-                if len(per_deal_adp(match)) != match["deals"]:
-                    raise ValueError("per-deal values of another length")
-    except (KeyError, TypeError, ValueError, zlib.error) as error:
-        raise BenchError(f"{path}: malformed report ({type(error).__name__}: {error})") from None
+        edited = report.get("checksum") != checksum({k: v for k, v in report.items() if k != "checksum"})
+    except RecursionError:
+        raise BenchError(f"the report {path} is not usable JSON: nested too deeply") from None
+    if edited:
+        raise BenchError(f"{path} was edited or is damaged: its checksum does not match its content")
+    validate(report, "report", f"the report {path}")
+    for name, track in report["tracks"].items():
+        problem = _track_problem(track)
+        if problem is not None:
+            raise BenchError(f"the report {path}: tracks.{name}{problem}")
     return report
+
+
+def _track_problem(track: Mapping[str, Any]) -> str | None:
+    """What the schema cannot say about a track of a report: its status, mean and per-deal arrays
+    agree with its matches (``.FIELD: what is wrong``), or None."""
+    played = track["status"] == "played"
+    if played != bool(track["matches"]):
+        return f".status: {track['status']} with {len(track['matches'])} matches"
+    wanted = {"adp", "payoff", "points_per_hand"} | ({"win_rate"} if track["episode"] == "game" else set())
+    if played and not wanted <= set(track.get("mean", {})):
+        return f".mean: must hold {', '.join(sorted(wanted))}"
+    for i, match in enumerate(track["matches"]):
+        for name, text in match["per_deal"].items():
+            try:
+                values = unpack(text, match["deals"])
+            except ValueError as error:
+                return f".matches[{i}].per_deal.{name}: {error}"
+            if len(values) != match["deals"] or (name.endswith("_hands") and values.min() < 1):
+                return f".matches[{i}].per_deal.{name}: not {match['deals']} deals of the match"
+    return None
+
+
+def _short(value: Any) -> str:
+    return repr(value) if isinstance(value, (int, str, type(None))) and len(repr(value)) <= 40 else type(value).__name__
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +265,8 @@ def format_report(report: Mapping[str, Any]) -> str:
 
 def _track_table(track: Mapping[str, Any]) -> list[str]:
     whole = track["episode"] == "game"
-    directions = [] if whole else list(dict.fromkeys(d for m in track["matches"] for d in m["summary"]["by_direction"]))
+    by_direction = [m["summary"].get("by_direction", {}) for m in track["matches"]]
+    directions = [] if whole else list(dict.fromkeys(d for entry in by_direction for d in entry))
     figures = ["points/hand", "vs field", "win %", "payoff/hand", "QS %", "moons %"]
     head = ["match", "deals", *figures, *directions, "CPU s"]
     rows = [head]
@@ -248,7 +282,7 @@ def _track_table(track: Mapping[str, Any]) -> list[str]:
                 pm(headline(m, "qs_rate"), 1, 100),
                 pm(headline(m, "moon_rate"), 2, 100),
                 *(
-                    pm(headline(m, "adp", d), 2, signed=True) if d in m["summary"]["by_direction"] else "-"
+                    pm(headline(m, "adp", d), 2, signed=True) if d in m["summary"].get("by_direction", {}) else "-"
                     for d in directions
                 ),
                 f"{m.get('cpu_seconds', 0.0):.0f}",
@@ -310,12 +344,12 @@ def plot_track(report: Mapping[str, Any], track_name: str, path: str | Path) -> 
     ax = fig.subplots()
     groups: list[tuple[str, str | None]] = [("all deals", None)]
     if track["episode"] == "hand":
-        groups += [(d, d) for d in dict.fromkeys(d for m in matches for d in m["summary"]["by_direction"])]
+        groups += [(d, d) for d in dict.fromkeys(d for m in matches for d in m["summary"].get("by_direction", {}))]
     offsets = np.linspace(0.25, -0.25, len(groups)) if len(groups) > 1 else [0.0]
     for (label, direction), offset in zip(groups, offsets, strict=True):
         estimates = [
             headline(m, "adp", direction)
-            if direction is None or direction in m["summary"]["by_direction"]
+            if direction is None or direction in m["summary"].get("by_direction", {})
             else {"mean": None, "low": None, "high": None}
             for m in matches
         ]

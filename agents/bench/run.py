@@ -50,6 +50,7 @@ from hearts_env.agents.bench.candidates import (
     Candidate,
     CandidateError,
     TimeLimited,
+    check_time_limit,
     load_candidate,
     refusal,
 )
@@ -108,6 +109,7 @@ def run(
     blocks run; ``time_limit``: seconds per decision of the candidate; ``command``: recorded in
     the manifest. ``BenchError`` in one line for anything refused or failed."""
     started, wall, commit = datetime.now(timezone.utc), time.perf_counter(), _git_commit()
+    time_limit = check_time_limit(time_limit)
     if workers is not None and executor is not None:
         raise BenchError("give workers or an executor, not both")
     suite = version if isinstance(version, Suite) else load_suite(version)
@@ -264,7 +266,10 @@ def _play(
     pending = []
     for match in matches:
         for b in range(match.plan.blocks):
-            kept = None if folder is None else folder.load(match.track.name, match.spec.id, b)
+            kept = None
+            if folder is not None:
+                deals = len(match.plan.block_deals(b))
+                kept = folder.load(match.track.name, match.spec.id, b, deals, match.plan.seating.shape)
             if kept is None:
                 pending.append((match, b))
             else:
@@ -275,11 +280,10 @@ def _play(
     left = sum(len(m.plan.block_deals(b)) * games[id(m)] for m, b in pending)
     bar = _progress_bar(progress, total, total - left, f"hearts-bench {name}")
 
+    kept = "" if folder is None else f"; the blocks finished are kept in {folder.path}: the same command resumes"
+
     def keep(match: _Match, b: int, outcome: BlockOutcome | None, timing: Timing, error: str | None) -> None:
         if error is not None:
-            kept = (
-                "" if folder is None else f"; the blocks finished are kept in {folder.path}: the same command resumes"
-            )
             raise BenchError(f"{name}: {match.where(b, split)}: {error}{kept}")
         done[id(match)][b] = (outcome, timing)
         if folder is not None:
@@ -299,10 +303,19 @@ def _play(
             if own is None:
                 _check_picklable(matches, name)
             results = executor.map(_play_job, [(m.plan, b) for m, b in pending])
-            for (match, b), (outcome, timing, error) in zip(pending, results, strict=True):
-                keep(match, b, outcome, timing, error)
-                if bar is not None:
-                    bar.update(len(match.plan.block_deals(b)) * games[id(match)])
+            finished = 0
+            try:
+                for (match, b), (outcome, timing, error) in zip(pending, results, strict=True):
+                    keep(match, b, outcome, timing, error)
+                    finished += 1
+                    if bar is not None:
+                        bar.update(len(match.plan.block_deals(b)) * games[id(match)])
+            except concurrent.futures.process.BrokenProcessPool:  # a worker ended: os._exit, a crash, no memory
+                match, b = pending[finished]
+                raise BenchError(
+                    f"{name}: {match.where(b, split)}: a worker process died while the candidate or its opponents "
+                    f"played (the candidate, or an agent it plays with, ended the process){kept}"
+                ) from None
     finally:
         if own is not None:
             own.shutdown(wait=False, cancel_futures=True)  # the futures are done, or the run failed

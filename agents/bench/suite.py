@@ -35,8 +35,8 @@ from typing import Any
 
 from hearts_env.agents.bench import deals as deal_sets
 from hearts_env.agents.bench.identity import fingerprint, weights_hash
+from hearts_env.agents.bench.schema import BenchError, read_json
 from hearts_env.agents.specs import agent_from_spec
-from hearts_env.arena import EPISODES
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play.policy import Policy
 
@@ -51,10 +51,6 @@ FULL, QUICK = "full", "quick"
 def setting(quick: bool) -> str:
     """The setting a run plays in, as reports and run folders name it."""
     return QUICK if quick else FULL
-
-
-class BenchError(ValueError):
-    """A benchmark problem, said in one line: a bad version, track, candidate, report or agent."""
 
 
 @dataclass(frozen=True)
@@ -218,9 +214,12 @@ def freeze(path: str | Path) -> dict[str, Any]:
     if suite.record is not None:
         raise BenchError(f"{path} is frozen already (suite {suite.version}); make a new version instead")
     record = make_record(suite)
-    data = json.loads(path.read_text())
+    data = read_json(path, "the suite file")
     data["record"] = record
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as error:
+        raise BenchError(f"cannot write the suite file {path}: {error.strerror or error}") from None
     return record
 
 
@@ -241,57 +240,65 @@ def load_suite(version: str) -> Suite:
 
 
 def load_suite_file(path: str | Path) -> Suite:
-    """The suite of a JSON file (see the module docstring); ``BenchError`` naming what is wrong."""
+    """The suite of a JSON file (see the module docstring), checked whole before anything uses it:
+    its shape (``schemas/suite.schema.json``: types, ranges, names), then what the shape cannot say
+    (rules that make a table, seats that fit it, members that build); ``BenchError`` in one line
+    naming the file and the field otherwise."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise BenchError(f"cannot read the suite file {path}: {error}") from None
+    data = read_json(path, "the suite file", "suite")
     try:
         return _parse(data, path)
-    except (KeyError, TypeError, ValueError) as error:
-        raise BenchError(f"suite file {path}: {error}") from None
+    except ValueError as error:
+        raise BenchError(f"the suite file {path}: {error}") from None
 
 
 def _parse(data: dict[str, Any], path: Path) -> Suite:
-    pool = {name: Member(name, str(m["spec"]), int(m["fingerprint_games"])) for name, m in data["pool"].items()}
+    """The suite of a file whose shape ``read_json`` checked; ``ValueError`` naming the field otherwise."""
+    pool = {name: Member(name, m["spec"], m["fingerprint_games"]) for name, m in data["pool"].items()}
     if CANDIDATE in pool:
-        raise ValueError(f"a pool member may not be called {CANDIDATE!r}")
+        raise ValueError(f"pool.{CANDIDATE}: a pool member may not be called {CANDIDATE!r}")
+    for name, member in pool.items():
+        try:
+            member.build(data["agent_seed"])
+        except (ValueError, OSError) as error:  # the agents' own one-line refusals
+            raise ValueError(f"pool.{name}.spec: {error}") from None
     tracks = {}
     for name, t in data["tracks"].items():
-        if t["episode"] not in EPISODES:
-            raise ValueError(f"track {name!r}: episode must be one of {', '.join(EPISODES)}, got {t['episode']!r}")
         tables = {}
         for table_name, table in t["tables"].items():
-            rules = HeartsRules.from_dict(table["rules"])
+            try:
+                rules = HeartsRules.from_dict(table["rules"])
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"tracks.{name}.tables.{table_name}.rules: {error}") from None
             if t["episode"] == "hand":
                 rules = dataclasses.replace(rules, target_score=None)
-            tables[table_name] = Table(table_name, rules, int(table["deal_seed"]), int(table["deals"]))
+            tables[table_name] = Table(table_name, rules, table["deal_seed"], table["deals"])
         matches = []
-        for m in t["matches"]:
-            spec = MatchSpec(str(m["id"]), str(m["table"]), tuple(m["seats"]), int(m["deals"]), int(m["block"]))
-            table = tables[spec.table]
+        for i, m in enumerate(t["matches"]):
+            where = f"tracks.{name}.matches[{i}]"
+            spec = MatchSpec(m["id"], m["table"], tuple(m["seats"]), m["deals"], m["block"])
+            table = tables.get(spec.table)
+            if table is None:
+                raise ValueError(f"{where}.table: no table {spec.table!r}; the track's tables are {', '.join(tables)}")
             if spec.seats.count(CANDIDATE) != 1 or len(spec.seats) != table.rules.num_players:
-                raise ValueError(f"match {spec.id!r}: {table.rules.num_players} seats with {CANDIDATE!r} once")
-            if any(s not in pool for s in spec.opponents) or not 0 < spec.deals <= table.deals or spec.block < 1:
-                raise ValueError(f"match {spec.id!r}: seats from the pool, 1..{table.deals} deals and a block >= 1")
+                raise ValueError(f"{where}.seats: {table.rules.num_players} seats with {CANDIDATE!r} once")
+            if unknown := [s for s in spec.opponents if s not in pool]:
+                raise ValueError(f"{where}.seats: {unknown[0]!r} is not in the pool")
+            if spec.deals > table.deals:
+                raise ValueError(f"{where}.deals: {spec.deals} is more than table {table.name!r} holds ({table.deals})")
             matches.append(spec)
         if len({m.id for m in matches}) != len(matches):
-            raise ValueError(f"track {name!r}: match ids must be distinct")
-        tracks[name] = Track(name, str(t.get("description", "")), t["episode"], tables, tuple(matches))
-    splits = tuple(data["splits"])
-    for split in splits:
-        if split not in deal_sets.SPLIT_STREAMS:
-            raise ValueError(f"unknown split {split!r}; the splits are {', '.join(deal_sets.SPLIT_STREAMS)}")
+            raise ValueError(f"tracks.{name}.matches: match ids must be distinct")
+        tracks[name] = Track(name, t.get("description", ""), t["episode"], tables, tuple(matches))
     return Suite(
-        version=str(data["version"]),
-        description=str(data.get("description", "")),
-        splits=splits,
-        agent_seed=int(data["agent_seed"]),
-        quick_fraction=int(data["quick_fraction"]),
+        version=data["version"],
+        description=data.get("description", ""),
+        splits=tuple(data["splits"]),
+        agent_seed=data["agent_seed"],
+        quick_fraction=data["quick_fraction"],
         pool=pool,
         tracks=tracks,
-        record=data.get("record"),
+        record=data["record"],
         path=path,
     )
 
