@@ -85,7 +85,7 @@ def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_
 
     code = (
         "import io, numpy as np\n"
-        "from hearts_env import compiled\n"
+        "from hearts_env.engine import compiled\n"
         "said = io.StringIO(); compiled.announce_compiling(said)\n"
         "from hearts_env.engine.core import bits_to_mask\n"
         "bits_to_mask(np.uint64(3)); bits_to_mask(np.uint64(5))\n"
