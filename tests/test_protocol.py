@@ -551,7 +551,7 @@ BAD_BOTS = {
     "long name": ("", r"answered the hello with a name that is not 64 printable ASCII characters or fewer"),
     "escape": (
         "print('error', table, '\\x1b[2J' + 'z' * 3000, flush=True)",
-        r"refused table 0 .*: '\\x1b\[2Jzzz+\.\.\.'$",
+        r"refused table 0 .*: '\\x1b\[2Jzzz+\.\.\.'(\n|$)",  # (\n: the runner's note naming the policy)
     ),
 }
 

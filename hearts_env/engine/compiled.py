@@ -30,7 +30,7 @@ from numba.core.caching import IndexDataCacheFile
 from numba.extending import intrinsic
 
 _HERE = Path(__file__).resolve().parent
-_KERNEL_FOLDERS = (_HERE, _HERE.parent / "protocol")  # hearts_env's folders that define kernels
+KERNEL_FOLDERS = (_HERE, _HERE.parent / "protocol")  # hearts_env's folders that define kernels
 
 
 def cache_folder(*packages: Path) -> Path:
@@ -59,7 +59,7 @@ def use_cache_for(*packages: Path) -> None:
                 root.chmod(0o700)  # the kernels in it are loaded as code: other users keep out
         except OSError:  # no cache to be had (a read-only home): numba compiles without one
             pass
-        numba.config.CACHE_DIR = str(cache_folder(*_KERNEL_FOLDERS, *packages))
+        numba.config.CACHE_DIR = str(cache_folder(*KERNEL_FOLDERS, *packages))
 
 
 class _Announcement(numba.core.event.Listener):
