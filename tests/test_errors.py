@@ -245,3 +245,20 @@ def test_deals_disagree_with_batch_size():
 def test_bad_batch_size(batch_size):
     with pytest.raises(ValueError, match="batch_size"):
         new_games(HeartsRules(), batch_size=batch_size, seed=0)
+
+
+@pytest.mark.parametrize("make", ["aec", "gym", "vector", "torchrl_multi", "torchrl_learner"])
+def test_a_keyword_that_is_no_argument_nor_knob_is_named(make: str) -> None:
+    """Every environment takes its rules knobs as keywords: any other keyword is refused by name,
+    as a ValueError, not Python's TypeError from the rules' constructor."""
+    from hearts_env import aec, gym_env
+
+    makers = {"aec": aec.raw_env, "gym": gym_env.HeartsEnv, "vector": lambda **k: gym_env.HeartsVectorEnv(2, **k)}
+    if make.startswith("torchrl"):
+        torchrl = pytest.importorskip("hearts_env.torchrl")
+        makers |= {"torchrl_multi": lambda **k: torchrl.HeartsMultiAgentEnv(2, **k)}
+        makers |= {"torchrl_learner": lambda **k: torchrl.HeartsLearnerEnv(2, **k)}
+    with pytest.raises(ValueError, match="^colour: neither an argument of this environment nor a rules knob"):
+        makers[make](colour=1)
+    with pytest.raises(ValueError, match="num_players must be"):
+        makers[make](num_players=2)

@@ -216,12 +216,18 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rules_or_knobs(rules: HeartsRules | None, knobs: dict[str, Any]) -> HeartsRules:
-    """An environment's rules: its ``rules`` argument, or ``HeartsRules(**knobs)`` of its rules
-    keywords (the standard game without either); not both."""
+    """An environment's rules: its ``rules`` argument, or the ``HeartsRules`` of its rules keywords
+    (the standard game without either); not both. ``ValueError`` naming a keyword that is no knob."""
     if rules is not None and knobs:
         raise ValueError(f"give either rules or rules knobs as keywords, not both (got {', '.join(knobs)})")
     if rules is not None and not isinstance(rules, HeartsRules):
         raise ValueError(f"rules must be a HeartsRules, got {rules!r}")
+    names = [f.name for f in dataclasses.fields(HeartsRules) if f.init]
+    unknown = [k for k in knobs if k not in names]
+    if unknown:
+        raise ValueError(
+            f"{', '.join(unknown)}: neither an argument of this environment nor a rules knob ({', '.join(names)})"
+        )
     return rules if rules is not None else HeartsRules(**knobs)
 
 

@@ -160,7 +160,7 @@ from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
-from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.rules import HeartsRules, rules_or_knobs
 from hearts_env.render import describe
 from hearts_env.render.modes import RENDER_FPS, Renderer
 
@@ -207,9 +207,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         **knobs: Any,
     ) -> None:
         super().__init__()
-        if rules is not None and knobs:
-            raise ValueError(f"give rules or rule knobs, not both (got rules and {', '.join(knobs)})")
-        self.rules = rules if rules is not None else HeartsRules(**knobs)
+        self.rules = rules_or_knobs(rules, knobs)
         self.reward_mode = check_reward_mode(reward)
         self.history = checks.flag("history", history)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
