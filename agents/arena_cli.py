@@ -43,7 +43,7 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.cli.commands import add_progress_argument, command, positive_int
+from hearts_env.cli.commands import Parser, add_progress_argument, command, positive_int
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 from hearts_env.engine.seeding import parse_seed
 from hearts_env.play import replay
@@ -66,7 +66,7 @@ def build_agents(specs: list[str], seed: int) -> list[tuple[str, Policy]]:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="hearts-arena",
         description="Duplicate matches and round robins between Hearts agents picked by name.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

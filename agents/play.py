@@ -23,7 +23,7 @@ import numpy as np
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
-from hearts_env.cli.commands import command
+from hearts_env.cli.commands import Parser, command
 from hearts_env.engine import cards
 from hearts_env.engine.core import (
     BIT,
@@ -491,7 +491,7 @@ def play_game(table: Table, state: State) -> State:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hearts-play", description=__doc__.splitlines()[0])
+    parser = Parser(prog="hearts-play", description=__doc__.splitlines()[0])
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0..num_players-1 (default 0)")
     parser.add_argument(
         "--opponents",

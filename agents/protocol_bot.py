@@ -19,7 +19,6 @@ time limit runs.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 from typing import BinaryIO, TextIO
@@ -27,6 +26,7 @@ from typing import BinaryIO, TextIO
 import numpy as np
 
 from hearts_env import protocol
+from hearts_env.cli.commands import Parser
 from hearts_env.engine.core import bits_to_mask, legal_mask, new_games
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.rules import HeartsRules
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     from hearts_env.agents import AGENTS
     from hearts_env.agents.specs import agent_from_spec
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Serve one of this project's agents as a Hearts bot on stdin/stdout (docs/bot-protocol.md).",
     )

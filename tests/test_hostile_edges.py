@@ -36,14 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def one_line_exit(run, capsys: pytest.CaptureFixture[str], *fragments: str) -> str:
-    """Run a command's main: it must exit non-zero with one error line (after argparse's usage,
-    if it refused a flag) holding every fragment, and no traceback."""
+    """Run a command's main: it must exit non-zero with one error line on stderr (no usage, no
+    traceback) holding every fragment."""
     with pytest.raises(SystemExit) as exit_:
         run()
     assert exit_.value.code not in (0, None)
     err = capsys.readouterr().err + (exit_.value.code if isinstance(exit_.value.code, str) else "")
-    lines = [line for line in err.splitlines() if "error:" in line]
-    assert len(lines) == 1 and "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "error:" in lines[0], err
     for fragment in fragments:
         assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
     return lines[0]

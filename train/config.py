@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
 from hearts_env.agents.trained import ACTIVATIONS
+from hearts_env.cli.commands import Parser
 from hearts_env.engine import seeding
 from hearts_env.engine.rewards import REWARD_MODES
 from hearts_env.engine.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
@@ -229,7 +230,7 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
     """A config dataclass from command-line flags (``--total-timesteps 100000``; a list field takes
     one or more values; a ``HeartsRules`` field as the rules flags of ``add_rules_arguments``). A
     bad value exits through ``parser.error`` naming it."""
-    parser = argparse.ArgumentParser(description=description, prog=prog)
+    parser = Parser(description=description, prog=prog)
     docs = field_docs(cls)
     fields = dataclasses.fields(cls)
     for f in fields:

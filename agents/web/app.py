@@ -43,6 +43,7 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.web.guard import Guard, allowed_hosts
 from hearts_env.agents.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.web.tables import WebError, WebTables
+from hearts_env.cli.commands import Parser
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import replay
 
@@ -183,7 +184,7 @@ def _locked_view(table: Any) -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hearts-web", description="Play Hearts in the browser against any agent.")
+    parser = Parser(prog="hearts-web", description="Play Hearts in the browser against any agent.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games' deals and agents (default 0)")

@@ -5,8 +5,9 @@ read into one line on stderr and an exit status, never a traceback: a refused in
 run (``ValueError``, naming what was wrong), a file that cannot be read or written (``OSError``:
 a full disk, a missing folder), Ctrl-C (``prog: interrupted``, status 130). A closed output pipe
 (``hearts-demo | head -1``) ends the program quietly, as ``head`` expects. On a terminal, a
-first run says in one line that it is compiling the kernels. ``positive_int`` is the flag type
-they share for counts.
+first run says in one line that it is compiling the kernels. ``Parser`` is the argument parser
+every command uses: a flag it refuses is one line too (``prog: error: ...``), not the usage first.
+``positive_int`` is the flag type they share for counts.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from hearts_env.engine import compiled
 
@@ -48,6 +49,15 @@ def command(prog: str) -> Callable[[F], F]:
         return run  # type: ignore[return-value]
 
     return wrap
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose refusals are one line on stderr and exit status 2, pointing at
+    ``--help`` instead of printing the usage first."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def positive_int(text: str) -> int:

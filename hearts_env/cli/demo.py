@@ -5,11 +5,9 @@ Usage: ``hearts-demo --seed 0 --num-players 5 --moon shooter_choice`` (every rul
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
-from hearts_env.cli.commands import command
+from hearts_env.cli.commands import Parser, command
 from hearts_env.engine import cards, seeding
 from hearts_env.engine.core import GAME_OVER, PASS, PLAY, State, bits_to_cards, new_games
 from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from_args
@@ -57,7 +55,7 @@ def _print_deal(state: State) -> None:
 
 @command("hearts-demo")
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="hearts-demo", description=__doc__.splitlines()[0])
+    parser = Parser(prog="hearts-demo", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--seed", type=seeding.parse_seed, default=0, help="seed of the deals and the random players (default: 0)"
     )
