@@ -7,7 +7,9 @@ Hearts; an opponent may be ``trained:path=RUN_FOLDER``)
 Type a card to play it (``QS``, ``qs``, ``10h``, ``TH`` or ``Q♠``); while passing, name one card
 or several on a line (``QS AS 2H``). Commands: ``help``, ``hand``, ``last``, ``scores``, ``quit``.
 Cards in [brackets] are the ones the rules let you play now; with two decks a card held twice
-shows as ``Q♠x2``, and the table shows the pot and the kitty's size. Input and output are injectable
+shows as ``Q♠x2``, and the table shows the pot and the kitty's size. The table is drawn from the
+description the text, image and web views share (``hearts_env.render.describe``: a ``TableView``
+with the person's hand face up, the others' face down). Input and output are injectable
 (``main(argv, input_fn, output)``), so the whole game can be driven by a script.
 """
 
@@ -32,10 +34,8 @@ from hearts_env.engine.core import (
     JD_POINTS,
     MOON_POINTS,
     PASS,
-    PLAY,
     QS_POINTS,
     State,
-    bits_to_cards,
     explain_illegal,
     new_games,
     points_taken,
@@ -45,6 +45,7 @@ from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from
 from hearts_env.engine.seeding import parse_seed
 from hearts_env.play import runner
 from hearts_env.play.policy import Policy
+from hearts_env.render import SeatView, TableView, describe, pile_cards
 
 SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
 _SYMBOL_TO_LETTER = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUIT_CHARS, strict=True)))
@@ -146,7 +147,7 @@ class Table:
 
 
 # ---------------------------------------------------------------------------------------------
-# Words and pictures
+# Words and pictures, drawn from the table's description (hearts_env.render.describe)
 
 
 def relative_position(offset: int, num_players: int) -> str:
@@ -161,14 +162,20 @@ def relative_position(offset: int, num_players: int) -> str:
     return f"{offset} seats left" if 2 * offset < num_players else f"{num_players - offset} seats right"
 
 
-def format_hand(hand: Sequence[int], marked: set[int] | None = None, twice: set[int] | None = None) -> list[str]:
+def table_view(table: Table, state: State) -> TableView:
+    """What the person sees of the game: its own hand face up, the seats named as the lines name them."""
+    names = [table.name(s) for s in range(table.rules.num_players)]
+    return describe(state, 0, face_up=[table.seat], names=names, viewer=table.seat)
+
+
+def format_hand(seat: SeatView, marked: set[int] | None = None) -> list[str]:
     """One line per suit; cards in ``marked`` are shown in brackets, e.g. ``♠ spades   [Q♠]  K♠``;
-    cards in ``twice`` (two decks: held twice) with ``x2``, e.g. ``[Q♠x2]``."""
-    twice = set() if twice is None else twice
+    a card held twice (two decks) with ``x2``, e.g. ``[Q♠x2]``."""
+    twice = {c for c in seat.hand if seat.hand.count(c) > 1}
     width = 7 if twice else 5
     lines = []
     for suit in range(cards.NUM_SUITS):
-        in_suit = [c for c in sorted(hand) if cards.suit_of(c) == suit]
+        in_suit = [c for c in sorted(set(seat.hand)) if cards.suit_of(c) == suit]
         names = {c: cards.card_symbol(c) + ("x2" if c in twice else "") for c in in_suit}
         cells = [
             (f"[{names[c]}]" if marked is not None and c in marked else f"{names[c]} ").rjust(width) for c in in_suit
@@ -178,90 +185,80 @@ def format_hand(hand: Sequence[int], marked: set[int] | None = None, twice: set[
     return lines
 
 
-def format_trick(table: Table, trick: np.ndarray, leader: int, size: int) -> str:
-    """``seat 2 led 7♦, seat 3 K♦, you 9♦`` for the first ``size`` cards of a trick."""
-    P = table.rules.num_players
-    played = []
-    for i in range(size):
-        seat = (leader + i) % P
-        verb = " led" if i == 0 else ""
-        played.append(f"{table.name(seat)}{verb} {cards.card_symbol(int(trick[seat]))}")
-    return ", ".join(played)
+def format_trick(view: TableView, trick: Sequence[tuple[int, int]]) -> str:
+    """``seat 2 led 7♦, seat 3 K♦, you 9♦`` for the (seat, card) pairs of a trick in the order played."""
+    return ", ".join(
+        f"{view.seats[seat].name}{' led' if i == 0 else ''} {cards.card_symbol(card)}"
+        for i, (seat, card) in enumerate(trick)
+    )
 
 
-def scoreboard(table: Table, state: State, hand_points: np.ndarray, heading: str) -> list[str]:
+def scoreboard(table: Table, view: TableView, hand_points: Sequence[int], heading: str) -> list[str]:
     """A small table of each seat's points ``hand_points`` and its game total."""
-    width = max(len(table.who(s)) for s in range(table.rules.num_players))
+    width = max(len(table.who(seat.seat)) for seat in view.seats)
     lines = [f"  {'player':<{width}}  {heading:>9}  {'total':>5}"]
-    for s in range(table.rules.num_players):
-        lines.append(f"  {table.who(s):<{width}}  {int(hand_points[s]):>9}  {int(state.scores[0, s]):>5}")
+    for seat in view.seats:
+        lines.append(f"  {table.who(seat.seat):<{width}}  {hand_points[seat.seat]:>9}  {seat.score:>5}")
     return lines
 
 
-def pass_phrase(table: Table, state: State) -> str:
+def this_hand(view: TableView) -> list[int]:
+    """Each seat's points taken so far this hand."""
+    return [seat.points for seat in view.seats]
+
+
+def pass_phrase(table: Table, view: TableView) -> str:
     """``left to seat 1``: this hand's pass direction and the person's receiver."""
-    receiver = (table.seat + int(state.pass_offset[0])) % table.rules.num_players
-    return f"{table.rules.pass_direction(int(state.hand_number[0]))} to {table.name(receiver)}"
+    return f"{view.pass_direction} to {view.seats[view.receiver(table.seat)].name}"
 
 
-def hand_header(table: Table, state: State) -> str:
-    hand_number = int(state.hand_number[0])
-    direction = table.rules.pass_direction(hand_number)
-    target = table.rules.target_score
-    game = f"game to {target}" if target is not None else "one-hand game"
-    passing = "no passing" if direction == "none" else f"pass {direction}"
-    return f"===== Hand {hand_number} · {passing} · {game} ====="
+def hand_header(view: TableView) -> str:
+    game = f"game to {view.target_score}" if view.target_score is not None else "one-hand game"
+    passing = "no passing" if view.pass_direction == "none" else f"pass {view.pass_direction}"
+    return f"===== Hand {view.hand_number} · {passing} · {game} ====="
 
 
-def show_table(table: Table, state: State) -> None:
+def show_table(table: Table, view: TableView) -> None:
     """The view at the person's turn: the hand's situation, the scores, the trick and the hand."""
-    rules = table.rules
     table.say()
-    if state.phase[0] == PLAY:
-        trick_number = int(state.tricks_played[0]) + 1
-        broken = "broken" if state.hearts_broken[0] else "not broken"
-        table.say(f"--- Hand {int(state.hand_number[0])} · trick {trick_number} of {rules.hand_size} · hearts {broken}")
-        for line in scoreboard(table, state, state.hand_points[0], "this hand"):
+    if view.phase == "play":
+        broken = "broken" if view.hearts_broken else "not broken"
+        number = view.trick_number
+        table.say(f"--- Hand {view.hand_number} · trick {number} of {view.hand_size} · hearts {broken}")
+        for line in scoreboard(table, view, this_hand(view), "this hand"):
             table.say(line)
-        if rules.decks == 2:
-            table.say(table_middle(state))
-        size, leader = int(state.trick_size[0]), int(state.leader[0])
-        if size == 0:
-            table.say(f"Trick {trick_number}: you lead.")
+        if view.decks == 2:
+            table.say(table_middle(table, view))
+        if not view.trick:
+            table.say(f"Trick {number}: you lead.")
         else:
-            table.say(f"Trick {trick_number}: {format_trick(table, state.trick[0], leader, size)}; your turn.")
+            table.say(f"Trick {number}: {format_trick(view, view.trick)}; your turn.")
         table.say("Your hand ([ ] = cards you may play):")
-        held, twice = held_cards(table, state)
-        for line in format_hand(held, set(bits_to_cards(state.legal[0])), twice):
+        for line in format_hand(view.seats[table.seat], set(view.legal)):
             table.say(line)
     else:
-        table.say(f"--- Hand {int(state.hand_number[0])} · passing {pass_phrase(table, state)}")
+        table.say(f"--- Hand {view.hand_number} · passing {pass_phrase(table, view)}")
         table.say("Your hand:")
-        held, twice = held_cards(table, state)
-        for line in format_hand(held, twice=twice):
+        for line in format_hand(view.seats[table.seat]):
             table.say(line)
 
 
-def held_cards(table: Table, state: State) -> tuple[list[int], set[int]]:
-    """The person's cards, and (two decks) those it holds twice."""
-    twice = set(bits_to_cards(state.hands2[0, table.seat])) if table.rules.decks == 2 else set()
-    return bits_to_cards(state.hands[0, table.seat]), twice
+def copies_text(pile: Sequence[int]) -> str:
+    """The cards of a pile, a card held twice named twice: ``3♥ 3♥ Q♠``."""
+    return " ".join(cards.card_symbol(c) for c in sorted(pile)) or "nothing"
 
 
-def copies_text(once: np.uint64, twice: np.uint64) -> str:
-    """The cards of a two-deck pile, a card held twice named twice: ``3♥ 3♥ Q♠``."""
-    names = [cards.card_symbol(c) for c in sorted(bits_to_cards(once) + bits_to_cards(twice))]
-    return " ".join(names) or "nothing"
+def points_text(table: Table, pile: Sequence[int]) -> str:
+    """`` (2 points)`` for the points of the cards ``pile`` (each copy counts); empty for none."""
+    points = int(points_taken(table.rules, BIT[np.asarray(pile, np.int64)]).sum())
+    return f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
 
 
-def table_middle(state: State) -> str:
+def table_middle(table: Table, view: TableView) -> str:
     """Two decks: what lies on the table besides the trick, the pot and the face-down kitty."""
-    pot, pot2 = state.pot[0]
-    points = int(points_taken(state.rules, pot) + points_taken(state.rules, pot2))
-    worth = f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
-    kitty = int(np.bitwise_count(state.kitty[0]).sum())
+    kitty = view.kitty
     taken = f"kitty: {kitty} card{'s' if kitty != 1 else ''} face down, for the first trick's taker" if kitty else ""
-    return f"Pot: {copies_text(pot, pot2)}{worth}" + (f" · {taken}" if taken else "")
+    return f"Pot: {copies_text(view.pot)}{points_text(table, view.pot)}" + (f" · {taken}" if taken else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,9 +286,10 @@ def run_command(table: Table, state: State, command: str) -> None:
         table.say(HELP)
         table.say(rules_summary(table.rules))
     elif command == "hand":
-        show_table(table, state)
+        show_table(table, table_view(table, state))
     elif command == "scores":
-        for line in scoreboard(table, state, state.hand_points[0], "this hand"):
+        view = table_view(table, state)
+        for line in scoreboard(table, view, this_hand(view), "this hand"):
             table.say(line)
     elif command == "last":
         table.say(table.last_trick or "No trick has been played yet.")
@@ -339,7 +337,7 @@ def ask_cards(table: Table, state: State, prompt: str) -> list[int] | None:
 
 def person_plays(table: Table, state: State) -> State:
     """Ask until the person names a legal card, then play it."""
-    show_table(table, state)
+    show_table(table, table_view(table, state))
     while True:
         picked = ask_cards(table, state, "Your card> ")
         if picked is None:
@@ -357,8 +355,9 @@ def person_plays(table: Table, state: State) -> State:
 def person_passes(table: Table, state: State) -> State:
     """Ask until the person has picked ``pass_count`` cards, then pass them."""
     count = table.rules.pass_count
-    show_table(table, state)
-    table.say(f"Pick {count} cards to pass {pass_phrase(table, state)}.")
+    view = table_view(table, state)
+    show_table(table, view)
+    table.say(f"Pick {count} cards to pass {pass_phrase(table, view)}.")
     picks: list[int] = []
     while len(picks) < count:
         picked = ask_cards(table, state, f"Pass ({count - len(picks)} more)> ")
@@ -385,22 +384,22 @@ def person_passes(table: Table, state: State) -> State:
 # Reporting what happened
 
 
-def trick_line(table: Table, before: State, after: State) -> str:
-    """``Trick 3: seat 2 led 7♦, ... → seat 3 takes it (2 points).`` for the trick ``after`` completed."""
-    trick = after.last_trick[0]
-    winner = int(after.last_trick_winner[0])
-    points = int(points_taken(table.rules, BIT[trick[trick >= 0]]).sum())  # each copy counts
-    worth = f" ({points} point{'s' if abs(points) != 1 else ''})" if points else ""
-    played = format_trick(table, trick, int(before.leader[0]), table.rules.num_players)
-    number = int(before.tricks_played[0]) + 1
+def trick_line(table: Table, before: State, was: TableView, now: TableView) -> str:
+    """``Trick 3: seat 2 led 7♦, ... → seat 3 takes it (2 points).`` for the trick completed between
+    the views ``was`` and ``now`` (``before``: the state of ``was``, for the kitty's cards)."""
+    order = [(was.leader + i) % was.num_players for i in range(was.num_players)]
+    trick = [(seat, card) for seat in order if (card := now.seats[seat].last_trick_card) is not None]
+    worth = points_text(table, [card for _, card in trick])  # each copy counts
+    played = format_trick(now, trick)
+    number, winner = was.trick_number, now.last_trick_winner
     if winner < 0:  # two decks: every card of the led suit cancelled
         return f"Trick {number}: {played} → every card of the led suit cancelled: the trick{worth} goes to the pot."
     taker = "you take it" if winner == table.seat else f"{table.name(winner)} takes it"
     extras = []  # two decks: the pot and the kitty go with the trick (the kitty's cards show once taken)
-    if table.rules.decks == 2 and before.pot[0, 0]:
-        extras.append(f"the pot ({copies_text(*before.pot[0])})")
-    if table.rules.decks == 2 and before.kitty[0, 0]:
-        extras.append(f"the kitty ({copies_text(*before.kitty[0])})")
+    if was.pot:
+        extras.append(f"the pot ({copies_text(was.pot)})")
+    if was.kitty:
+        extras.append(f"the kitty ({copies_text(pile_cards(*before.kitty[0]))})")
     with_ = f" with {' and '.join(extras)}" if extras else ""
     return f"Trick {number}: {played} → {taker}{worth}{with_}."
 
@@ -408,28 +407,27 @@ def trick_line(table: Table, before: State, after: State) -> str:
 def report(table: Table, before: State, after: State) -> None:
     """Tell the person what the last step showed: passes exchanged, a trick taken, a hand scored,
     the game over, a new hand dealt."""
-    P = table.rules.num_players
-    if before.phase[0] == PASS and after.phase[0] == PLAY:
-        offset = int(before.pass_offset[0])
-        giver = (table.seat - offset) % P
+    was, now = table_view(table, before), table_view(table, after)
+    if was.phase == "pass" and now.phase == "play":
+        giver = (table.seat - was.pass_offset) % was.num_players
         given = pile_text(table, after, table.seat)
         got = pile_text(table, after, giver)
-        table.say(f"You passed {given} {pass_phrase(table, before)}; you received {got} from {table.name(giver)}.")
-    if before.phase[0] == PLAY and after.trick_size[0] == 0:
-        table.last_trick = trick_line(table, before, after)
+        table.say(f"You passed {given} {pass_phrase(table, was)}; you received {got} from {table.name(giver)}.")
+    if was.phase == "play" and not now.trick:
+        table.last_trick = trick_line(table, before, was, now)
         table.say(table.last_trick)
-    if after.hand_over[0]:
-        report_hand(table, before, after)
-        if after.phase[0] == GAME_OVER:
-            report_game(table, after)
+    if now.hand_over:
+        report_hand(table, was, now, moon_shooter(after))
+        if now.game_over:
+            report_game(table, now)
         else:
-            announce_hand(table, after)
+            announce_hand(table, now)
 
 
 def pile_text(table: Table, state: State, seat: int) -> str:
     """The cards ``seat`` passed this hand (both copies of a card passed twice)."""
-    twice = state.passed2[0, seat] if table.rules.decks == 2 else np.uint64(0)
-    return copies_text(state.passed[0, seat], twice)
+    twice = state.passed2[0, seat] if table.rules.decks == 2 else 0
+    return copies_text(pile_cards(state.passed[0, seat], twice))
 
 
 def moon_shooter(after: State) -> int | None:
@@ -439,24 +437,23 @@ def moon_shooter(after: State) -> int | None:
     return int(shooters[0]) if len(shooters) else None
 
 
-def report_hand(table: Table, before: State, after: State) -> None:
+def report_hand(table: Table, was: TableView, now: TableView, shooter: int | None) -> None:
     table.say()
-    table.say(f"===== Hand {int(before.hand_number[0])} is over =====")
-    shooter = moon_shooter(after)
+    table.say(f"===== Hand {was.hand_number} is over =====")
     if shooter is not None:
         who = "You" if shooter == table.seat else table.name(shooter).capitalize()
         rule = table.rules.moon.replace("_", " ")
         every = "every heart and both Q♠" if table.rules.decks == 2 else "every heart and Q♠"
         table.say(f"{who} shot the moon: took {every} (moon rule: {rule})!")
-    for line in scoreboard(table, after, after.last_hand_points[0], "hand"):
+    for line in scoreboard(table, now, [seat.last_hand_points for seat in now.seats], "hand"):
         table.say(line)
 
 
-def report_game(table: Table, state: State) -> None:
-    winners = np.flatnonzero(state.winners[0]).tolist()
-    hands = int(state.hand_number[0])
+def report_game(table: Table, view: TableView) -> None:
+    winners = [seat.seat for seat in view.seats if seat.winner]
+    hands = view.hand_number
     table.say(f"===== Game over after {hands} hand{'s' if hands != 1 else ''} =====")
-    final = ", ".join(f"{table.name(s)} {int(state.scores[0, s])}" for s in range(table.rules.num_players))
+    final = ", ".join(f"{seat.name} {seat.score}" for seat in view.seats)
     table.say(f"Final scores: {final}.")
     names = " and ".join(table.name(s) for s in winners)
     if table.seat in winners:
@@ -465,10 +462,10 @@ def report_game(table: Table, state: State) -> None:
         table.say(f"Winner{'s (shared)' if len(winners) > 1 else ''}: {names}.")
 
 
-def announce_hand(table: Table, state: State) -> None:
+def announce_hand(table: Table, view: TableView) -> None:
     table.say()
-    table.say(hand_header(table, state))
-    if state.phase[0] == PLAY:
+    table.say(hand_header(view))
+    if view.phase == "play":
         table.say("No passing this hand.")
 
 
@@ -478,7 +475,7 @@ def announce_hand(table: Table, state: State) -> None:
 
 def play_game(table: Table, state: State) -> State:
     """Play ``state`` (a batch of one) to the end; ``Quit`` if the person leaves."""
-    announce_hand(table, state)
+    announce_hand(table, table_view(table, state))
     # The agents play (the runner stops when the person's seat, which has no policy, is to act).
     agents = [table.agents.get(seat) for seat in range(table.rules.num_players)]
     while True:

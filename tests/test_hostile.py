@@ -570,12 +570,14 @@ def snapshot(model) -> list[np.ndarray]:
 def test_checkpoint_loader_refuses_everything_but_a_checkpoint_and_loads_nothing(ppo, tmp_path):
     import torch
 
+    from hearts_env.train.checkpoints import load_checkpoint, save_checkpoint
+
     config = small_config(ppo, tmp_path)
     source, target = small_model(ppo, config), small_model(ppo, config)
     trained_a_step(source)
     source.num_timesteps = 123
     good = tmp_path / "good.pt"
-    ppo.save_checkpoint(source, good)
+    save_checkpoint(source, good)
     state = torch.load(good, weights_only=True)
     other = small_model(ppo, small_config(ppo, tmp_path, net_arch="16"))
     trained_a_step(other)
@@ -599,7 +601,7 @@ def test_checkpoint_loader_refuses_everything_but_a_checkpoint_and_loads_nothing
         path = tmp_path / f"{case}.pt"
         torch.save(payload, path)
         with pytest.raises(ValueError, match="resume: cannot load") as info:
-            ppo.load_checkpoint(target, path)
+            load_checkpoint(target, path)
         assert fragment in str(info.value) and str(path) in str(info.value), (case, str(info.value))
         for a, b in zip(before, snapshot(target), strict=True):
             np.testing.assert_array_equal(a, b, err_msg=case)
@@ -609,8 +611,8 @@ def test_checkpoint_loader_refuses_everything_but_a_checkpoint_and_loads_nothing
         path = tmp_path / f"{case}.pt"
         path.write_bytes(damaged)
         with pytest.raises(ValueError, match=f"resume: cannot load {re.escape(str(path))}"):
-            ppo.load_checkpoint(target, path)
-    ppo.load_checkpoint(target, good)  # and the real one loads whole
+            load_checkpoint(target, path)
+    load_checkpoint(target, good)  # and the real one loads whole
     assert target.num_timesteps == 123
     for a, b in zip(snapshot(source), snapshot(target), strict=True):
         np.testing.assert_array_equal(a, b)
@@ -673,8 +675,10 @@ def test_train_command_refuses_before_making_the_run_folder(ppo, argv, fragment,
 
 
 def test_train_command_refuses_a_damaged_checkpoint_before_making_the_run_folder(ppo, capsys, tmp_path):
+    from hearts_env.train.checkpoints import CHECKPOINT_FILE
+
     (tmp_path / "old").mkdir()
-    (tmp_path / "old" / ppo.CHECKPOINT_FILE).write_bytes(b"PK\x03\x04 truncated")
+    (tmp_path / "old" / CHECKPOINT_FILE).write_bytes(b"PK\x03\x04 truncated")
     runs = tmp_path / "runs"
     argv = ["--resume", str(tmp_path / "old"), "--run-dir", str(runs), "--num-envs", "2", "--net-arch", "8"]
     refused(capsys, lambda: ppo.cli(argv), "hearts-train: error: resume: cannot load")

@@ -23,17 +23,8 @@ from hearts_env.engine.observation import ObservationLayout  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
 from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
-from hearts_env.train.ppo import (  # noqa: E402
-    CHECKPOINT_FILE,
-    PPOConfig,
-    Snapshot,
-    build_model,
-    load_checkpoint,
-    main,
-    make_opponents,
-    parse_args,
-    policy_arrays,
-)
+from hearts_env.train.checkpoints import CHECKPOINT_FILE, Snapshot, load_checkpoint, policy_arrays  # noqa: E402
+from hearts_env.train.ppo import PPOConfig, build_model, main, make_opponents, parse_args  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:

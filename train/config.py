@@ -26,7 +26,7 @@ from hearts_env.cli.commands import Parser
 from hearts_env.engine import seeding
 from hearts_env.engine.rewards import REWARD_MODES
 from hearts_env.engine.rules import HeartsRules, add_rules_arguments, field_docs, rules_from_args
-from hearts_env.envs.gym_env import EPISODES
+from hearts_env.envs.learner_tables import EPISODES
 
 C = TypeVar("C")
 

@@ -39,6 +39,10 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
     python -m hearts_env.train.ppo --bc-teacher "" --opponents random simple heuristic   # PPO from scratch
     python -m hearts_env.train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
     python -m hearts_env.train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
+
+This module holds the settings (``PPOConfig``), the network (``build_model``), the opponents and the
+run itself (``main``, ``cli``); what runs during the training is in ``hearts_env.train.callbacks``,
+the checkpoint, the export and the snapshots of the learner in ``hearts_env.train.checkpoints``.
 """
 
 from __future__ import annotations
@@ -62,17 +66,29 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
-from hearts_env.agents.trained import MLPPolicy, TrainedPolicy
+from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.cli.commands import command
 from hearts_env.engine import checks
 from hearts_env.engine.cards import NUM_CARDS
-from hearts_env.engine.infoset import InfoSet
-from hearts_env.engine.observation import ObservationLayout, encode
-from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.observation import ObservationLayout
 from hearts_env.envs.gym_env import HeartsVectorEnv
 from hearts_env.envs.sb3 import SB3VecEnv
 from hearts_env.play.policy import Policy
-from hearts_env.play.progress import progress_bar
+from hearts_env.train.callbacks import (
+    CheckpointCallback,
+    EvalCallback,
+    ProgressCallback,
+    SnapshotCallback,
+    ThroughputCallback,
+)
+from hearts_env.train.checkpoints import (
+    CHECKPOINT_FILE,
+    Snapshot,
+    export_policy,
+    load_checkpoint,
+    policy_layers,
+    save_checkpoint,
+)
 from hearts_env.train.config import (
     SELF,
     PPOSettings,
@@ -83,10 +99,9 @@ from hearts_env.train.config import (
 )
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
-from hearts_env.train.run_files import evaluate_policy, make_run_folder, removed_on_failure, write_policy
+from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
-CHECKPOINT_FILE = "checkpoint.pt"
 
 
 @dataclass
@@ -163,18 +178,6 @@ def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
     return parse_config(PPOConfig, argv, "hearts-train", __doc__.split("\n\n")[0])
 
 
-class Snapshot(MLPPolicy):
-    """A frozen copy of the learner's policy that samples its cards: the ``self`` opponent.
-    ``load(model)`` copies the current weights (at the start and every ``snapshot_every`` timesteps)."""
-
-    def __init__(self, rules: HeartsRules, activation: str, seed: int | np.random.SeedSequence) -> None:
-        super().__init__(rules, np.ones(0, np.float32), [], activation, sample=True, seed=seed)
-
-    def load(self, model: MaskablePPO) -> None:
-        arrays, names = policy_arrays(model)
-        self.set_weights(arrays["input.scale"], [(arrays[f"{name}.weight"], arrays[f"{name}.bias"]) for name in names])
-
-
 @dataclass
 class Opponents:
     """The training tables' opponents: one policy for every other seat or one per seat, the
@@ -206,162 +209,6 @@ def frozen_learner(model: MaskablePPO, config: PPOConfig) -> Snapshot:
     snapshot = Snapshot(config.rules, config.activation, seed=seed)
     snapshot.load(model)
     return snapshot
-
-
-class PeriodicCallback(BaseCallback):
-    """Calls ``fire()`` once each time the timesteps pass a multiple of ``every`` (never if 0)."""
-
-    def __init__(self, every: int) -> None:
-        super().__init__()
-        self.every, self.next = every, every
-
-    def fire(self) -> None:
-        raise NotImplementedError
-
-    def _on_training_start(self) -> None:  # a resumed run fires at the same multiples as an uninterrupted one
-        self.next = (self.model.num_timesteps // self.every + 1) * self.every if self.every > 0 else self.every
-
-    def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps >= self.next:
-            self.fire()
-            self.next += self.every * ((self.num_timesteps - self.next) // self.every + 1)
-        return True
-
-
-class SnapshotCallback(PeriodicCallback):
-    """Refresh the self-play snapshot with the learner's weights every ``every`` timesteps."""
-
-    def __init__(self, snapshot: Snapshot, every: int) -> None:
-        super().__init__(every)
-        self.snapshot = snapshot
-
-    def fire(self) -> None:
-        self.snapshot.load(self.model)
-
-
-class ModelPolicy:
-    """The SB3 model as a ``Policy`` for the arena: deterministic, masked."""
-
-    def __init__(self, model: MaskablePPO, layout: ObservationLayout) -> None:
-        self.model, self.layout = model, layout
-
-    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        obs = encode(info, self.layout)
-        actions, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
-        return np.asarray(actions, np.int64)
-
-
-def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, float]:
-    """The model against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    candidate = ModelPolicy(model, ObservationLayout(config.rules))
-    return evaluate_policy(candidate, config.rules, config.eval_opponent, config.eval_deals, seed)
-
-
-class EvalCallback(PeriodicCallback):
-    """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``
-    and written to ``path`` as they come (an interrupted run keeps its curve)."""
-
-    def __init__(self, config: PPOConfig, path: Path) -> None:
-        super().__init__(config.eval_every)
-        self.config, self.path = config, path
-        self.history: list[dict[str, float]] = []
-        self.seconds = 0.0  # spent evaluating, kept out of the throughput figures
-
-    def _on_training_end(self) -> None:
-        if not self.history or self.history[-1]["timesteps"] != self.num_timesteps:
-            self.run_eval()
-            self.logger.dump(self.num_timesteps)
-
-    def fire(self) -> None:
-        self.run_eval()
-
-    def run_eval(self) -> None:
-        start = time.perf_counter()
-        scores = evaluate(self.model, self.config, seed=self.config.seed + 10_000)
-        scores["charts/eval_seconds"] = time.perf_counter() - start
-        self.seconds += scores["charts/eval_seconds"]
-        for key, value in scores.items():
-            self.logger.record(key, value)
-        self.history.append({"timesteps": self.num_timesteps, **scores})
-        self.path.write_text(json.dumps(self.history, indent=2) + "\n")
-        if self.config.verbose:
-            print(f"eval @ {self.num_timesteps}: {scores}")
-
-
-class ThroughputCallback(BaseCallback):
-    """Collection and update speed, apart: ``charts/collect_SPS`` (environment steps per second
-    while the rollout is gathered) and ``charts/update_SPS`` (the same steps per second of the
-    PPO update that follows), evaluation time excluded."""
-
-    def __init__(self, evaluation: EvalCallback) -> None:
-        super().__init__()
-        self.evaluation = evaluation
-        self.collect_seconds = self.update_seconds = 0.0
-        self.collected = self.updated = 0
-        self.mark: float | None = None  # when the last rollout ended (None before the first)
-
-    def _clock(self) -> float:
-        return time.perf_counter() - self.evaluation.seconds
-
-    def _on_rollout_start(self) -> None:
-        now = self._clock()
-        steps = self.model.n_steps * self.training_env.num_envs
-        if self.mark is not None:
-            self.update_seconds += now - self.mark
-            self.updated += steps
-            self.logger.record("charts/update_SPS", steps / (now - self.mark))
-        self.start = now
-
-    def _on_rollout_end(self) -> None:
-        self.mark = self._clock()
-        steps = self.model.n_steps * self.training_env.num_envs
-        self.collect_seconds += self.mark - self.start
-        self.collected += steps
-        self.logger.record("charts/collect_SPS", steps / (self.mark - self.start))
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_training_end(self) -> None:
-        self._on_rollout_start()  # the last update
-
-    def summary(self) -> dict[str, float | None]:
-        """Steps per second collecting, updating and overall; None where no step was taken (a run
-        resumed at its last timestep)."""
-        if not self.collected or not self.updated:
-            return {"collect_steps_per_second": None, "update_steps_per_second": None, "steps_per_second": None}
-        collect_sps = self.collected / max(self.collect_seconds, 1e-9)
-        update_sps = self.updated / max(self.update_seconds, 1e-9)
-        return {
-            "collect_steps_per_second": collect_sps,
-            "update_steps_per_second": update_sps,
-            "steps_per_second": 1 / (1 / collect_sps + 1 / update_sps),
-        }
-
-
-class CheckpointCallback(PeriodicCallback):
-    """``checkpoint.pt`` every ``every`` timesteps (weights and optimizer state only)."""
-
-    def __init__(self, folder: Path, every: int) -> None:
-        super().__init__(every)
-        self.folder = folder
-
-    def fire(self) -> None:
-        save_checkpoint(self.model, self.folder / CHECKPOINT_FILE)
-
-
-class ProgressCallback(BaseCallback):
-    """A bar over timesteps (``hearts_env.play.progress``; SB3's own bar needs rich as well)."""
-
-    def _on_training_start(self) -> None:
-        self.bar = progress_bar(self.locals["total_timesteps"], "train", "step")
-
-    def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
-        return True
-
-    def _on_training_end(self) -> None:
-        self.bar.close()
 
 
 class ScaledObservation(BaseFeaturesExtractor):
@@ -410,76 +257,6 @@ def make_logger(folder: Path, verbose: int) -> Logger:
     return Logger(str(folder), [_Renamed(make_output_format(f, str(folder))) for f in formats])
 
 
-def save_checkpoint(model: MaskablePPO, path: Path) -> None:
-    """The policy's and optimizer's tensors and the timestep count (no pickled objects)."""
-    state = {
-        "policy": model.policy.state_dict(),
-        "optimizer": model.policy.optimizer.state_dict(),
-        "num_timesteps": torch.tensor(model.num_timesteps),
-    }
-    torch.save(state, path)
-
-
-def load_checkpoint(model: MaskablePPO, path: Path) -> None:
-    """Restore ``save_checkpoint``'s file into a model built with the same network. The file is
-    read with ``torch.load(weights_only=True)`` and checked whole (its entries, every tensor's
-    shape against the model's) before anything is loaded: anything else raises ``ValueError``
-    (``resume: cannot load PATH: why``) and leaves the model as it was."""
-    if not path.is_file():
-        raise ValueError(f"resume: no {CHECKPOINT_FILE} at {path}")
-    try:
-        state = torch.load(path, map_location=model.device, weights_only=True)
-    except Exception as error:  # the unpickler's errors vary with the damage; all mean "not a checkpoint"
-        raise ValueError(f"resume: cannot load {path}: {type(error).__name__}: {error}") from None
-    problem = _checkpoint_problem(model, state)
-    if problem:
-        raise ValueError(f"resume: cannot load {path} into this network: {problem}")
-    model.policy.load_state_dict(state["policy"])
-    model.policy.optimizer.load_state_dict(state["optimizer"])
-    model.num_timesteps = int(state["num_timesteps"])
-
-
-def _checkpoint_problem(model: MaskablePPO, state: object) -> str | None:
-    """What keeps ``state`` from loading into ``model`` whole (None if nothing does)."""
-    if not isinstance(state, dict) or set(state) != {"policy", "optimizer", "num_timesteps"}:
-        shown = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
-        return f"expected a dict of policy, optimizer and num_timesteps, got {shown}"
-    steps = state["num_timesteps"]
-    if not isinstance(steps, torch.Tensor) or steps.numel() != 1 or steps.is_floating_point() or int(steps) < 0:
-        return "num_timesteps must be a count"
-    own, saved = model.policy.state_dict(), state["policy"]
-    if not isinstance(saved, dict) or set(saved) != set(own):
-        return "the policy's tensors are not this network's"
-    for name, tensor in own.items():
-        if not isinstance(saved[name], torch.Tensor) or saved[name].shape != tensor.shape:
-            return f"policy tensor {name} has another shape than this network's {tuple(tensor.shape)}"
-    return _optimizer_problem(model.policy.optimizer, state["optimizer"])
-
-
-def _optimizer_problem(optimizer: torch.optim.Optimizer, saved: object) -> str | None:
-    """What keeps ``saved`` from being this optimizer's state (its groups, settings, and per
-    parameter tensors of the parameter's shape)."""
-    own = optimizer.state_dict()
-    if not isinstance(saved, dict) or set(saved) != set(own):
-        return "the optimizer state is not a dict of state and param_groups"
-    groups = saved["param_groups"]
-    if not isinstance(groups, list) or len(groups) != len(own["param_groups"]):
-        return "the optimizer has other parameter groups"
-    params = [p for group in optimizer.param_groups for p in group["params"]]
-    for group, own_group in zip(groups, own["param_groups"], strict=True):
-        if not isinstance(group, dict) or set(group) != set(own_group) or group["params"] != own_group["params"]:
-            return "the optimizer has other parameter groups"
-    if not isinstance(saved["state"], dict):
-        return "the optimizer state is not a dict"
-    for index, entries in saved["state"].items():
-        if not isinstance(index, int) or not 0 <= index < len(params) or not isinstance(entries, dict):
-            return "the optimizer state names parameters this network does not have"
-        for key, value in entries.items():
-            if not isinstance(value, torch.Tensor) or (value.dim() > 0 and value.shape != params[index].shape):
-                return f"optimizer state {key} of parameter {index} has another shape than the parameter"
-    return None
-
-
 def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
     hidden = config.hidden
     return MaskablePPO(
@@ -502,31 +279,6 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
         device=config.device,
         verbose=config.verbose,
     )
-
-
-def policy_layers(model: MaskablePPO) -> list[torch.nn.Linear]:
-    """The policy MLP's linear layers and the action head, input to output (what an export holds)."""
-    policy = model.policy
-    return [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [policy.action_net]
-
-
-def policy_arrays(model: MaskablePPO) -> tuple[dict[str, np.ndarray], list[str]]:
-    """The input scale and the policy MLP's and action head's weights (float32), and the layer names."""
-    layers = policy_layers(model)
-    arrays, names = {"input.scale": model.policy.features_extractor.scale.cpu().numpy()}, []
-    for i, layer in enumerate(layers):
-        name = f"pi.{i}" if i < len(layers) - 1 else "action"
-        arrays[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
-        arrays[f"{name}.bias"] = layer.bias.detach().cpu().numpy().astype(np.float32)
-        names.append(name)
-    return arrays, names
-
-
-def export_policy(model: MaskablePPO, folder: Path, config: PPOConfig) -> None:
-    """Write ``policy.npz`` (``policy_arrays``) and ``policy.json``."""
-    arrays, names = policy_arrays(model)
-    trained_on = {"algorithm": "MaskablePPO", "timesteps": int(model.num_timesteps)}
-    write_policy(folder, arrays, names, config.rules, config.hidden, config.activation, trained_on)
 
 
 def main(config: PPOConfig) -> Path:

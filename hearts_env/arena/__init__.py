@@ -101,7 +101,8 @@ direction), ``result.summary()`` (a JSON-ready dict; ``format_table`` and ``plot
 dict as loaded back from JSON) and ``result.plot(path)`` (PNG, needs matplotlib; for single hands
 a panel of each agent's difference to the field by pass direction).
 
-Modules: ``match`` (``play_match``, ``round_robin`` and their results), ``statistics``
+Modules: ``match`` (``play_match``, ``plan_match`` and their results), ``tournament``
+(``round_robin``, its result and ratings), ``statistics``
 (``Estimate``, ``DealSums``, t-quantiles), ``report`` (summaries, tables,
 plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when used).
 """
@@ -112,12 +113,10 @@ from hearts_env.arena.match import (
     BlockOutcome,
     MatchPlan,
     MatchResult,
-    TournamentResult,
     deal_keys,
     direction_cycle,
     plan_match,
     play_match,
-    round_robin,
 )
 from hearts_env.arena.report import format_table, plot
 from hearts_env.arena.statistics import (
@@ -128,6 +127,7 @@ from hearts_env.arena.statistics import (
     Estimate,
     t_quantile,
 )
+from hearts_env.arena.tournament import TournamentResult, round_robin
 
 __all__ = [
     "BlockOutcome",

@@ -1,12 +1,12 @@
-"""Duplicate matches and round robins between agents, played on the batched runner, in blocks
-of deals that can run anywhere (``executor=``: a process pool, a Ray cluster)."""
+"""Duplicate matches between agents, played on the batched runner, in blocks of deals that can run
+anywhere (``executor=``: a process pool, a Ray cluster); ``hearts_env.arena.tournament`` plays them
+at several tables."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import functools
-import itertools
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -153,7 +153,7 @@ class MatchResult:
         }
         for name, entry in out["agents"].items():
             entry["seats"] = int(sum(self.names[i] == name for i in self.entries))
-        return out | _direction_fields(self.rules, sums, self.directions, self.episode)
+        return out | direction_fields(self.rules, sums, self.directions, self.episode)
 
     def table(self) -> str:
         return report.format_table(self.summary())
@@ -205,7 +205,7 @@ def play_match(
     close: ``hearts_env.play.policy.close_agents``); the copies an executor plays are closed after their block.
     """
     match = plan_match(rules, agents, deals, seed, episode, history, block, keys, record)
-    (result,) = _play_matches([match], progress, executor)
+    (result,) = play_matches([match], progress, executor)
     return result
 
 
@@ -283,13 +283,13 @@ def plan_match(
     record: bool = False,
 ) -> MatchPlan:
     """The plan of ``play_match`` with these arguments, every argument checked; nothing is played."""
-    rules = _match_rules(rules, episode)
+    rules = match_rules(rules, episode)
     seed = seeding.check_seed(seed)
     block = checks.count("block", block)
     P = R = rules.num_players
     if keys is None:  # the seed's deals: their count checked before any is made
         n = checks.count("deals", 100 if deals is None else deals)
-        checks.fits_in_memory(f"{n:,} deals", _match_bytes(n, block, P))
+        checks.fits_in_memory(f"{n:,} deals", match_bytes(n, block, P))
     keys = _match_keys(deals, seed, keys)
     entry_names, entry_agents = _entries(agents, P)
     names = tuple(dict.fromkeys(entry_names))
@@ -311,7 +311,7 @@ def _match_keys(deals: int | None, seed: int, keys: np.ndarray | None) -> np.nda
     return array.astype(np.uint64)
 
 
-def _play_matches(matches: list[MatchPlan], progress: bool, executor: Executor | None) -> list[MatchResult]:
+def play_matches(matches: list[MatchPlan], progress: bool, executor: Executor | None) -> list[MatchResult]:
     """Play every block of every match (all submitted to ``executor`` at once) and assemble each
     match's result; a match's ``seconds`` is the wall time from the previous one's end to its own."""
     mark = time.perf_counter()
@@ -484,9 +484,7 @@ def _play_tables(
     return final, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
-def _direction_fields(
-    rules: HeartsRules, sums: DealSums, directions: np.ndarray | None, episode: str
-) -> dict[str, Any]:
+def direction_fields(rules: HeartsRules, sums: DealSums, directions: np.ndarray | None, episode: str) -> dict[str, Any]:
     """Summary entries of single hands: the pass cycle the deals follow and the results by direction."""
     if directions is None:
         return {}
@@ -512,7 +510,9 @@ def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np
     return (ended_games.last_hand_taken & core.BIT[core.QS]) != 0, ended_games.last_hand_moons
 
 
-def _match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:
+def match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:
+    """The rules the deals of ``episode`` play (single hands: no target score); ``ValueError`` for
+    rules that are not a ``HeartsRules``, an unknown episode, or whole games without a target."""
     rules = HeartsRules() if rules is None else rules
     if not isinstance(rules, HeartsRules):
         raise ValueError(f"rules must be a HeartsRules or None, got {rules!r}")
@@ -550,7 +550,7 @@ def _seed_agents(agents: Sequence[Policy], seed: int, block: int) -> None:
             agent.seed(int(s))
 
 
-def _match_bytes(deals: int, block: int, num_players: int) -> int:
+def match_bytes(deals: int, block: int, num_players: int) -> int:
     """About the memory a match of ``deals`` takes: its results (a few int64 per game and seat,
     every rotation) and the games of one block at a time."""
     games = deals * num_players
@@ -559,145 +559,3 @@ def _match_bytes(deals: int, block: int, num_players: int) -> int:
 
 def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
     return progress_bar(total, desc, "game") if enabled else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Tournaments
-
-
-@dataclass(frozen=True)
-class TournamentResult:
-    """Matches at several tables of P drawn from K agents, all on the same deals."""
-
-    names: tuple[str, ...]  # (K,) the agents
-    tables: tuple[tuple[int, ...], ...]  # name indices seated at each table (rotation 0)
-    matches: tuple[MatchResult, ...]  # one per table
-    ratings: dict[str, dict[str, float]] | None  # name -> mu, sigma, ordinal (mu - 3 sigma); None: not rated
-    rating_model: str | None
-
-    @property
-    def seconds(self) -> float:
-        return sum(m.seconds for m in self.matches)
-
-    def sums(self, direction: str | None = None) -> DealSums:
-        """Per-deal totals of each name, added up over the tables it sat at (with ``direction``,
-        of the deals that pass that way alone)."""
-        return DealSums.combine(self.names, [m.sums(direction) for m in self.matches])
-
-    def estimate(self, name: str, metric: str = "points_per_hand", direction: str | None = None) -> Estimate:
-        return self.sums(direction).estimate(name, metric)
-
-    def difference(
-        self, name: str, other: str | None = None, metric: str = "points_per_hand", direction: str | None = None
-    ) -> Estimate:
-        return self.sums(direction).difference(name, other, metric)
-
-    def summary(self) -> dict[str, Any]:
-        first = self.matches[0]
-        hands = int(sum(m.hands.sum() for m in self.matches))
-        sums = self.sums()
-        agents = report.agent_summaries(sums, first.episode)
-        for k, name in enumerate(self.names):
-            agents[name]["tables"] = sum(k in t for t in self.tables)
-            if self.ratings is not None:
-                agents[name]["rating"] = dict(self.ratings[name])
-        out = {
-            "kind": "round_robin",
-            **report.settings(first.rules, first.episode, first.deals, first.seed),
-            "tables": [[self.names[i] for i in t] for t in self.tables],
-            "games_played": int(sum(m.hands.size for m in self.matches)),
-            "hands_played": hands,
-            "seconds": self.seconds,
-            "hands_per_second": hands / self.seconds if self.seconds > 0 else None,
-            "rating_model": self.rating_model,
-            "agents": agents,
-        }
-        return out | _direction_fields(first.rules, sums, first.directions, first.episode)
-
-    def table(self) -> str:
-        return report.format_table(self.summary())
-
-    def plot(self, path: str, **kwargs: Any) -> None:
-        report.plot(self.summary(), path, **kwargs)
-
-
-def round_robin(
-    rules: HeartsRules | None,
-    agents: Mapping[str, Policy] | Sequence[tuple[str, Policy]],
-    deals: int = 100,
-    seed: int = 0,
-    episode: str = "game",
-    tables: int | None = None,
-    ratings: bool = True,
-    history: bool = False,
-    progress: bool = False,
-    model: Any = None,
-    block: int = DEAL_BLOCK,
-    executor: Executor | None = None,
-    record: bool = False,
-) -> TournamentResult:
-    """Play K agents (distinct names) at tables of P: every P-subset of them (``tables=None``;
-    with K < P, every multiset of P seats holding at least two names), or ``tables`` tables drawn
-    at random from those. Each table plays a duplicate ``play_match`` on the same deals (same
-    ``seed``). With ``ratings`` (needs the ``openskill`` package), every game updates OpenSkill
-    ratings (``model``, default ``PlackettLuce()``): the game's players ranked by final score
-    (lowest first, ties shared; a name at several seats counts once, by its mean score).
-    ``block``, ``executor`` and ``record`` as ``play_match``'s (an executor gets every block of every
-    table at once).
-    """
-    items = list(agents.items()) if isinstance(agents, Mapping) else list(agents)
-    names = tuple(n for n, _ in items)
-    if len(items) < 2 or len(set(names)) != len(names):
-        raise ValueError(f"round_robin needs at least two agents with distinct names, got {list(names)}")
-    rules = _match_rules(rules, episode)
-    seed = seeding.check_seed(seed)
-    if ratings and model is None:
-        model = _openskill_model()
-    P, K = rules.num_players, len(names)
-    if K >= P:
-        candidates = list(itertools.combinations(range(K), P))
-    else:
-        candidates = [t for t in itertools.combinations_with_replacement(range(K), P) if len(set(t)) > 1]
-    if tables is not None:
-        tables = checks.count("tables", tables)
-        per_table = _match_bytes(checks.count("deals", deals), checks.count("block", block), P)
-        checks.fits_in_memory(f"{tables:,} tables", tables * per_table)
-        rng = np.random.default_rng(int(seeding.derive(seed, seeding.TABLES, 0)))
-        picks = rng.choice(len(candidates), size=tables, replace=tables > len(candidates))
-        candidates = [candidates[i] for i in sorted(picks)]
-    setups = [
-        plan_match(rules, [items[i] for i in t], deals, seed, episode, history, block, record=record)
-        for t in candidates
-    ]
-    matches = tuple(_play_matches(setups, progress, executor))
-    rated = _rate(model, names, candidates, matches) if ratings else None
-    model_name = type(model).__name__ if ratings else None
-    return TournamentResult(names, tuple(candidates), matches, rated, model_name)
-
-
-def _openskill_model() -> Any:
-    try:
-        from openskill.models import PlackettLuce
-    except ImportError:
-        raise ImportError(
-            "round_robin ratings need the openskill package: pip install openskill "
-            "(or pass ratings=False for the statistics alone)"
-        ) from None
-    return PlackettLuce()
-
-
-def _rate(
-    model: Any, names: tuple[str, ...], tables: list[tuple[int, ...]], matches: tuple[MatchResult, ...]
-) -> dict[str, dict[str, float]]:
-    """OpenSkill ratings from every game, deal by deal, table by table, rotation by rotation."""
-    ratings = {n: model.rating(name=n) for n in names}
-    for d in range(matches[0].deals):
-        for table, match in zip(tables, matches, strict=True):
-            players = sorted(set(table))
-            for r in range(match.seating.shape[0]):
-                at = np.array(table)[match.seating[r]]  # (P,) name index at each seat
-                ranks = [float(match.scores[d, r][at == k].mean()) for k in players]
-                new = model.rate([[ratings[names[k]]] for k in players], ranks=ranks)
-                for k, (rating,) in zip(players, new, strict=True):
-                    ratings[names[k]] = rating
-    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}

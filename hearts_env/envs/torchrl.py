@@ -118,7 +118,8 @@ from hearts_env.engine.cards import NUM_CARDS, card_name
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs
-from hearts_env.envs.gym_env import EPISODES, HeartsVectorEnv
+from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.envs.learner_tables import EPISODES
 from hearts_env.play.policy import Policy
 
 GROUP = "agents"
