@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -206,8 +208,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 0 <= args.port < 65536:
         parser.error(f"--port must be in 0..65535, got {args.port}")
-    if args.seed < 0 or args.idle_minutes <= 0 or args.max_games < 1:
-        parser.error("--seed must be >= 0, --idle-minutes > 0 and --max-games >= 1")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if not 0 < args.idle_minutes < math.inf:
+        parser.error(f"--idle-minutes must be a number of minutes > 0, got {args.idle_minutes}")
+    if args.max_games < 1:
+        parser.error(f"--max-games must be >= 1, got {args.max_games}")
+    try:
+        socket.getaddrinfo(args.host, args.port)
+    except (OSError, UnicodeError):
+        parser.error(f"--host: {args.host!r:.60} is not an address of this machine or a name it can resolve")
     for folder in args.policy_dir:
         if not Path(folder).is_dir():
             parser.error(f"--policy-dir: no folder {folder}")
@@ -219,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f'hearts-web needs {error.name}: pip install "hearts_env[web]"')
     except replay.ReplayError as error:
         parser.error(f"--replay: {error}")
-    print(f"hearts-web: http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"hearts-web: http://{host}:{args.port}/", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
