@@ -684,3 +684,28 @@ def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
     with pytest.raises(IllegalCardError, match=named) as info:
         play_match(None, entries, keys=keys, episode="hand", block=3)
     assert info.value.policy == "cheat" and info.value.deal == 4
+
+
+def test_an_answer_of_the_wrong_shape_names_the_agent_and_the_deal() -> None:
+    import pickle
+
+    from hearts_env.play.runner import PolicyOutputError
+
+    class TwoCards:
+        """Answers two cards for every game once dealt ``hand``."""
+
+        def __init__(self, hand) -> None:
+            self.hand = hand
+
+        def __call__(self, info, mask):
+            cards = mask.argmax(axis=1)
+            return np.concatenate([cards, cards]) if (info.hand == self.hand).any() else cards
+
+    keys = deal_keys(0, 6)
+    hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]
+    low = Lowest()
+    entries = [("low", low), ("two", TwoCards(hand)), ("low", low), ("low", low)]
+    with pytest.raises(PolicyOutputError, match=r"policy 'two' must return .*; in deal 4 of the match") as info:
+        play_match(None, entries, keys=keys, episode="hand", block=3)
+    copied = pickle.loads(pickle.dumps(info.value))  # across a process pool, the deal stays named
+    assert (copied.policy, copied.deal, str(copied)) == ("two", 4, str(info.value))

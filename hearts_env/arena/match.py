@@ -201,8 +201,9 @@ def play_match(
     ``keys``: (N,) uint64, the deals' keys instead of the seed's (a frozen deal set); ``seed``
     then seeds the agents alone, and ``deals`` defaults to N.
     Raises ``ValueError`` naming the agent if one returns a bad or illegal card
-    (``runner.IllegalCardError``, naming the deal). The agents given stay open (the caller's to
-    close: ``hearts_env.play.policy.close_agents``); the copies an executor plays are closed after their block.
+    (``runner.PolicyError``: an illegal card or an answer of the wrong shape, naming the deal).
+    The agents given stay open (the caller's to close: ``hearts_env.play.policy.close_agents``);
+    the copies an executor plays are closed after their block.
     """
     match = plan_match(rules, agents, deals, seed, episode, history, block, keys, record)
     (result,) = play_matches([match], progress, executor)
@@ -377,7 +378,7 @@ def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
             final, qs[ids], moons[ids], played = _play_games(
                 batch_rules, keys, seating, match.entry_agents, match.entry_names, match.history, bar, match.record
             )
-        except runner.IllegalCardError as error:  # name the deal: the game is an index into this batch
+        except runner.PolicyError as error:  # name the deal: the game is an index into this batch
             raise error.in_deal(int(deals[ids[error.game] // R]), int(ids[error.game] % R)) from None
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)

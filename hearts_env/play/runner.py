@@ -62,6 +62,7 @@ to stop every game there (``play`` then returns each game as it stands).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -78,36 +79,43 @@ UNTIL = ("game", "hand")
 
 class PolicyError(ValueError):
     """A policy's answer that cannot be played: ``policy`` (its name), ``seat`` and ``game`` (the
-    seat to act and the game's id, of the first game at fault), and ``fault`` (what it did, in
-    words, for callers that name the policy their own way: the environments name the opponent)."""
+    seat to act and the game's id, of the first game at fault), ``fault`` (what it did, in words,
+    for callers that name the policy their own way: the environments name the opponent), and the
+    arena's ``deal`` and ``rotation`` once it has named them (``in_deal``)."""
 
     policy: str
     seat: int
     game: int
     fault: str
+    deal: int | None = None
+    rotation: int = 0
+
+    def __str__(self) -> str:
+        said = super().__str__()
+        return said if self.deal is None else f"{said}; in deal {self.deal} of the match, rotation {self.rotation}"
+
+    def in_deal(self, deal: int, rotation: int) -> PolicyError:
+        """The same error, naming the match's deal and rotation."""
+        named = copy.copy(self)
+        named.deal, named.rotation = deal, rotation
+        return named
+
+    def _state(self) -> dict[str, int | None]:
+        return {"deal": self.deal, "rotation": self.rotation}
 
 
 class IllegalCardError(PolicyError):
     """A policy chose a card that is not legal for the seat to act: ``policy`` (its name),
-    ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id), ``why`` (the rule), and the
-    arena's ``deal`` and ``rotation`` once it has named them (``in_deal``)."""
+    ``seat``, ``game`` (its id), ``card`` (an int, maybe no card id) and ``why`` (the rule)."""
 
-    def __init__(
-        self, policy: str, seat: int, game: int, card: int, why: str, deal: int | None = None, rotation: int = 0
-    ) -> None:
+    def __init__(self, policy: str, seat: int, game: int, card: int, why: str) -> None:
         self.policy, self.seat, self.game, self.card, self.why = policy, seat, game, card, why
-        self.deal, self.rotation = deal, rotation
         what = card_name(card) if 0 <= card < NUM_CARDS else str(card)
         self.fault = f"chose {what}, which is illegal: {why}"
-        where = "" if deal is None else f"; in deal {deal} of the match, rotation {rotation}"
-        super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}{where}")
-
-    def in_deal(self, deal: int, rotation: int) -> IllegalCardError:
-        """The same error, naming the match's deal and rotation."""
-        return IllegalCardError(self.policy, self.seat, self.game, self.card, self.why, deal, rotation)
+        super().__init__(f"policy {policy!r} chose an illegal card {what} (seat {seat}, game {game}): {why}")
 
     def __reduce__(self) -> tuple:  # picklable with its fields (process pools, Ray)
-        return type(self), (self.policy, self.seat, self.game, self.card, self.why, self.deal, self.rotation)
+        return type(self), (self.policy, self.seat, self.game, self.card, self.why), self._state()
 
 
 class PolicyOutputError(PolicyError):
@@ -124,7 +132,7 @@ class PolicyOutputError(PolicyError):
         )
 
     def __reduce__(self) -> tuple:
-        return type(self), (self.policy, self.seat, self.game, self.expected, self.got)
+        return type(self), (self.policy, self.seat, self.game, self.expected, self.got), self._state()
 
 
 @dataclass(frozen=True)
