@@ -6,7 +6,7 @@ agent meets the same cards from every seat (duplicate). This package imports no 
 agent objects; ``agents/arena_cli.py`` is the ``hearts-arena`` command that builds them by name.
 
     from hearts_env.arena import play_match
-    from hearts_env.play.policy import RandomPolicy
+    from hearts_env.policy import RandomPolicy
 
     field = RandomPolicy()  # one object at three seats: one batched call per step
     result = play_match(None, [("candidate", RandomPolicy()), ("field", field), ("field", field), ("field", field)],

@@ -7,10 +7,10 @@ search rollouts with a policy from Python, and (one seat left to a learner or a 
 Gymnasium environments' opponents and the terminal game.
 
     import numpy as np
-    from hearts_env.engine import core
+    from hearts_env import core
     from hearts_env.play import runner
-    from hearts_env.play.policy import RandomPolicy
-    from hearts_env.engine.rules import HeartsRules
+    from hearts_env.policy import RandomPolicy
+    from hearts_env.rules import HeartsRules
 
     field = RandomPolicy(seed=1)  # one object at three seats: one batched call per step
     state = core.new_games(HeartsRules(), batch_size=1024, seed=0)
