@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.bench.schema import BenchError, read_json, validate
-from hearts_env.agents.bench.suite import CANDIDATE
 from hearts_env.arena import CONFIDENCE, MatchResult
+from hearts_env.train.bench.schema import BenchError, read_json, validate
+from hearts_env.train.bench.suite import CANDIDATE
 
 SCHEMA = 1
 """The report format's version: a reader refuses any other."""

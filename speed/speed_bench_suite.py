@@ -1,7 +1,7 @@
 """The time the benchmark suite takes for one candidate: each track's wall time, and which match
 (opponent) costs most.
 
-Each track runs on its own (``hearts_env.agents.bench.run`` with ``tracks=[track]``) into one
+Each track runs on its own (``hearts_env.train.bench.run`` with ``tracks=[track]``) into one
 output folder, timed from the start of the call (the checks before play included); then the
 whole suite is run once more into that folder, which plays nothing (every block is kept) and
 writes the report. With ``--json`` the report is also written there (a leaderboard row). The
@@ -9,9 +9,9 @@ table gives each track's wall time and, per match, the CPU seconds of the proces
 its blocks (summed): what the match costs on a free machine, whatever the load while measuring
 (the wall time on N free cores is about the CPU time over N).
 
-    python benchmarks/bench_suite.py ppo --workers 2                   # the targets: standard <= 10 min, suite <= 60
-    python benchmarks/bench_suite.py heuristic --workers 2 --json docs/results/bench-v1/heuristic.json
-    python benchmarks/bench_suite.py ppo --quick                       # a tenth of the deals
+    python speed/speed_bench_suite.py ppo --workers 2                   # the targets: standard <= 10 min, suite <= 60
+    python speed/speed_bench_suite.py heuristic --workers 2 --json docs/results/bench-v1/heuristic.json
+    python speed/speed_bench_suite.py ppo --quick                       # a tenth of the deals
 
 Absolute times follow the machine's load: quote the ratios of one run.
 """
@@ -22,8 +22,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hearts_env.agents.bench import BenchError, format_report, load_suite, run
-from hearts_env.agents.bench import report as reports
+from hearts_env.train.bench import BenchError, format_report, load_suite, run
+from hearts_env.train.bench import bench_report as reports
 
 
 def main() -> None:
@@ -52,7 +52,7 @@ def main() -> None:
         walls[track] = time.perf_counter() - start
     start = time.perf_counter()
     chosen = tracks if args.tracks else None  # every track: those it cannot play are skipped
-    report = run(args.candidate, tracks=chosen, command=f"benchmarks/bench_suite.py {args.candidate}", **common)
+    report = run(args.candidate, tracks=chosen, command=f"speed/speed_bench_suite.py {args.candidate}", **common)
     assembled = time.perf_counter() - start
     print(format_report(report))
     print(f"\nper track: wall time (workers: {args.workers or 1}), CPU time, and each match's CPU time:")

@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: the options of an agent speed measurement, and ``--json``."""
+"""What the speed scripts share: the options of an agent speed measurement, and ``--json``."""
 
 from __future__ import annotations
 

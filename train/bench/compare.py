@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.suite import BenchError
 from hearts_env.arena import CONFIDENCE, Estimate
+from hearts_env.train.bench import bench_report as reports
+from hearts_env.train.bench.suite import BenchError
 
 
 def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@
 
 Ray is started here with ``--num-cpus`` CPUs; the machine's load average is printed before and after.
 
-    python benchmarks/bench_ray.py --json ray.json
+    python speed/speed_ray.py --json ray.json
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ ARENA = {
 """Arena tables: (agents, deals, block), single hands."""
 
 
-def bench_training(mode: str, runners: int, iterations: int) -> dict[str, float]:
+def measure_training(mode: str, runners: int, iterations: int) -> dict[str, float]:
     config = RLlibPPOConfig(num_env_runners=runners, progress_bar=False, **TRAINING[mode])
     algo = algorithm_config(config).build_algo()
     clock = UpdateClock(algo)
@@ -67,7 +67,7 @@ def bench_training(mode: str, runners: int, iterations: int) -> dict[str, float]
     }
 
 
-def bench_arena(name: str, executor: RayExecutor | None) -> tuple[float, object]:
+def measure_arena(name: str, executor: RayExecutor | None) -> tuple[float, object]:
     specs, deals, block = ARENA[name]
     agents = build_agents(specs, 0)
     result = play_match(HeartsRules(), agents, deals=deals, seed=0, episode="hand", block=block, executor=executor)
@@ -86,9 +86,9 @@ def main() -> None:
         arena = {}
         ray_tasks = RayExecutor()
         for name in ARENA:
-            bench_arena(name, ray_tasks)  # warm-up: the workers' imports and compiled kernels
-            local, local_result = bench_arena(name, None)
-            sharded, ray_result = bench_arena(name, ray_tasks)
+            measure_arena(name, ray_tasks)  # warm-up: the workers' imports and compiled kernels
+            local, local_result = measure_arena(name, None)
+            sharded, ray_result = measure_arena(name, ray_tasks)
             assert np.array_equal(local_result.scores, ray_result.scores), name
             arena[name] = {"local_hands_per_second": local, "ray_hands_per_second": sharded}
             print(f"arena {name}: local {local:,.0f} hands/s, Ray tasks {sharded:,.0f} hands/s", flush=True)
@@ -96,7 +96,7 @@ def main() -> None:
         training = {}
         for mode in TRAINING:
             for runners in (1, 2):
-                figure = bench_training(mode, runners, args.iterations)
+                figure = measure_training(mode, runners, args.iterations)
                 training[f"{mode}, {runners} env runner{'s' * (runners > 1)}"] = figure
                 print(f"training {mode}, {runners} runners: {figure}", flush=True)
         figures["training"] = training

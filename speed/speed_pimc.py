@@ -10,8 +10,8 @@ and the rest judged by the network's value head). ``pimc-ppo`` leaves positions 
 keeps a single candidate unsearched, as in play; its batches step the rollouts of all their games
 together, so it gains most from batching.
 
-    python benchmarks/bench_pimc.py                                # every agent, batches of 1 and 64
-    python benchmarks/bench_pimc.py --agents pimc --batch-sizes 1 --seconds 10
+    python speed/speed_pimc.py                                # every agent, batches of 1 and 64
+    python speed/speed_pimc.py --agents pimc --batch-sizes 1 --seconds 10
 
 Rates are given per second of wall-clock time and per second of the process's CPU time (steadier
 on a shared machine; the search runs on one thread).
@@ -58,7 +58,7 @@ def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:
     return concatenate(infos)[order], np.concatenate(masks)[order]  # type: ignore[return-value]
 
 
-def bench_agent(name: str, batch_size: int, seconds: float, seed: int, info: InfoSet, mask: np.ndarray) -> dict:
+def measure_agent(name: str, batch_size: int, seconds: float, seed: int, info: InfoSet, mask: np.ndarray) -> dict:
     agent = AGENTS[name](seed=seed)
     decisions, n = 0, len(mask)
     start, start_cpu = time.perf_counter(), time.process_time()
@@ -83,9 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     args = agent_speed_args(__doc__, list(AGENTS), list(AGENTS), [1, 64], argv)
     info, mask = positions(1024, args.seed)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
-        bench_agent(name, 2, 0.0, args.seed, info, mask)
+        measure_agent(name, 2, 0.0, args.seed, info, mask)
     results = [
-        bench_agent(name, b, args.seconds, args.seed, info, mask) for name in args.agents for b in args.batch_sizes
+        measure_agent(name, b, args.seconds, args.seed, info, mask) for name in args.agents for b in args.batch_sizes
     ]
     print(f"{'agent':>26} {'batch':>6} {'decisions/s':>12} {'per CPU s':>10}")
     for r in results:

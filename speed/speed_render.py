@@ -1,6 +1,6 @@
 """Milliseconds to draw a frame of the table (``hearts_env.render.image.draw_table``), for video.
 
-    python benchmarks/bench_render.py [--frames 200]
+    python speed/speed_render.py [--frames 200]
 
 Draws the states of random games (4 players, 7 players, 11 players with two decks) at 640x480 and
 960x720, and reports the mean and the 95th percentile per frame, the description

@@ -15,7 +15,7 @@ the pool's weights and decisions, the candidate on every table) and keeps every 
 ``--out`` (default ``runs/bench/VERSION__SPLIT__SETTING__NAME``): the same command resumes an
 interrupted run. It prints the report's table and writes ``report.json`` (also to ``--json``),
 ``report.txt`` and a plot per track in the folder. Errors are one line (``hearts-bench: error:
-...``), never a traceback. The protocol: docs/benchmark.md; the API: ``hearts_env.agents.bench``.
+...``), never a traceback. The protocol: docs/benchmark.md; the API: ``hearts_env.train.bench``.
 
 ``exploit`` trains a best response to the agent with ``hearts_env.train.ppo`` and measures it on
 the suite's test deals (``hearts_env.train.exploit``, docs/exploitability.md); the same command
@@ -36,15 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from hearts_env.agents.bench import leaderboard as leaderboards
-from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.candidates import TIME_LIMIT, check_time_limit
-from hearts_env.agents.bench.compare import compare, format_comparison
-from hearts_env.agents.bench.run import run
-from hearts_env.agents.bench.schema import read_json
-from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, setting, versions
 from hearts_env.arena.sharding import add_ray_argument
 from hearts_env.cli.commands import add_progress_argument, positive_int
+from hearts_env.train.bench import bench_report as reports
+from hearts_env.train.bench import leaderboard as leaderboards
+from hearts_env.train.bench.candidates import TIME_LIMIT, check_time_limit
+from hearts_env.train.bench.compare import compare, format_comparison
+from hearts_env.train.bench.run import run
+from hearts_env.train.bench.schema import read_json
+from hearts_env.train.bench.suite import BenchError, freeze, load_suite, setting, versions
 
 PROG = "hearts-bench"
 RUNS_DIR = Path("runs") / "bench"

@@ -3,8 +3,8 @@ collecting rollouts and while updating, apart, for the default configuration (cl
 evaluation only at the end), and where the collection time goes; with ``--against``, the same
 configuration with other opponents at every other seat in the same run, and its ratio to the default.
 
-    python benchmarks/bench_train.py --total-timesteps 1000000
-    python benchmarks/bench_train.py --total-timesteps 500000 --against ppo   # hearts-bench exploit ppo's training
+    python speed/speed_train.py --total-timesteps 1000000
+    python speed/speed_train.py --total-timesteps 500000 --against ppo   # hearts-bench exploit ppo's training
 """
 
 from __future__ import annotations

@@ -44,8 +44,13 @@ from pathlib import Path
 from typing import Any
 
 import hearts_env
-from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.candidates import (
+from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
+from hearts_env.arena.match import Executor
+from hearts_env.play.policy import Policy
+from hearts_env.play.progress import progress_bar
+from hearts_env.play.runner import IllegalCardError
+from hearts_env.train.bench import bench_report as reports
+from hearts_env.train.bench.candidates import (
     TIME_LIMIT,
     Candidate,
     CandidateError,
@@ -54,15 +59,10 @@ from hearts_env.agents.bench.candidates import (
     load_candidate,
     refusal,
 )
-from hearts_env.agents.bench.deals import deal_hash, split_keys
-from hearts_env.agents.bench.identity import fingerprint
-from hearts_env.agents.bench.store import RunFolder
-from hearts_env.agents.bench.suite import CANDIDATE, BenchError, MatchSpec, Suite, Track, load_suite, setting
-from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
-from hearts_env.arena.match import Executor
-from hearts_env.play.policy import Policy
-from hearts_env.play.progress import progress_bar
-from hearts_env.play.runner import IllegalCardError
+from hearts_env.train.bench.deals import deal_hash, split_keys
+from hearts_env.train.bench.identity import fingerprint
+from hearts_env.train.bench.store import RunFolder
+from hearts_env.train.bench.suite import CANDIDATE, BenchError, MatchSpec, Suite, Track, load_suite, setting
 
 CANDIDATE_FINGERPRINT_GAMES = 2
 """Games per table of the candidate's fingerprint (16 positions a table)."""

@@ -6,7 +6,7 @@ Each run is a separate Python process whose ``XDG_CACHE_HOME`` points at one tem
 (``NUMBA_CACHE_DIR`` unset), so the first compiles every kernel the game reaches (core,
 observation, reward) and the second finds them cached; anything the processes print is shown.
 
-    python benchmarks/bench_startup.py
+    python speed/speed_startup.py
 """
 
 from __future__ import annotations

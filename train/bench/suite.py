@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hearts_env.agents.bench import deals as deal_sets
-from hearts_env.agents.bench.identity import fingerprint, weights_hash
-from hearts_env.agents.bench.schema import BenchError, read_json
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play.policy import Policy
+from hearts_env.train.bench import deals as deal_sets
+from hearts_env.train.bench.identity import fingerprint, weights_hash
+from hearts_env.train.bench.schema import BenchError, read_json
 
 SUITES_DIR = Path(__file__).parent / "suites"
 """The versions shipped with the package, one JSON file each."""

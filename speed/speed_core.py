@@ -8,10 +8,10 @@ size is measured with the pure ``step`` (a new state each step) and with ``step_
 caller owns the state, as the environments and search do). ``--num-players`` and ``--decks`` pick
 another table, e.g. Cancellation Hearts (two decks, 104 card plays a hand with eight players).
 
-    python benchmarks/bench_core.py                      # all batch sizes, 3 s each
-    python benchmarks/bench_core.py --batch-sizes 4096 --seconds 10
-    python benchmarks/bench_core.py --batch-sizes 4096 --num-players 8 --decks 2
-    python benchmarks/bench_core.py --batch-sizes 4096 16384 --threads 2   # steps on two threads
+    python speed/speed_core.py                      # all batch sizes, 3 s each
+    python speed/speed_core.py --batch-sizes 4096 --seconds 10
+    python speed/speed_core.py --batch-sizes 4096 --num-players 8 --decks 2
+    python speed/speed_core.py --batch-sizes 4096 16384 --threads 2   # steps on two threads
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from hearts_env.engine.core import new_games, sample_actions, step, step_in_plac
 PLAYS_PER_HAND = 52  # OpenSpiel's four-player hand
 
 
-def bench_engine(
+def measure_engine(
     batch_size: int, seconds: float, seed: int, in_place: bool = False, rules: HeartsRules | None = None
 ) -> dict:
     rules = rules or HeartsRules(target_score=None)  # one hand per game: deal, pass left, play
@@ -62,7 +62,7 @@ def bench_engine(
     }
 
 
-def bench_openspiel(seconds: float, seed: int) -> dict | None:
+def measure_openspiel(seconds: float, seed: int) -> dict | None:
     rates = random_play_rate(seconds, seed)
     return None if rates is None else {"plays_per_s": rates[0] * PLAYS_PER_HAND}
 
@@ -86,9 +86,9 @@ def main(argv: list[str] | None = None) -> None:
 
     use_threads(args.threads)
     new_games(rules, batch_size=8, seed=0)  # warm up lookup tables
-    reference = bench_openspiel(args.seconds, args.seed)
+    reference = measure_openspiel(args.seconds, args.seed)
     results = [
-        bench_engine(b, args.seconds, args.seed, in_place, rules)
+        measure_engine(b, args.seconds, args.seed, in_place, rules)
         for b in args.batch_sizes
         for in_place in (False, True)
     ]

@@ -8,8 +8,8 @@ and the hands per second the agents alone would allow ("agents only"), are repor
 agents with a compiled table loop (``play_table``: the heuristic, simple), "table" is the rate of
 the same hands played in that loop, as the arena plays them.
 
-    python benchmarks/bench_agents.py                              # heuristic and simple, B = 4096
-    python benchmarks/bench_agents.py --agents heuristic --batch-sizes 1 64 4096 --seconds 10
+    python speed/speed_agents.py                              # heuristic and simple, B = 4096
+    python speed/speed_agents.py --agents heuristic --batch-sizes 1 64 4096 --seconds 10
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from hearts_env.play.policy import RandomPolicy, TablePolicy
 AGENTS = {"heuristic": HeuristicPolicy, "simple": SimplePolicy, "random": RandomPolicy}
 
 
-def bench_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
+def measure_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
     rules = HeartsRules(target_score=None)  # one hand per game
     P = rules.num_players
     agents = [AGENTS[name](seed=seed + s) for s in range(P)]
@@ -64,7 +64,7 @@ def bench_agent(name: str, batch_size: int, seconds: float, seed: int) -> dict:
     }
 
 
-def bench_table(name: str, batch_size: int, seconds: float, seed: int) -> float | None:
+def measure_table(name: str, batch_size: int, seconds: float, seed: int) -> float | None:
     """Hands per second of the agent's compiled table loop (None if it has none)."""
     rules = HeartsRules(target_score=None)
     agent = AGENTS[name](seed=seed)
@@ -81,13 +81,13 @@ def bench_table(name: str, batch_size: int, seconds: float, seed: int) -> float 
 def main(argv: list[str] | None = None) -> None:
     args = agent_speed_args(__doc__, list(AGENTS), ["heuristic", "simple"], [4096], argv)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
-        bench_agent(name, 8, 0.0, args.seed)
-        bench_table(name, 8, 0.0, args.seed)
+        measure_agent(name, 8, 0.0, args.seed)
+        measure_table(name, 8, 0.0, args.seed)
     results = []
     for name in args.agents:
         for b in args.batch_sizes:
-            result = bench_agent(name, b, args.seconds, args.seed)
-            result["table_hands_per_s"] = bench_table(name, b, args.seconds, args.seed)
+            result = measure_agent(name, b, args.seconds, args.seed)
+            result["table_hands_per_s"] = measure_table(name, b, args.seconds, args.seed)
             results.append(result)
     print(
         f"{'agent':>10} {'batch':>6} {'hands/s':>10} {'decisions/s':>12} {'in agents':>10} {'agents only':>12}"

@@ -10,7 +10,7 @@
     packed form; the caller owns the state (``step_in_place``).
 (c) Vector env steps per second (learner steps; opponents random, stepped inside).
 
-    python benchmarks/bench_env.py
+    python speed/speed_env.py
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from hearts_env.envs.aec import raw_env
 from hearts_env.envs.gym_env import HeartsVectorEnv
 
 
-def bench_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False) -> float:
+def measure_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False) -> float:
     """Decisions per second of whole games; a random legal card is drawn as OpenSpiel's loop
     draws one (an index into the legal actions)."""
     table = make()
@@ -54,7 +54,7 @@ def bench_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: 
     return steps / (time.perf_counter() - start)
 
 
-def bench_batched_step(batch_size: int, seconds: float, seed: int, form: str = "fresh") -> float:
+def measure_batched_step(batch_size: int, seconds: float, seed: int, form: str = "fresh") -> float:
     """``form``: fresh observation arrays, one ``reused`` buffer, or ``packed`` into a reused buffer."""
     rules = HeartsRules(target_score=None)
     layout = ObservationLayout(rules)
@@ -74,7 +74,7 @@ def bench_batched_step(batch_size: int, seconds: float, seed: int, form: str = "
     return hands * 52 / (time.perf_counter() - start)
 
 
-def bench_vector(num_envs: int, seconds: float, seed: int) -> float:
+def measure_vector(num_envs: int, seconds: float, seed: int) -> float:
     envs = HeartsVectorEnv(num_envs=num_envs, learner_seat="rotate")
     rng = np.random.default_rng(seed)
     envs.reset(seed=seed)
@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None) -> None:
         {
             "OpenSpiel, info state of the seat to act": openspiel(False),
             "OpenSpiel, info state of every seat": openspiel(True),
-            "AEC env()": lambda s: bench_aec(s, args.seed),
-            "AEC raw_env": lambda s: bench_aec(s, args.seed, make=raw_env),
-            "AEC env(), observe() of every agent each step": lambda s: bench_aec(s, args.seed, observe_all=True),
+            "AEC env()": lambda s: measure_aec(s, args.seed),
+            "AEC raw_env": lambda s: measure_aec(s, args.seed, make=raw_env),
+            "AEC env(), observe() of every agent each step": lambda s: measure_aec(s, args.seed, observe_all=True),
         },
         args.seconds * 3,
     )
@@ -116,13 +116,13 @@ def main(argv: list[str] | None = None) -> None:
     for name, rate in rates.items():
         reference = every if "every" in name else one
         print(f"(a) {name}: {rate:,.0f} steps/s (x {rate / reference:.2f} OpenSpiel)")
-    batched = bench_batched_step(args.batch_size, args.seconds, args.seed)
+    batched = measure_batched_step(args.batch_size, args.seconds, args.seed)
     print(f"(b) batched step with observations, B = {args.batch_size}: {batched:,.0f} card plays/s")
-    reused = bench_batched_step(args.batch_size, args.seconds, args.seed, form="reused")
+    reused = measure_batched_step(args.batch_size, args.seconds, args.seed, form="reused")
     print(f"    observations written into one reused buffer (encode out=): {reused:,.0f} card plays/s")
-    packed = bench_batched_step(args.batch_size, args.seconds, args.seed, form="packed")
+    packed = measure_batched_step(args.batch_size, args.seconds, args.seed, form="packed")
     print(f"    packed observations (encode_packed out=): {packed:,.0f} card plays/s")
-    vector = bench_vector(args.num_envs, args.seconds, args.seed)
+    vector = measure_vector(args.num_envs, args.seconds, args.seed)
     print(f"(c) vector env, {args.num_envs} games, random opponents: {vector:,.0f} learner steps/s")
 
 

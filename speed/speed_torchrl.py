@@ -11,8 +11,8 @@ uniform draw for the seat to act only (``seat_to_act_random``). Rollouts run ``-
 call, each call going on from where the last stopped (finished tables reset by TorchRL as usual);
 each rate is the median of ``--repeats`` timed calls, the contenders interleaved.
 
-    python benchmarks/bench_torchrl.py            # B = 256
-    python benchmarks/bench_torchrl.py --batch-size 1024
+    python speed/speed_torchrl.py            # B = 256
+    python speed/speed_torchrl.py --batch-size 1024
 """
 
 from __future__ import annotations

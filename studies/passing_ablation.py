@@ -3,7 +3,7 @@ after random passes (``ppo-random-pass``) and after the heuristic's passes (``pp
 each against three heuristic players on the same duplicate single hands (deal d passing left,
 right, across or none by d mod 4), compared deal by deal, in all and by pass direction.
 
-    python benchmarks/passing_ablation.py --deals 5000 --seed 0
+    python studies/passing_ablation.py --deals 5000 --seed 0
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.bench.suite import BenchError
 from hearts_env.arena import BlockOutcome
+from hearts_env.train.bench.suite import BenchError
 
 IDENTITY_FILE = "run.json"
 CLAIM_FILE = "players.json"

@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.schema import validate
-from hearts_env.agents.bench.suite import FULL, QUICK, BenchError
+from hearts_env.train.bench import bench_report as reports
+from hearts_env.train.bench.schema import validate
+from hearts_env.train.bench.suite import FULL, QUICK, BenchError
 
 EXPLOIT_SCHEMA = "hearts-exploit-1"
 

@@ -14,7 +14,7 @@ A factory may return a per-game callable wrapped by ``per_game_policy``: the one
 policy trained elsewhere (RLlib, Tianshou, TorchRL, ...) on this project's AEC environment,
 
     # mypkg/agents.py
-    from hearts_env.agents.bench import per_game_policy
+    from hearts_env.train.bench import per_game_policy
 
     def make():
         net = load_my_network()  # (observation, action_mask) -> card, as the AEC env gives them
@@ -48,13 +48,13 @@ import numba.core.event
 import numpy as np
 
 from hearts_env.agents import AGENTS
-from hearts_env.agents.bench.identity import weights_hash
-from hearts_env.agents.bench.suite import BenchError
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play.policy import Policy
+from hearts_env.train.bench.identity import weights_hash
+from hearts_env.train.bench.suite import BenchError
 
 TIME_LIMIT = 10.0
 """Seconds a decision may take by default: a call deciding n games may take n times this."""

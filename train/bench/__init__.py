@@ -7,7 +7,7 @@ SHA-256 of every network's weights, a fingerprint of every member's decisions) a
 of every match (agents are reseeded at each block). A run checks all of it before it plays, so
 "hearts-bench v1, test split" means the same games on every machine.
 
-    from hearts_env.agents.bench import compare, format_report, run
+    from hearts_env.train.bench import compare, format_report, run
 
     report = run("ppo", split="test")                   # a spec, a path, module:factory, or a Policy
     print(format_report(report))
@@ -18,17 +18,18 @@ Modules: ``schema`` (the published JSON Schemas of the files and the checker eve
 through), ``suite`` (versions as data, the record and its checks), ``deals`` (deal keys and
 hashes), ``identity`` (weights hashes, decision fingerprints), ``candidates`` (anything as the
 candidate; ``per_game_policy``, the adapter for per-game callables; the time limit), ``run``
-(checks, blocks, executors, resuming), ``store`` (the output folder), ``report`` (the JSON
-report, its table and plots), ``compare`` and ``leaderboard``. The command line,
-``hearts-bench`` (``hearts_env.train.bench_cli``), lives in ``hearts_env.train`` because its
-``exploit`` subcommand will train; nothing here imports ``hearts_env.train``.
+(checks, blocks, executors, resuming), ``store`` (the output folder), ``bench_report`` (the JSON
+report, its table and plots), ``compare``, ``leaderboard`` and ``cli``, the command line
+``hearts-bench``. The benchmark lives in ``hearts_env.train`` because ``hearts-bench exploit``
+trains (``hearts_env.train.exploit``, imported by that subcommand only); the suite, runs and
+reports need no training code.
 """
 
-from hearts_env.agents.bench.candidates import PerGamePolicy, load_candidate, per_game_policy
-from hearts_env.agents.bench.compare import compare, format_comparison
-from hearts_env.agents.bench.report import format_report, load
-from hearts_env.agents.bench.run import run
-from hearts_env.agents.bench.suite import BenchError, load_suite, versions
+from hearts_env.train.bench.bench_report import format_report, load
+from hearts_env.train.bench.candidates import PerGamePolicy, load_candidate, per_game_policy
+from hearts_env.train.bench.compare import compare, format_comparison
+from hearts_env.train.bench.run import run
+from hearts_env.train.bench.suite import BenchError, load_suite, versions
 
 __all__ = [
     "BenchError",

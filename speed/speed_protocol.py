@@ -10,8 +10,8 @@ sits in an arena match (B / 4 decisions a round trip on average, with the other 
 The overhead is the extra time per decision of the program; the ratio, the in-process rate over
 the program's. Absolute rates drift with the machine's load; compare figures of one run.
 
-    python benchmarks/bench_protocol.py                            # B = 256, 4096
-    python benchmarks/bench_protocol.py --batch-sizes 64 1024 16384 --repeats 5 --json out.json
+    python speed/speed_protocol.py                            # B = 256, 4096
+    python speed/speed_protocol.py --batch-sizes 64 1024 16384 --repeats 5 --json out.json
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def best_time(state: core.State, policies: list[Policy], repeats: int) -> float:
     return min(times)
 
 
-def bench(command: str, batch_size: int, repeats: int, seed: int) -> list[dict]:
+def measure(command: str, batch_size: int, repeats: int, seed: int) -> list[dict]:
     state = core.new_games(RULES, batch_size=batch_size, seed=seed)
     inside = RandomPolicy(seed)
     rows = []
@@ -82,7 +82,7 @@ def main() -> None:
     )
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     args = parser.parse_args()
-    rows = [row for b in args.batch_sizes for row in bench(args.command, b, args.repeats, args.seed)]
+    rows = [row for b in args.batch_sizes for row in measure(args.command, b, args.repeats, args.seed)]
     print(f"{'layout':<10} {'B':>6} {'in-process/s':>14} {'with program/s':>15} {'ratio':>7} {'overhead/decision':>18}")
     for r in rows:
         print(

@@ -5,10 +5,10 @@ the observation's nonzero inputs (``hearts_env.agents.mlp_kernels``); the numpy 
 multiplies the whole scaled observation by the weights, as the policy did before. Both are timed
 in one process, in alternating rounds (the best round of each is kept: the machine is shared),
 on the network alone, on ``ppo``'s decisions and on ``pimc-ppo``'s searches (whose rollouts are
-mostly forward passes), with the positions of ``bench_pimc.py``.
+mostly forward passes), with the positions of ``speed_pimc.py``.
 
-    python benchmarks/bench_forward.py                  # rows, ppo and pimc-ppo, both forwards
-    python benchmarks/bench_forward.py --seconds 2 --rounds 1
+    python speed/speed_forward.py                  # rows, ppo and pimc-ppo, both forwards
+    python speed/speed_forward.py --seconds 2 --rounds 1
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from bench_pimc import positions
 from common import save_json
+from speed_pimc import positions
 
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy

@@ -11,7 +11,7 @@ the moon's cross-entropy) and saved with a copy of the network into a run folder
 that ``pimc-ppo:path=RUN,rollout_tricks=1`` reads; copy its ``value.npz`` and ``value.json`` into
 ``agents/policies/ppo`` to ship it with ``ppo``.
 
-    python -m hearts_env.train.value_head --hands 16384 --workers 2 --seed 0
+    python -m hearts_env.train.train_value_head --hands 16384 --workers 2 --seed 0
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from hearts_env.agents.bench.identity import weights_hash
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_play, settled
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy, masked_argmax, masked_softmax
 from hearts_env.agents.value_head import FORMAT, ValueHead, feature_size, features, from_leader
@@ -43,6 +42,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.seeding import game_keys
 from hearts_env.play.progress import progress_bar
 from hearts_env.play.runner import play
+from hearts_env.train.bench.identity import weights_hash
 from hearts_env.train.config import RunConfig, check_at_least, net_arch_widths, parse_config
 from hearts_env.train.expert_iteration import map_over_workers
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
@@ -289,10 +289,10 @@ def main(config: ValueConfig) -> Path:
     return folder
 
 
-@command("python -m hearts_env.train.value_head")
+@command("python -m hearts_env.train.train_value_head")
 def cli(argv: Sequence[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    main(parse_config(ValueConfig, argv, "python -m hearts_env.train.value_head", __doc__.splitlines()[0]))
+    main(parse_config(ValueConfig, argv, "python -m hearts_env.train.train_value_head", __doc__.splitlines()[0]))
 
 
 if __name__ == "__main__":
