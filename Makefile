@@ -10,7 +10,7 @@ TEST_WORKERS ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all run demo bench docs lint clean
+.PHONY: test test-all run demo speed docs lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,8 @@ run: $(STAMP)  ## the main job: train a small agent, benchmark it and the shippe
 demo: $(STAMP)  ## one seeded 4-player game among random players, printed hand by hand
 	$(BIN)/hearts-demo --seed 0
 
-bench: $(STAMP)  ## engine speed against OpenSpiel's hearts
-	$(BIN)/python benchmarks/bench_core.py
+speed: $(STAMP)  ## engine speed against OpenSpiel's hearts
+	$(BIN)/python speed/speed_core.py
 
 docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a broken link or reference fails it)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

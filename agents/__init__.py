@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hearts_env.agents import compiled  # noqa: F401  (first: where numba caches the agents' kernels)
+from hearts_env.agents import kernel_cache  # noqa: F401  (first: where numba caches the agents' kernels)
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy

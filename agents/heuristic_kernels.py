@@ -165,7 +165,7 @@ def _moon_hand(hand: np.uint64, out: np.uint64, P: int, spare: int, kn: np.ndarr
 
 
 # The pass and the play are real calls, not inlined: inlined, the heuristic compiled as one function
-# in 33 s of a first run; as two calls in 10 s, deciding as fast (benchmarks/bench_agents.py).
+# in 33 s of a first run; as two calls in 10 s, deciding as fast (speed/speed_agents.py).
 @row_kernel
 def _pass_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray, legal) -> int:
     """One pick: the legal card with the highest pass score (the first among equals)."""

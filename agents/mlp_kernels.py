@@ -2,7 +2,7 @@
 765 numbers of the 4-player layout are set), so adding up the weight rows of the numbers that are
 set does a seventh of the multiplications of the dense product. The forward pass runs about 1.6
 times as fast, and ``pimc-ppo``, whose rollouts are mostly forward passes, about 1.5 times
-(``benchmarks/bench_forward.py``, docs/speed.md).
+(``speed/speed_forward.py``, docs/speed.md).
 """
 
 from __future__ import annotations

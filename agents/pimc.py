@@ -63,7 +63,7 @@ random streams keyed from the agent's seeded generator: a seeded agent is reprod
 
 Cost: the defaults are ``worlds=64`` with random rollouts (``PIMCPolicy``, the ``pimc-random``
 agent) and ``worlds=32`` with heuristic rollouts (``pimc_heuristic``, the ``pimc`` agent); the
-README gives the measured decisions per second (``benchmarks/bench_pimc.py``), one game per call
+README gives the measured decisions per second (``speed/speed_pimc.py``), one game per call
 and batched.
 """
 

@@ -1,7 +1,7 @@
 """A value head for ``pimc-ppo``: what the rest of a hand is worth to every seat when the policy
 network plays it out, so a rollout can stop after a trick instead of playing every card.
 
-``hearts_env.train.value_head`` trains it, for one policy network, on the trick-boundary states
+``hearts_env.train.train_value_head`` trains it, for one policy network, on the trick-boundary states
 of that network's own rollouts in the search's sampled worlds, each labelled with the cards every
 seat took by the hand's end; it is saved beside the network, in the policy folder (``value.npz``,
 weights only, and ``value.json``).

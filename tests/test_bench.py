@@ -20,11 +20,6 @@ import numpy as np
 import pytest
 
 from hearts_env.agents import make_agent
-from hearts_env.agents.bench import compare, deals, identity, load, per_game_policy, run
-from hearts_env.agents.bench import leaderboard as leaderboards
-from hearts_env.agents.bench import report as reports
-from hearts_env.agents.bench.candidates import CandidateError, TimeLimited, load_candidate
-from hearts_env.agents.bench.suite import BenchError, freeze, load_suite, load_suite_file
 from hearts_env.agents.heuristic import HeuristicPolicy
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.arena import MatchPlan, play_match
@@ -32,7 +27,12 @@ from hearts_env.engine import core, seeding
 from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs import aec
-from hearts_env.train import bench_cli
+from hearts_env.train.bench import bench_report as reports
+from hearts_env.train.bench import cli as bench_cli
+from hearts_env.train.bench import compare, deals, identity, load, per_game_policy, run
+from hearts_env.train.bench import leaderboard as leaderboards
+from hearts_env.train.bench.candidates import CandidateError, TimeLimited, load_candidate
+from hearts_env.train.bench.suite import BenchError, freeze, load_suite, load_suite_file
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -188,7 +188,7 @@ def user_agents(tmp_path, monkeypatch):
         import time
         import numpy as np
         from hearts_env.agents import make_agent
-        from hearts_env.agents.bench import per_game_policy
+        from hearts_env.train.bench import per_game_policy
         from hearts_env.engine.core import bits_to_mask
 
         def make(seed=None, kind="heuristic"):
@@ -620,11 +620,13 @@ def test_cli_errors_are_one_line(argv, message, capsys, monkeypatch, tmp_path) -
 
 
 def test_the_cli_imports_no_torch_for_an_agent_without_it(tiny, tmp_path) -> None:
-    """Nor does the benchmark's package import the training package (hearts_env.agents never does)."""
+    """Nor does the benchmark's package import the training code beside it (only ``hearts-bench exploit`` does)."""
     script = (
-        "import sys; import hearts_env.agents.bench; "
-        "assert not [m for m in sys.modules if m.startswith('hearts_env.train')], 'hearts_env.train imported'; "
-        "from hearts_env.train import bench_cli; "
+        "import sys; import hearts_env.train.bench; "
+        "training = [m for m in sys.modules if m.startswith('hearts_env.train.') "
+        "and not m.startswith('hearts_env.train.bench')]; "
+        "assert not training, training; "
+        "from hearts_env.train.bench import cli as bench_cli; "
         f"bench_cli.main(['run', 'random', '--suite', {str(tiny)!r}, '--tracks', 'standard', '--quick', "
         f"'--out', {str(tmp_path / 'out')!r}, '--no-progress']); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
@@ -729,9 +731,9 @@ def test_the_published_schemas_are_what_is_checked(tiny) -> None:
     """The schemas use only the keywords the package's checker implements, are valid JSON Schema,
     accept every shipped suite and report, and name the episodes and splits the code has; a JSON
     Schema library refuses the same hostile suites (those of shape, not of meaning)."""
-    from hearts_env.agents.bench import schema
-    from hearts_env.agents.bench.deals import SPLIT_STREAMS
     from hearts_env.arena import EPISODES
+    from hearts_env.train.bench import schema
+    from hearts_env.train.bench.deals import SPLIT_STREAMS
 
     def keywords(node):
         if isinstance(node, dict):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from hearts_env.train import bench_cli
+from hearts_env.train.bench import cli as bench_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), ROOT / "agents/policies/ppo/README.md"]

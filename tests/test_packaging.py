@@ -55,7 +55,13 @@ def test_the_wheel_has_one_import_name_and_the_shipped_policy(built: Path) -> No
         "hearts_env",
         f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info",
     }
-    for needed in ("hearts_env/py.typed", "hearts_env/agents/policies/ppo/policy.npz", "hearts_env/train/ppo.py"):
+    for needed in (
+        "hearts_env/py.typed",
+        "hearts_env/agents/policies/ppo/policy.npz",
+        "hearts_env/train/ppo.py",
+        "hearts_env/train/bench/suites/v1.json",
+        "hearts_env/train/bench/schemas/report.schema.json",
+    ):
         assert needed in names
     top_level = [n for n in names if n.endswith("top_level.txt")]
     assert not top_level or zipfile.ZipFile(wheel).read(top_level[0]).decode().split() == ["hearts_env"]

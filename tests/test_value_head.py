@@ -181,7 +181,7 @@ def test_damaged_value_files_are_refused_naming_the_file(tmp_path):
 
 def test_the_trainer_writes_a_policy_folder_pimc_ppo_reads(tmp_path):
     pytest.importorskip("torch")
-    from hearts_env.train.value_head import ValueConfig, main
+    from hearts_env.train.train_value_head import ValueConfig, main
 
     folder = main(
         ValueConfig(hands=512, share=0.02, worlds=2, epochs=1, workers=1, run_dir=str(tmp_path), progress_bar=False)

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from hearts_env.agents import AGENTS, make_agent
-from hearts_env.agents.bench import run as run_bench
-from hearts_env.agents.bench.report import format_report
-from hearts_env.agents.bench.suite import load_suite
 from hearts_env.agents.specs import check_agents
 from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import Estimate, play_match
 from hearts_env.cli.commands import command
 from hearts_env.train import ppo
+from hearts_env.train.bench import run as run_bench
+from hearts_env.train.bench.bench_report import format_report
+from hearts_env.train.bench.suite import load_suite
 
 
 @dataclass

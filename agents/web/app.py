@@ -26,7 +26,7 @@ status 400 (malformed, illegal card), 403 (another site's page, or a host not th
 (unknown game), 409 (out of turn), 413 (too large), 415 (not JSON) or 503 (too many games), and
 changes nothing. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
 site's page act for the person (``hearts_env.agents.web.guard``), loads no pickle and runs no code
-from a request, bounds what a request's agents may search (``hearts_env.agents.web.specs``), and
+from a request, bounds what a request's agents may search (``hearts_env.agents.web.request_specs``), and
 drops a game idle for ``--idle-minutes``.
 """
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from hearts_env.agents.specs import check_agents
-from hearts_env.agents.web import hints, specs
+from hearts_env.agents.web import hints, request_specs
 from hearts_env.engine import cards, core, seeding
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.rules import HeartsRules
@@ -65,7 +65,10 @@ class WebTable:
         seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(others))) >> np.uint64(1)
         self.policy_dirs = list(policy_dirs)
         try:
-            agents = {s: specs.build(n, int(k), self.policy_dirs) for s, n, k in zip(others, names, seeds, strict=True)}
+            agents = {
+                s: request_specs.build(n, int(k), self.policy_dirs)
+                for s, n, k in zip(others, names, seeds, strict=True)
+            }
             check_agents(rules, [(n, agents[s]) for s, n in zip(others, names, strict=True)])
         except ValueError as error:
             raise WebError(str(error)) from None
@@ -142,11 +145,11 @@ class WebTable:
         """What the agent ``spec`` would play in the person's place (``hints.explain``)."""
         self._expect(turn, "pass", "play")
         try:
-            spec = specs.check_spec(spec, self.policy_dirs)
+            spec = request_specs.check_spec(spec, self.policy_dirs)
             if spec not in self.hint_agents:
                 if len(self.hint_agents) >= MAX_HINT_AGENTS:  # a few kept: each may hold a network
                     del self.hint_agents[next(iter(self.hint_agents))]
-                self.hint_agents[spec] = specs.build(spec, self.seed, self.policy_dirs)
+                self.hint_agents[spec] = request_specs.build(spec, self.seed, self.policy_dirs)
             agent = self.hint_agents[spec]
             info, mask = infoset(self.state, self.seat), core.legal_mask(self.state)
             return {"agent": spec, **hints.explain(agent, info, mask)}
@@ -229,7 +232,7 @@ class WebTables:
             raise WebError("opponents must be a list of agent specs")
         for spec in opponents:
             try:
-                specs.check_spec(spec, self.policy_dirs)
+                request_specs.check_spec(spec, self.policy_dirs)
             except ValueError as error:
                 raise WebError(str(error)) from None
         seed = request.get("seed")

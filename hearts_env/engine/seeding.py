@@ -47,7 +47,7 @@ CARDS = 4
 COLLECTION = 5
 """The stream of the seeds of a parallel collection's workers (``hearts_env.train.expert_iteration``)."""
 BENCH_DEV = 6
-"""The stream of the benchmark's ``dev`` deal keys (``hearts_env.agents.bench``), for tuning."""
+"""The stream of the benchmark's ``dev`` deal keys (``hearts_env.train.bench``), for tuning."""
 BENCH_TEST = 7
 """The stream of the benchmark's ``test`` deal keys, for reporting: nothing that trains draws from it."""
 BENCH_POSITIONS = 8

@@ -14,7 +14,7 @@ Cards are drawn as cards: rank and suit pip in the corner, a large pip in the mi
 and diamonds red, clubs and spades black. Pips are drawn shapes, not font glyphs, so no font
 with suit symbols is needed: Pillow and its default font suffice (the ``render`` extra). Card
 pictures are drawn once per size (supersampled, then scaled down) and pasted, so a frame costs a
-few milliseconds (``benchmarks/bench_render.py``). Any size from 640x480 up keeps the ranks
+few milliseconds (``speed/speed_render.py``). Any size from 640x480 up keeps the ranks
 readable for 3 to 11 players.
 """
 
