@@ -607,6 +607,27 @@ def test_every_table_gets_its_last_events_when_the_match_ends(tmp_path: Path, ho
         assert sorted(line.split()[1] for line in lines if line.startswith(f"{kind} ")) == sorted(opened)
 
 
+def test_hearts_bench_closes_the_programs_it_runs(tmp_path: Path, tiny: Path) -> None:
+    """Every bot process a hearts-bench run starts for a program candidate (its fingerprint, its
+    matches) is closed by the run: each gets its quit, after the hand and end of every game it played."""
+    from hearts_env.train.bench.cli import main as bench_main
+
+    script, log = tmp_path / "recorder.py", tmp_path / "log"
+    log.mkdir()
+    script.write_text(
+        RECORDER.replace('open(sys.argv[1], "w")', 'open(os.path.join(sys.argv[1], str(os.getpid())), "w")')
+    )
+    argv = ["run", f"program:command={PYTHON} {script} {log} tables=many", "--suite", str(tiny), "--quick"]
+    bench_main([*argv, "--tracks", "standard", "--out", str(tmp_path / "run"), "--no-progress"])
+    processes = [path.read_text().splitlines() for path in log.iterdir()]
+    assert processes and all(lines[-1] == "quit" for lines in processes)
+    ended = [
+        {line.split()[1] for line in lines if line.startswith(k)} for lines in processes for k in ("hand ", "end ")
+    ]
+    hands, ends = ended[::2], ended[1::2]
+    assert any(hands) and all(h <= e for h, e in zip(hands, ends, strict=True))  # games followed to their end
+
+
 def test_hearts_arena_ends_on_a_bad_bot_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "bad.py"
     script.write_text(HEAD + "    sys.exit(5) if decisions > 30 else print(table, legal, flush=True)\n")

@@ -27,9 +27,9 @@ such policies decide one game at a time anyway).
 
 A candidate that cannot be built (a bad spec, a missing file, a model of other rules or layout, a
 factory that raises or returns something that is not a policy) raises ``BenchError`` before
-anything is played. During the run the candidate plays behind ``TimeLimited``: a call that raises,
-or that takes longer than ``time_limit`` seconds a decision, ends the run with a ``CandidateError``
-naming it.
+anything is played. During the run the candidate plays behind ``time_limited`` (a policy that
+follows its games, such as a bot program, still does): a call that raises, or that takes longer
+than ``time_limit`` seconds a decision, ends the run with a ``CandidateError`` naming it.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
-from hearts_env.play.policy import Policy
+from hearts_env.play.policy import GamePolicy, Policy, Turn
+from hearts_env.play.runner import Step
 from hearts_env.train.bench.identity import weights_hash
 from hearts_env.train.bench.suite import BenchError
 
@@ -217,18 +218,21 @@ class TimeLimited:
             self.policy.seed(seed)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        deadline = _Deadline(self.limit * len(mask))
+        return self._timed(len(mask), lambda: self.policy(info, mask))
+
+    def _timed(self, decisions: int, call: Callable[[], np.ndarray]) -> np.ndarray:
+        deadline = _Deadline(self.limit * decisions)
         try:
             with deadline:
-                cards = self.policy(info, mask)
+                cards = call()
         except _Overrun:
-            raise CandidateError(self._overran(len(mask), deadline.charged())) from None
+            raise CandidateError(self._overran(decisions, deadline.charged())) from None
         except CandidateError:
             raise
         except Exception as error:  # noqa: BLE001  (whatever the user's policy raises ends the run, said once)
             raise CandidateError(f"agent {self.name!r} raised {type(error).__name__}: {error}") from None
         if deadline.charged() > deadline.allowed:
-            raise CandidateError(self._overran(len(mask), deadline.charged()))
+            raise CandidateError(self._overran(decisions, deadline.charged()))
         return cards
 
     def _overran(self, decisions: int, seconds: float) -> str:
@@ -239,6 +243,23 @@ class TimeLimited:
 
     def __repr__(self) -> str:
         return repr(self.policy)
+
+
+class TimeLimitedGame(TimeLimited):
+    """``TimeLimited`` for a policy that follows its games (``GamePolicy``: a bot program sees
+    each table's events), which it keeps doing behind the limit."""
+
+    def decide(self, turn: Turn) -> np.ndarray:
+        return self._timed(len(turn.games), lambda: self.policy.decide(turn))
+
+    def observe(self, step: Step) -> None:
+        if callable(observe := getattr(self.policy, "observe", None)):
+            observe(step)
+
+
+def time_limited(policy: Policy, name: str, limit: float = TIME_LIMIT) -> TimeLimited:
+    """The candidate behind its time limit, following its games if it does (``TimeLimitedGame``)."""
+    return (TimeLimitedGame if isinstance(policy, GamePolicy) else TimeLimited)(policy, name, limit)
 
 
 class _Overrun(BaseException):

@@ -34,10 +34,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
 from hearts_env.arena.sharding import add_ray_argument
-from hearts_env.cli.commands import add_progress_argument, positive_int
+from hearts_env.cli.commands import Parser, add_progress_argument, positive_int
 from hearts_env.train.bench import bench_report as reports
 from hearts_env.train.bench import leaderboard as leaderboards
 from hearts_env.train.bench.candidates import TIME_LIMIT, check_time_limit
@@ -296,16 +295,8 @@ COMMANDS: dict[str, Command] = {
 """The subcommands, in the order ``--help`` lists them."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """A parser whose errors are one line too (``hearts-bench run: error: ...``), not the usage first."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def make_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description="hearts-bench: a versioned benchmark of Hearts agents (docs/benchmark.md).",
         formatter_class=argparse.RawDescriptionHelpFormatter,

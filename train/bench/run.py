@@ -46,7 +46,7 @@ from typing import Any
 import hearts_env
 from hearts_env.arena import BlockOutcome, MatchPlan, plan_match
 from hearts_env.arena.match import Executor
-from hearts_env.play.policy import Policy
+from hearts_env.play.policy import Policy, close_agents
 from hearts_env.play.progress import progress_bar
 from hearts_env.play.runner import IllegalCardError
 from hearts_env.train.bench import bench_report as reports
@@ -54,10 +54,10 @@ from hearts_env.train.bench.candidates import (
     TIME_LIMIT,
     Candidate,
     CandidateError,
-    TimeLimited,
     check_time_limit,
     load_candidate,
     refusal,
+    time_limited,
 )
 from hearts_env.train.bench.deals import deal_hash, split_keys
 from hearts_env.train.bench.identity import fingerprint
@@ -116,49 +116,56 @@ def run(
     suite.check_split(split)
     selected = suite.select(tracks)
     cand = load_candidate(candidate, name, suite.agent_seed)
-    suite.check_deals(split, selected)
-    members, identities, modified = _pool(suite, selected, allow_modified)
-    skipped = _refusals(cand, selected, time_limit, explicit=tracks is not None)
-    played = {t.name: [m for m in t.matches if m.table not in skipped[t.name]] for t in selected}
-    if not any(played.values()):
-        raise BenchError(f"candidate {cand.name!r} can play none of the tracks: {next(iter(skipped.values()))}")
-    guarded = TimeLimited(cand.policy, cand.name, time_limit)
-    players = {t.name: _players(t, played[t.name], guarded, cand.name, identities) for t in selected if played[t.name]}
-    matches = [
-        _plan(suite, track, spec, split, quick, guarded, members, cand.history)
-        for track in selected
-        for spec in played[track.name]
-    ]
-    label = suite.version if not modified else f"{suite.version}+modified"
-    candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256}
-    identity = {"suite": suite.version, "split": split, "setting": setting(quick), "candidate": candidate_entry}
-    folder = None if out is None else RunFolder(out, identity, restart)
-    for track, who in players.items():
-        if folder is not None:
-            folder.claim(track, who)
-    blocks, played_now = _play(matches, folder, split, workers, executor, progress, cand.name)
-    entries = {}
-    for match in matches:
-        outcomes = blocks[id(match)]
-        result = match.plan.result([o for o, _ in outcomes], seconds=sum(t[0] for _, t in outcomes))
-        entry = reports.match_entry(match.spec, result, match.deals_sha256)
-        entries[id(match)] = entry | {"cpu_seconds": sum(t[1] for _, t in outcomes)}
-    report = {
-        "schema": reports.SCHEMA,
-        "suite": label,
-        "version": suite.version,
-        "frozen": not modified,
-        "modified": modified,
-        "split": split,
-        "setting": setting(quick),
-        "candidate": {"name": cand.name, "kind": cand.kind} | candidate_entry,
-        "tracks": {
-            t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name], players)
-            for t in selected
-        },
-        "manifest": _manifest(suite, split, selected, identities, commit, started, wall, workers, executor, command)
-        | {"blocks_played": played_now, "blocks_kept": sum(len(b) for b in blocks.values()) - played_now},
-    }
+    owned: list[object] = [cand.policy] if isinstance(candidate, (str, Path)) else []  # built here: closed here
+    try:
+        suite.check_deals(split, selected)
+        members, identities, modified = _pool(suite, selected, allow_modified)
+        owned += members.values()
+        skipped = _refusals(cand, selected, time_limit, explicit=tracks is not None)
+        played = {t.name: [m for m in t.matches if m.table not in skipped[t.name]] for t in selected}
+        if not any(played.values()):
+            raise BenchError(f"candidate {cand.name!r} can play none of the tracks: {next(iter(skipped.values()))}")
+        guarded = time_limited(cand.policy, cand.name, time_limit)
+        players = {
+            t.name: _players(t, played[t.name], guarded, cand.name, identities) for t in selected if played[t.name]
+        }
+        matches = [
+            _plan(suite, track, spec, split, quick, guarded, members, cand.history)
+            for track in selected
+            for spec in played[track.name]
+        ]
+        label = suite.version if not modified else f"{suite.version}+modified"
+        candidate_entry = {"spec": cand.spec, "weights_sha256": cand.weights_sha256}
+        identity = {"suite": suite.version, "split": split, "setting": setting(quick), "candidate": candidate_entry}
+        folder = None if out is None else RunFolder(out, identity, restart)
+        for track, who in players.items():
+            if folder is not None:
+                folder.claim(track, who)
+        blocks, played_now = _play(matches, folder, split, workers, executor, progress, cand.name)
+        entries = {}
+        for match in matches:
+            outcomes = blocks[id(match)]
+            result = match.plan.result([o for o, _ in outcomes], seconds=sum(t[0] for _, t in outcomes))
+            entry = reports.match_entry(match.spec, result, match.deals_sha256)
+            entries[id(match)] = entry | {"cpu_seconds": sum(t[1] for _, t in outcomes)}
+        report = {
+            "schema": reports.SCHEMA,
+            "suite": label,
+            "version": suite.version,
+            "frozen": not modified,
+            "modified": modified,
+            "split": split,
+            "setting": setting(quick),
+            "candidate": {"name": cand.name, "kind": cand.kind} | candidate_entry,
+            "tracks": {
+                t.name: _track_entry(t, [entries[id(m)] for m in matches if m.track is t], skipped[t.name], players)
+                for t in selected
+            },
+            "manifest": _manifest(suite, split, selected, identities, commit, started, wall, workers, executor, command)
+            | {"blocks_played": played_now, "blocks_kept": sum(len(b) for b in blocks.values()) - played_now},
+        }
+    finally:  # a program agent ends its bot, sending the last events of its tables first
+        close_agents(owned)
     report = reports.finish(report)
     if folder is not None:
         _write_outputs(folder, report)
