@@ -34,7 +34,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs import aec
 from hearts_env.train import bench_cli
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,19 @@ import json
 import math
 import statistics
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from command_errors import refused
+from policy_files import export
 from scripted_policies import Highest, Lowest
 
 import hearts_env.agents
+import hearts_env.agents.arena_cli as arena_cli
 from hearts_env.agents.arena_cli import main, parse_spec
+from hearts_env.agents.specs import check_agents
+from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import (
     METRICS,
     Estimate,
@@ -684,3 +690,95 @@ def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
     with pytest.raises(IllegalCardError, match=named) as info:
         play_match(None, entries, keys=keys, episode="hand", block=3)
     assert info.value.policy == "cheat" and info.value.deal == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# hearts-arena: everything checked before the first deal
+
+
+@pytest.fixture
+def no_match(monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("the match started")
+
+    monkeypatch.setattr(arena_cli, "play_match", fail)
+    monkeypatch.setattr(arena_cli, "round_robin", fail)
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["ppo"] + ["random"] * 4 + ["--num-players", "5"], ["agent 'ppo' cannot play", "num_players=5"]),
+        (["ppo"] + ["random"] * 3 + ["--jack-of-diamonds"], ["agent 'ppo' cannot play", "jack_of_diamonds=True"]),
+        (["random"] * 4 + ["--json", "/missing/dir/x.json"], ["--json", "/missing/dir"]),
+        (["random"] * 4 + ["--plot", "/missing/dir/x.png"], ["--plot", "/missing/dir"]),
+        (["random"] * 4 + ["--json", "."], ["--json", "is a folder"]),
+        (["trained"] + ["random"] * 3, ["agent 'trained'", "path"]),
+        (["trained:path=/nowhere"] + ["random"] * 3, ["missing file"]),
+        (["pimc:samples=20"] + ["random"] * 3, ["samples"]),
+        (["random"] * 4 + ["--episode", "game", "--target-score", "0"], ["--target-score"]),
+        (["random"] * 4 + ["--num-players", "9"], ["num_players"]),
+        (["random"] * 4 + ["--pass-cycle", "sideways"], ["pass_cycle"]),
+        (["random"] * 4 + ["--seed", "-1"], ["--seed"]),
+        (["random"] * 4 + ["--deals", "0"], ["--deals"]),
+        (["random"] * 4 + ["--deals", "many"], ["--deals"]),
+        (["random"] * 3, ["a match needs 4 agents"]),
+        (["--round-robin", "random", "random"], ["distinct agents"]),
+    ],
+)
+def test_arena_refuses_before_the_match(argv, fragments, capsys, no_match):
+    refused(capsys, lambda: arena_cli.main(argv), "hearts-arena: error:", *fragments)
+
+
+def test_arena_plays_a_variant_named_by_flags(capsys):
+    argv = ["random"] * 5 + ["--num-players", "5", "--moon", "shooter_choice", "--points-on-first-trick"]
+    arena_cli.main(argv + ["--deals", "2", "--episode", "hand", "--json", "-", "--no-progress"])
+    rules = json.loads(capsys.readouterr().out)["rules"]
+    assert rules["num_players"] == 5 and rules["moon"] == "shooter_choice"
+    assert rules["no_points_on_first_trick"] is False
+
+
+def test_match_sizes_are_checked_before_allocating() -> None:
+    from hearts_env.arena import round_robin
+
+    with pytest.raises(ValueError, match="1,000,000,000,000 deals needs about"):
+        play_match(None, [RandomPolicy(0)] * 4, deals=10**12)
+    with pytest.raises(ValueError, match="1,000,000,000 tables needs about"):
+        round_robin(None, [("a", RandomPolicy(0)), ("b", RandomPolicy(1))], deals=10, tables=10**9, ratings=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The up-front check plays the table as the match will, --history included
+
+
+def test_arena_takes_a_history_policy_with_history(tmp_path: Path, capsys) -> None:
+    folder = export(tmp_path / "hist", HeartsRules(), history=True)
+    agents = [f"trained:path={folder}", "random", "random", "random"]
+    refused(capsys, lambda: main([*agents, "--deals", "2"]), "history")
+    main([*agents, "--deals", "2", "--history", "--episode", "hand", "--no-progress"])
+    assert "trained" in capsys.readouterr().out
+    history_policy = TrainedPolicy(folder)
+    check_agents(HeartsRules(), [("h", history_policy)], history=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output: a full disk, a plot of an unknown format
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_ends_the_arena_with_one_line(capsys) -> None:
+    line = refused(
+        capsys,
+        lambda: main(["random"] * 4 + ["--deals", "2", "--episode", "hand", "--json", "/dev/full", "--no-progress"]),
+        "hearts-arena: error:",
+    )
+    assert "No space left" in line
+
+
+def test_a_plot_of_an_unknown_format_is_refused_before_the_match(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["random"] * 4 + ["--deals", "2", "--episode", "hand", "--plot", str(tmp_path / "out.txt")])
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert "--plot:" in captured.err and "not 'txt'" in captured.err
+    assert captured.out == ""  # nothing played

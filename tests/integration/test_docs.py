@@ -1,4 +1,5 @@
-"""Every Python example in the README and the documentation pages runs as written.
+"""Every Python example in the README and the documentation pages runs as written, and the facts
+the pages state are the code's (the leaderboard, the README's figures, the state's fields).
 
 Each fenced block whose info string is exactly ``python`` is one test (its id: file and line),
 run in a fresh namespace, in a temporary working directory. An HTML comment on the line just
@@ -23,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from hearts_env.engine.core import State
 from hearts_env.train import bench_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), ROOT / "agents/policies/ppo/README.md"]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```$", re.M | re.S)
 MARK = re.compile(r"<!--\s*(slow|skip)\s*(?::\s*(.*?))?\s*-->\s*$")
@@ -102,3 +104,26 @@ def test_readme_results_are_the_leaderboards() -> None:
         for figure in figures:
             figure = figure.strip("*%")
             assert figure in board[agent], f"README quotes {figure} for {agent}; the leaderboard does not"
+
+
+# ---------------------------------------------------------------------------------------------
+# Documentation that the code is checked against
+
+
+def test_no_file_cites_a_folder_outside_the_repository():
+    texts = [p for p in ROOT.rglob("*") if p.suffix in (".py", ".md", ".ipynb") and ".venv" not in p.parts]
+    for path in set(texts) - {Path(__file__).resolve()}:
+        text = path.read_text(encoding="utf-8")
+        assert "shared/" not in text, f"{path} cites a shared/ folder"
+    assert (ROOT / "docs" / "rules.md").is_file()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for link in re.findall(r"\]\(([^)#]+)", readme):
+        if not link.startswith("http"):
+            assert (ROOT / link).exists(), f"README links {link}, which is not in the repository"
+
+
+def test_docs_list_every_state_field():
+    page = (ROOT / "docs" / "environments.md").read_text(encoding="utf-8")
+    fields_section = page[page.index("`State` fields") :]
+    for name in State.FIELDS:
+        assert f"`{name}`" in fields_section, name

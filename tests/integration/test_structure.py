@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"hearts_env": ROOT / "hearts_env", "hearts_env.agents": ROOT / "agents", "hearts_env.train": ROOT / "train"}
 """import name -> the repository folder it installs from"""
 LAYERS = {"engine": 0, "play": 1, "render": 2, "protocol": 2, "arena": 2, "envs": 3, "cli": 4}

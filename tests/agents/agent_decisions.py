@@ -8,7 +8,7 @@ step of it, the card ``HeuristicPolicy(**knobs)`` and ``SimplePolicy()`` chose f
 The positions are rebuilt from the deals and the moves, so the file does not depend on how the
 core lays out its state or deals later hands.
 
-    python tests/agent_decisions.py      # re-record (only when a rule change is meant)
+    python tests/agents/agent_decisions.py     # re-record (only when a rule change is meant)
 """
 
 from __future__ import annotations

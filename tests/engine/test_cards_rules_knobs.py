@@ -1,15 +1,20 @@
-"""Card ids and names, the deck per player count, and HeartsRules knobs (docs/rules.md)."""
+"""Card ids and names, the deck per player count, and HeartsRules knobs (docs/rules.md): bad knobs
+and their command-line flags refused naming the knob."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
 
 import numpy as np
 import pytest
+from command_errors import refused
 
 from hearts_env import HeartsRules
 from hearts_env.engine import cards
 from hearts_env.engine.core import bits_to_cards, new_games
+from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 
 # ---------------------------------------------------------------------------------------------
 # Card ids and names
@@ -225,3 +230,83 @@ def test_valid_edge_values():
 def test_invalid_knobs_raise_naming_the_knob(knobs, knob):
     with pytest.raises(ValueError, match=knob):
         HeartsRules(**knobs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Knobs of any type, dictionaries and command-line flags: refused naming the knob
+
+
+@pytest.mark.parametrize(
+    ("knobs", "knob"),
+    [
+        ({"pass_cycle": 5}, "pass_cycle"),
+        ({"pass_cycle": [["left"]]}, "pass_cycle"),
+        ({"pass_cycle": {"left": 1}}, "pass_cycle"),
+        ({"moon": []}, "moon"),
+        ({"moon": np.array(["add_to_others", "x"])}, "moon"),
+        ({"target_score": [100]}, "target_score"),
+        ({"num_players": None}, "num_players"),
+    ],
+)
+def test_rules_refuse_any_type_naming_the_knob(knobs, knob):
+    with pytest.raises(ValueError, match=knob):
+        HeartsRules(**knobs)
+
+
+def test_rules_from_dict_refuses_non_mappings_and_unknown_knobs():
+    assert HeartsRules.from_dict(HeartsRules(num_players=5, moon="shooter_choice").to_dict()) == HeartsRules(
+        num_players=5, moon="shooter_choice"
+    )
+    assert HeartsRules.from_dict(json.loads(json.dumps(HeartsRules().to_dict()))) == HeartsRules()
+    with pytest.raises(ValueError, match="rules must be a mapping"):
+        HeartsRules.from_dict([4])
+    with pytest.raises(ValueError, match="unknown rules knob jokers"):
+        HeartsRules.from_dict({"jokers": 2})
+
+
+def rules_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="x")
+    add_rules_arguments(parser)
+    return parser
+
+
+def test_rules_flags_are_the_dataclass_fields():
+    parser = rules_parser()
+    knobs = [f.name for f in dataclasses.fields(HeartsRules) if f.init]
+    assert {a.dest for a in parser._actions} - {"help"} == set(knobs)
+    assert rules_from_args(parser.parse_args([]), parser) == HeartsRules()
+    variant = parser.parse_args(
+        "--num-players 5 --pass-count 2 --pass-cycle left,none --points-on-first-trick --no-queen-breaks-hearts "
+        "--jack-of-diamonds --moon shooter_choice --target-score 0".split()
+    )
+    assert rules_from_args(variant, parser) == HeartsRules(
+        num_players=5,
+        pass_count=2,
+        pass_cycle=("left", "none"),
+        no_points_on_first_trick=False,
+        queen_breaks_hearts=False,
+        jack_of_diamonds=True,
+        moon="shooter_choice",
+        target_score=None,
+    )
+    again = parser.parse_args(["--points-on-first-trick", "--no-points-on-first-trick", "--pass-cycle", "standard"])
+    assert rules_from_args(again, parser) == HeartsRules()
+    for flag in ("--num-players", "--moon", "--jack-of-diamonds", "--no-points-on-first-trick"):
+        assert flag in parser.format_help()
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--num-players", "9"], "num_players"),
+        (["--num-players", "four"], "--num-players"),
+        (["--pass-count", "99"], "pass_count"),
+        (["--pass-cycle", "up"], "pass_cycle"),
+        (["--pass-cycle", "across", "--num-players", "5"], "pass_cycle"),
+        (["--moon", "sometimes"], "moon"),
+        (["--target-score", "-1"], "target_score"),
+    ],
+)
+def test_rules_flags_refuse_naming_the_knob(argv, fragment, capsys):
+    parser = rules_parser()
+    refused(capsys, lambda: rules_from_args(parser.parse_args(argv), parser), fragment)

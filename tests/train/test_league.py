@@ -1,5 +1,5 @@
 """The training league: draw probabilities from the learner's results, the moving average, the
-snapshots kept, seeded draws, its settings (a run against league seats: tests/test_train.py)."""
+snapshots kept, seeded draws, its settings (a run against league seats: tests/train/test_train.py)."""
 
 from __future__ import annotations
 

@@ -564,3 +564,24 @@ def test_observation_of_two_decks_needs_an_info_set_of_two_decks() -> None:
     one = new_games(HeartsRules(num_players=6), batch_size=1, seed=0)
     with pytest.raises(ValueError, match=r"info sets of 1 deck\(s\) for a layout of 2"):
         encode(infoset(one), ObservationLayout(HeartsRules(num_players=6, decks=2)))
+
+
+# ---------------------------------------------------------------------------------------------
+# observe checks its seats and its layout
+
+
+def test_observe_refuses_seats_off_the_table_and_layouts_of_other_rules() -> None:
+    state = new_games(HeartsRules(), batch_size=3, seed=0)
+    layout = ObservationLayout(HeartsRules())
+    good = observe(state, state.to_play.astype(np.int64), layout)
+    for seat in (4, -1, np.array([0, 4, 1], np.int64), np.array([0, 1, -2], np.int64)):
+        with pytest.raises(ValueError, match=r"seat must be in 0\.\.3"):
+            observe(state, seat, layout)
+    with pytest.raises(ValueError, match="seat must be an int"):
+        observe(state, np.array([0.5, 1, 2]), layout)
+    for other in (HeartsRules(num_players=5), HeartsRules(num_players=6, decks=2)):
+        with pytest.raises(ValueError, match="layout"):
+            observe(state, 0, ObservationLayout(other))
+    with pytest.raises(ValueError, match="packed must be True or False"):
+        observe(state, 0, layout, packed="yes")
+    np.testing.assert_array_equal(observe(state, state.to_play.astype(np.int64), layout), good)  # nothing changed

@@ -1,4 +1,5 @@
-"""Refused input: illegal cards (named game, card and rule; state unchanged), bad actions and bad deals."""
+"""Input the core refuses: illegal cards (named game, card and rule; state unchanged), bad actions,
+bad deals and batch indexes out of range."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from scripted_deals import FIRST_TRICK, LEADS, SUITS
 from hearts_env import HeartsRules
 from hearts_env.engine import cards
 from hearts_env.engine.core import State, legal_mask, new_games, step
+from hearts_env.engine.infoset import infoset
 
 FIVE = [
     "4C 5C 6C 7C 8C 9C TC JC QC KC",
@@ -245,3 +247,21 @@ def test_deals_disagree_with_batch_size():
 def test_bad_batch_size(batch_size):
     with pytest.raises(ValueError, match="batch_size"):
         new_games(HeartsRules(), batch_size=batch_size, seed=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# An int index keeps one game or raises IndexError
+
+
+def test_indexing_a_batch_out_of_range_raises() -> None:
+    state = new_games(HeartsRules(), batch_size=3, seed=0)
+    for i in (-3, -1, 0, 2):
+        assert state[i].batch_size == 1
+        np.testing.assert_array_equal(state[i].data, state.data[i : i + 1] if i >= 0 else state.data[[i]])
+    for i in (3, -4, 10**9):
+        with pytest.raises(IndexError, match="out of range for a batch of 3"):
+            state[i]
+    with pytest.raises(IndexError):
+        infoset(state)[5]
+    with pytest.raises(IndexError):
+        state[True]

@@ -1,5 +1,6 @@
 """The terminal game (``hearts-play``): scripted people play whole games through ``main``, bad input
-gets a message and a new prompt, and the command line exits cleanly at end of input."""
+gets a message and a new prompt, and the command line exits cleanly at end of input; bad flags and
+agents that cannot play the table are refused with one line before the game."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from command_errors import refused
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules
 from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
+from hearts_env.agents.trained import SHIPPED_DIR
 from hearts_env.engine import cards
 from hearts_env.engine.core import new_games
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CARD = re.compile(r"(10|[2-9JQKA])([♣♦♠♥])")
 LEGAL = re.compile(r"\[(10|[2-9JQKA])([♣♦♠♥])(?:x2)?\]")  # two decks: [Q♠x2] for a card held twice
 RULES_TEXTS = (  # what core.explain_illegal may name
@@ -294,3 +297,64 @@ def test_two_decks_show_and_pass_a_card_held_twice():
     assert "You have already picked Q♠ twice. Nothing from that line was picked." in text
     assert "You passed 2♣ Q♠ Q♠ left to seat 1" in text
     assert state.done[0] and int(np.bitwise_count(state.last_hand_taken2[0]).sum()) > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Refused before the game: flags, agents that cannot play the table, undecodable input
+
+
+def quit_at_once(prompt: str) -> str:
+    return "quit"
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["--opponents", "trained"], ["agent 'trained'", "path"]),
+        (["--opponents", "ppo", "--num-players", "5"], ["agent 'ppo' cannot play"]),
+        (["--opponents", "heuristic", "ppo", "random", "--moon", "shooter_choice"], []),
+        (["--opponents", "ppo", "--jack-of-diamonds"], ["agent 'ppo' cannot play"]),
+        (["--seed", "-1"], ["--seed"]),
+        (["--pass-cycle", "up"], ["pass_cycle"]),
+        (["--seat", "7"], ["--seat"]),
+    ],
+)
+def test_play_refuses_before_the_game(argv, fragments, capsys):
+    if not fragments:  # shooter_choice is not a layout knob: the shipped agent plays it
+        assert main(argv, input_fn=quit_at_once, output=io.StringIO()) == 0
+        return
+    output = io.StringIO()
+    refused(capsys, lambda: main(argv, input_fn=quit_at_once, output=output), "hearts-play: error:", *fragments)
+    assert output.getvalue() == ""
+
+
+def test_play_takes_a_trained_policy_by_path():
+    output = io.StringIO()
+    spec = f"trained:path={SHIPPED_DIR / 'ppo'}"
+    assert main(["--opponents", spec, "--seed", "0"], input_fn=quit_at_once, output=output) == 0
+    assert spec in output.getvalue()
+
+
+@pytest.mark.parametrize(("num_players", "opener"), [(4, "2♣"), (5, "3♣"), (6, "2♣"), (7, "2♣"), (3, "2♣")])
+def test_play_help_names_the_tables_opening_card(num_players, opener):
+    output = io.StringIO()
+    lines = iter(["help", "quit"])
+    main(["--num-players", str(num_players), "--seed", "0"], input_fn=lambda p: next(lines), output=output)
+    assert f"{opener} opens the first trick" in output.getvalue()
+
+
+def test_play_refuses_two_decks_at_a_small_table(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--decks", "2", "--num-players", "4"], input_fn=lambda prompt: "")
+    assert "decks" in capsys.readouterr().err
+
+
+def run_command(args: list[str], stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", **(env or {})}
+    return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, env=environ, timeout=300)
+
+
+def test_play_reads_undecodable_input_as_a_word_that_is_no_card() -> None:
+    done = run_command(["-m", "hearts_env.agents.play", "--seed", "0"], stdin=b"\xff\xfe\xfd\nquit\n")
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and b"Bye." in done.stdout

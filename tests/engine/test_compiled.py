@@ -1,9 +1,11 @@
-"""Where the kernels are cached (a folder named after every source the kernels can reach), and
-the stores the observation encoder writes with."""
+"""Where the kernels are cached (a folder named after every source the kernels can reach; a damaged
+cache is compiled afresh), and the stores the observation encoder writes with."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -80,9 +82,6 @@ def test_store_bits_writes_count_bits_as_bytes_and_nothing_else(count: int) -> N
 
 
 def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path) -> None:
-    import subprocess
-    import sys
-
     code = (
         "import io, numpy as np\n"
         "from hearts_env.engine import compiled\n"
@@ -95,3 +94,23 @@ def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_
     cold, warm = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env) for _ in "cw")
     assert cold.stdout.count("compiling its kernels, first run only") == 1, cold.stderr
     assert warm.stdout == "", warm.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# A damaged kernel cache
+
+
+def test_a_damaged_kernel_cache_is_compiled_afresh(tmp_path: Path) -> None:
+    code = "import numpy as np; from hearts_env.core import bits_to_mask; print(int(bits_to_mask(np.uint64(5)).sum()))"
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    env_without = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, env={**env_without, **env}, timeout=300)
+    assert first.stdout.strip() == b"2", first.stderr
+    root = tmp_path / "hearts_env"
+    assert root.stat().st_mode & 0o777 == 0o700  # private: its files are loaded as code
+    files = list(root.rglob("*.nbi")) + list(root.rglob("*.nbc"))
+    assert files
+    for n, path in enumerate(files):
+        path.write_bytes(b"" if n % 2 else b"\x80\x04garbage")
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, env={**env_without, **env}, timeout=300)
+    assert again.returncode == 0 and again.stdout.strip() == b"2", again.stderr

@@ -3,6 +3,8 @@ pretraining makes a policy play the teacher's cards."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,41 @@ def test_a_mixed_in_player_is_checked() -> None:
         collect(RULES, _LowestCard(), 10, player=make_agent("random"), player_share=1.5)
     with pytest.raises(ValueError, match="needs a player"):
         collect(RULES, _LowestCard(), 10, player_share=0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# The collector's counts, and a tiny cloning run
+
+
+def test_collect_gives_at_least_what_is_asked() -> None:
+    for asked in (1, 10, 100):
+        demos = collect(HeartsRules(), make_agent("random", seed=0), asked, seed=1)
+        assert len(demos) >= asked
+        assert np.isfinite(demos.returns).all()
+    for bad in (0, -5, 2.5):
+        with pytest.raises(ValueError, match="decisions must be an int >= 1"):
+            collect(HeartsRules(), make_agent("random"), bad)
+    with pytest.raises(ValueError, match="num_games must be an int >= 1"):
+        collect(HeartsRules(), make_agent("random"), 10, num_games=0)
+    with pytest.raises(ValueError, match="gives no card values"):
+        collect(HeartsRules(), make_agent("random"), 10, values=True)
+
+
+@pytest.mark.slow
+def test_a_tiny_behaviour_cloning_run_trains_and_a_failing_one_leaves_no_folder(tmp_path: Path, monkeypatch) -> None:
+    from hearts_env.train import ppo
+
+    runs = tmp_path / "runs"
+    argv = ["--bc-teacher", "random", "--bc-decisions", "10", "--total-timesteps", "64", "--num-envs", "2"]
+    argv += ["--n-steps", "32", "--batch-size", "32", "--eval-deals", "2", "--net-arch", "8", "--run-dir", str(runs)]
+    argv += ["--progress-bar", "false"]
+    ppo.cli(argv)
+    assert len(list(runs.iterdir())) == 1
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the cloning failed")
+
+    monkeypatch.setattr(ppo, "imitate", broken)
+    with pytest.raises(RuntimeError):
+        ppo.main(ppo.parse_args([*argv, "--exp-name", "broken"]))
+    assert len(list(runs.iterdir())) == 1  # the failed run left nothing

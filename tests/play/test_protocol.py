@@ -32,7 +32,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import runner
 from hearts_env.play.policy import RandomPolicy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOWEST_SH = ROOT / "examples" / "bots" / "lowest.sh"
 PYTHON = sys.executable
 HEARTS_BOT = f"{PYTHON} -m hearts_env.agents.protocol_bot"
