@@ -156,6 +156,7 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
 # Expert iteration (train/expert_iteration.py)
 
 
+@pytest.mark.training
 def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
     torch = pytest.importorskip("torch")
     from hearts_env.train.expert_iteration import DEMOS_FILE, ExItConfig, Network, main

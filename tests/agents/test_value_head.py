@@ -179,6 +179,7 @@ def test_damaged_value_files_are_refused_naming_the_file(tmp_path):
     ValueHead.load(tmp_path)
 
 
+@pytest.mark.training
 def test_the_trainer_writes_a_policy_folder_pimc_ppo_reads(tmp_path):
     pytest.importorskip("torch")
     from hearts_env.train.value_head import ValueConfig, main

@@ -364,6 +364,7 @@ def names(driver, selector: str) -> set[str]:
     return set(driver.execute_script(script, selector))
 
 
+@pytest.mark.browser
 def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -> None:
     from selenium.webdriver.common.by import By
 
@@ -441,6 +442,7 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
         assert "Hand 2" in driver.find_element(By.CSS_SELECTOR, "#replay-table .info").text
 
 
+@pytest.mark.browser
 def test_html_names_and_other_sites_in_chromium(tmp_path: Path, recorded_match: Path) -> None:
     """A replay whose seat name is HTML shows the name as text and runs nothing; a page of another
     origin that posts to the server (a simple no-cors request, no preflight) starts no game."""

@@ -128,6 +128,7 @@ def test_rllib_env_creator_plays_a_hand():
     assert sum(returns.values()) in HAND_TOTALS
 
 
+@pytest.mark.training
 def test_rllib_masked_ppo_one_iteration(local_ray):
     import torch
     from ray.rllib.core.columns import Columns

@@ -471,14 +471,17 @@ def _train(num_envs: int, n_steps: int, total_timesteps: int) -> None:
     assert vec_env.venv.action_masks()[np.arange(num_envs), actions].all()
 
 
+@pytest.mark.training
 def test_maskable_ppo_one_iteration():
     _train(num_envs=4, n_steps=64, total_timesteps=256)
 
 
+@pytest.mark.training
 def test_maskable_ppo_few_thousand_steps():
     _train(num_envs=16, n_steps=128, total_timesteps=6144)
 
 
+@pytest.mark.training
 @pytest.mark.slow
 def test_maskable_ppo_learns_to_beat_random_play():
     """After 100k steps against random opponents, the greedy policy takes clearly fewer points per

@@ -297,6 +297,7 @@ def run_files(folder) -> dict:
     return json.loads((folder / "train.json").read_text())["throughput"]
 
 
+@pytest.mark.training
 def test_one_self_play_iteration(local_ray, tmp_path):
     from hearts_env.train.rllib_ppo import main
 
@@ -308,6 +309,7 @@ def test_one_self_play_iteration(local_ray, tmp_path):
     assert local_ray.is_initialized()  # main used the running Ray and left it alone
 
 
+@pytest.mark.training
 def test_one_iteration_against_opponents_and_the_export_is_the_module(local_ray, tmp_path):
     import torch
     from ray.rllib.core import DEFAULT_MODULE_ID

@@ -68,6 +68,7 @@ def test_returns_follow_the_reward_mode(demos_by_mode) -> None:
         assert abs(sum(values)) < 1e-4, "zero_sum returns of a hand sum to 0"
 
 
+@pytest.mark.training
 def test_pretraining_imitates_the_teacher(demos_by_mode) -> None:
     demos = demos_by_mode["points"]
     config = PPOConfig(net_arch="64,64", num_envs=2, rules=RULES)
@@ -135,6 +136,7 @@ def test_collect_gives_at_least_what_is_asked() -> None:
         collect(HeartsRules(), make_agent("random"), 10, values=True)
 
 
+@pytest.mark.training
 @pytest.mark.slow
 def test_a_tiny_behaviour_cloning_run_trains_and_a_failing_one_leaves_no_folder(tmp_path: Path, monkeypatch) -> None:
     from hearts_env.train import ppo

@@ -26,6 +26,7 @@ from hearts_env.train.main_job import MainJobConfig, format_results, main  # noq
 from hearts_env.train.ppo import parse_config  # noqa: E402
 
 
+@pytest.mark.training
 def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = MainJobConfig(
         num_envs=8,

@@ -39,6 +39,7 @@ def tiny(tmp_path, **overrides) -> TorchRLPPOConfig:
     return TorchRLPPOConfig(**(settings | overrides))
 
 
+@pytest.mark.training
 def test_a_tiny_run_and_its_export(tmp_path):
     config = tiny(tmp_path)
     folder = main(config)

@@ -100,6 +100,7 @@ def test_cloning_fit_uses_its_batch_size_and_learning_rate(monkeypatch: pytest.M
     assert seen["batch_size"] == 512 and seen["learning_rate"] == 0.003
 
 
+@pytest.mark.training
 def test_smoke_run_writes_the_run_folder(run: Path) -> None:
     assert run.name.startswith("hearts_v0__smoke__3__")
     for name in ("config.json", CHECKPOINT_FILE, WEIGHTS_FILE, META_FILE, "eval.json", "train.json"):
@@ -117,6 +118,7 @@ def test_smoke_run_writes_the_run_folder(run: Path) -> None:
     assert speeds["steps_per_second"] < min(speeds["collect_steps_per_second"], speeds["update_steps_per_second"])
 
 
+@pytest.mark.training
 def test_tensorboard_has_eval_and_training_scalars(run: Path) -> None:
     event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     events = event_accumulator.EventAccumulator(str(run))
@@ -135,6 +137,7 @@ def _load_model(run: Path) -> MaskablePPO:
     return model
 
 
+@pytest.mark.training
 def test_resume_continues_from_the_checkpoint(run: Path, tmp_path: Path) -> None:
     before = _load_model(run)
     assert before.num_timesteps == 2048
@@ -151,6 +154,7 @@ def test_resume_continues_from_the_checkpoint(run: Path, tmp_path: Path) -> None
     assert any(changed), "training went on from the checkpoint"
 
 
+@pytest.mark.training
 def test_resume_at_the_last_timestep_exports_the_checkpoint(run: Path, tmp_path: Path) -> None:
     """Resuming with no steps left trains nothing and exports the checkpoint's policy (how a
     running job's latest checkpoint is exported and measured)."""
@@ -172,6 +176,7 @@ def test_resume_errors(tmp_path: Path) -> None:
         main(_config(tmp_path / "a", resume=str(tmp_path / "nowhere")))
 
 
+@pytest.mark.training
 def test_init_policy_starts_from_the_export_and_fits_the_value_net(run: Path, tmp_path: Path) -> None:
     """``init_policy`` copies an exported policy into the policy net exactly; the value fit leaves it so."""
     started = main(_config(tmp_path, init_policy=str(run), total_timesteps=0, eval_every=0))
@@ -184,6 +189,7 @@ def test_init_policy_starts_from_the_export_and_fits_the_value_net(run: Path, tm
     assert not np.array_equal(fitted, untrained.weight.detach().numpy()), "the value net was fitted"
 
 
+@pytest.mark.training
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
@@ -198,6 +204,7 @@ def test_init_policy_errors(run: Path, tmp_path: Path, overrides: dict, fragment
     assert not list(tmp_path.iterdir()), "nothing written"
 
 
+@pytest.mark.training
 def test_export_acts_as_the_sb3_model(run: Path) -> None:
     model = _load_model(run)
     trained = TrainedPolicy(run)
@@ -212,6 +219,7 @@ def test_export_acts_as_the_sb3_model(run: Path) -> None:
         obs, *_ = env.step(random_cards)
 
 
+@pytest.mark.training
 def test_trained_policy_plays_in_the_arena(run: Path) -> None:
     trained = TrainedPolicy(run / WEIGHTS_FILE, seed=0)
     result = play_match(None, [("trained", trained)] + [("random", _random())] * 3, deals=8, seed=0, episode="hand")
@@ -232,6 +240,7 @@ def _copy(run: Path, tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.training
 def test_loader_missing_file(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     (folder / WEIGHTS_FILE).unlink()
@@ -241,6 +250,7 @@ def test_loader_missing_file(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(tmp_path / "nowhere")
 
 
+@pytest.mark.training
 def test_loader_corrupt_files(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     (folder / WEIGHTS_FILE).write_bytes(b"not a zip file at all")
@@ -251,6 +261,7 @@ def test_loader_corrupt_files(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
+@pytest.mark.training
 def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     meta = json.loads((folder / META_FILE).read_text())
@@ -262,6 +273,7 @@ def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
+@pytest.mark.training
 def test_loader_missing_input_scale(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     arrays = dict(np.load(folder / WEIGHTS_FILE))
@@ -271,6 +283,7 @@ def test_loader_missing_input_scale(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
+@pytest.mark.training
 def test_loader_wrong_layout_version(run: Path, tmp_path: Path) -> None:
     folder = _copy(run, tmp_path)
     meta = json.loads((folder / META_FILE).read_text())
@@ -280,6 +293,7 @@ def test_loader_wrong_layout_version(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
+@pytest.mark.training
 def test_loader_wrong_num_players(run: Path, tmp_path: Path) -> None:
     trained = TrainedPolicy(run)
     with pytest.raises(ValueError, match="num_players=4.*num_players=5"):
@@ -356,6 +370,7 @@ def test_mlp_logits_are_the_dense_product_of_its_layers() -> None:
     np.testing.assert_allclose(policy.logits(obs), dense(1.0, swapped, relu, obs), rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.training
 def test_self_play_against_snapshots(tmp_path: Path) -> None:
     config = _config(tmp_path, opponents=["heuristic", "self", "self"], snapshot_every=1024, bc_teacher="")
     rules = HeartsRules()
@@ -372,6 +387,7 @@ def test_self_play_against_snapshots(tmp_path: Path) -> None:
     assert json.loads((folder / "eval.json").read_text())[-1]["timesteps"] == 2048
 
 
+@pytest.mark.training
 def test_training_against_the_league(tmp_path: Path) -> None:
     config = _config(
         tmp_path,
