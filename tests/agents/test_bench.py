@@ -415,6 +415,7 @@ def test_a_bench_match_is_the_arena_match_on_those_keys(tiny, heuristic_report) 
     assert match["deals_sha256"] == deals.deal_hash(HeartsRules(target_score=None), keys)
 
 
+@pytest.mark.processes
 def test_reports_are_equal_rerun_sharded_and_resumed(tiny, heuristic_report, tmp_path, monkeypatch) -> None:
     again = run("heuristic", version=str(tiny))
     assert reports.figures(again) == reports.figures(heuristic_report)
@@ -619,6 +620,7 @@ def test_cli_errors_are_one_line(argv, message, capsys, monkeypatch, tmp_path) -
     assert err.startswith("hearts-bench: error: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.processes
 def test_the_cli_imports_no_torch_for_an_agent_without_it(tiny, tmp_path) -> None:
     """Nor does the benchmark's package import the training package (hearts_env.agents never does)."""
     script = (
@@ -903,6 +905,7 @@ def test_a_damaged_block_is_played_again(tiny, tmp_path, damage) -> None:
     assert block.is_file() and np.load(block)["hands"].shape == (5, 4)
 
 
+@pytest.mark.processes
 def test_a_worker_that_dies_is_an_error_naming_the_candidate(tiny, tmp_path, monkeypatch) -> None:
     """A candidate that ends its worker process (os._exit, a crash) is named in one BenchError line,
     not a BrokenProcessPool traceback; the run folder keeps what finished."""

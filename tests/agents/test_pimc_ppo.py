@@ -226,6 +226,7 @@ def test_expert_iteration_soft_targets_share_the_searched_cards_by_their_values(
     np.testing.assert_allclose(cold[0], hard[0], atol=1e-6)  # a low temperature is the search's card
 
 
+@pytest.mark.processes
 def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
     pytest.importorskip("torch")
     from hearts_env.train.expert_iteration import ExItConfig, collect_parallel, worker_seeds

@@ -223,6 +223,7 @@ def test_bad_arguments_exit_with_usage(argv, capsys):
     assert "usage: hearts-play" in capsys.readouterr().err
 
 
+@pytest.mark.processes
 def test_command_line_until_end_of_input():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(
@@ -354,6 +355,7 @@ def run_command(args: list[str], stdin: bytes = b"", env: dict | None = None) ->
     return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, env=environ, timeout=300)
 
 
+@pytest.mark.processes
 def test_play_reads_undecodable_input_as_a_word_that_is_no_card() -> None:
     done = run_command(["-m", "hearts_env.agents.play", "--seed", "0"], stdin=b"\xff\xfe\xfd\nquit\n")
     assert done.returncode == 0, done.stderr

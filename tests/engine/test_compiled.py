@@ -81,6 +81,7 @@ def test_store_bits_writes_count_bits_as_bytes_and_nothing_else(count: int) -> N
         np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.processes
 def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path) -> None:
     code = (
         "import io, numpy as np\n"
@@ -100,6 +101,7 @@ def test_a_first_run_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_
 # A damaged kernel cache
 
 
+@pytest.mark.processes
 def test_a_damaged_kernel_cache_is_compiled_afresh(tmp_path: Path) -> None:
     code = "import numpy as np; from hearts_env.core import bits_to_mask; print(int(bits_to_mask(np.uint64(5)).sum()))"
     env = {"XDG_CACHE_HOME": str(tmp_path)}

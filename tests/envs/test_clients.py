@@ -47,6 +47,7 @@ def states_equal(a, b) -> bool:
 # hearts_env.envs.rllib without Ray: the import rule and the observation wrapper
 
 
+@pytest.mark.processes
 def test_hearts_env_never_imports_ray():
     code = "import sys, hearts_env, hearts_env.rllib; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -521,6 +521,7 @@ def test_module_example_runs(capsys):
     assert capsys.readouterr().out
 
 
+@pytest.mark.processes
 def test_environments_import_without_sb3():
     import subprocess
     import sys

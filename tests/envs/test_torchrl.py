@@ -35,6 +35,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (rng.random(mask.shape) * mask).argmax(axis=-1)
 
 
+@pytest.mark.processes
 def test_import_hearts_env_imports_no_torch():
     code = "import sys, hearts_env, hearts_env.envs.gym_env, hearts_env.envs.aec; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -34,6 +34,7 @@ def test_demo_plays_any_variant(capsys):
     assert "=== Hand 1 (pass left) ===" in out and "Game over after 1 hands" in out
 
 
+@pytest.mark.processes
 def test_a_closed_pipe_ends_the_demo_quietly() -> None:
     reader = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL

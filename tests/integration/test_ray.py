@@ -76,6 +76,7 @@ def test_blocks_played_elsewhere_give_the_local_numbers(episode):
     assert numbers(local.summary()) == numbers(pooled.summary())
 
 
+@pytest.mark.processes
 def test_blocks_in_other_processes_give_the_local_numbers():
     """The agents travel by pickle: a trained policy and a search agent included."""
     table = [("ppo", make_agent("ppo")), ("pimc", make_agent("pimc-random", worlds=2)), *mixed_table()[:2]]
@@ -120,6 +121,7 @@ def test_bad_block_is_refused():
         play_match(None, mixed_table(), deals=4, block=0)
 
 
+@pytest.mark.processes
 def test_scale_out_code_imports_ray_only_when_used():
     code = (
         "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.envs.rllib; "
@@ -175,6 +177,7 @@ def test_cli_ray_without_ray_installed(monkeypatch, capsys):
     assert '--ray needs Ray: pip install -e ".[ray]"' in capsys.readouterr().err
 
 
+@pytest.mark.processes
 def test_commands_refuse_an_address_where_nothing_answers(tmp_path):
     """One line naming the problem, at once, before any work (Ray itself would retry for minutes)."""
     pytest.importorskip("ray")

@@ -480,6 +480,7 @@ def test_copies_start_their_own_process_and_pickle_without_one(tmp_path: Path) -
     bot.close()
 
 
+@pytest.mark.processes
 @needs_sh
 def test_blocks_on_a_process_pool_play_as_they_do_here() -> None:
     agents = [("low", make_agent("program", command=f"sh {LOWEST_SH}"))] + [("h", make_agent("heuristic"))] * 3

@@ -123,6 +123,7 @@ def test_human_mode_opens_a_window_headless(monkeypatch: pytest.MonkeyPatch) -> 
     assert not env._renderer.window.is_open
 
 
+@pytest.mark.processes
 def test_display_libraries_are_imported_only_to_draw() -> None:
     code = (
         "import sys, hearts_env; from hearts_env.envs.gym_env import HeartsEnv\n"

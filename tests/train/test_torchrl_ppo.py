@@ -86,6 +86,7 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.processes
 def test_without_torchrl_the_command_says_so_in_one_line(tmp_path):
     code = (
         "import sys; sys.modules['tensordict'] = None; sys.modules['torchrl'] = None\n"
