@@ -7,10 +7,12 @@ TORCH_SPEC ?= torch==2.13.0
 # Test processes (pytest-xdist): the kernels compile in each that needs them, so more processes
 # than cores only add compiling; auto = one per core.
 TEST_WORKERS ?= auto
+# The markers `make test-unit` leaves out (pyproject.toml's [tool.pytest.ini_options] describes them).
+UNIT := not slow and not browser and not packaging and not training and not notebooks and not processes
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all run demo speed docs lint clean
+.PHONY: test test-unit test-all run demo speed docs lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +23,9 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)  ## the test suite without the slow tests
 	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist worksteal
+
+test-unit: $(STAMP)  ## the fast unit tests alone: `make test` less the browser, packaging, training, notebooks and processes tests
+	$(BIN)/python -m pytest -m "$(UNIT)" -q -n $(TEST_WORKERS) --dist worksteal
 
 test-all: $(STAMP)  ## every test, slow ones included
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
@@ -37,7 +42,7 @@ speed: $(STAMP)  ## engine speed against OpenSpiel's hearts
 docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a broken link or reference fails it)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff: the lint rules and the formatting
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 clean:

@@ -1,0 +1,48 @@
+"""One check at every entry point: a seed that is no seed, a flag that is not a boolean."""
+
+from __future__ import annotations
+
+import pytest
+
+import hearts_env
+from hearts_env import HeartsEnv, HeartsRules, HeartsVectorEnv
+from hearts_env.agents import make_agent
+from hearts_env.arena import play_match
+from hearts_env.engine import seeding
+from hearts_env.engine.core import new_games
+from hearts_env.engine.observation import ObservationLayout
+from hearts_env.play.policy import RandomPolicy
+
+BAD_SEEDS = ["0", 1.0, 2.5, True, -1, None]
+
+
+@pytest.mark.parametrize("seed", [s for s in BAD_SEEDS if s is not None])
+def test_every_entry_point_refuses_a_seed_that_is_no_seed(seed) -> None:
+    calls = [
+        lambda: new_games(HeartsRules(), batch_size=1, seed=seed),
+        lambda: seeding.game_keys(seed, 0),
+        lambda: play_match(None, [RandomPolicy(0)] * 4, deals=1, seed=seed),
+        lambda: RandomPolicy(seed),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="seed must be"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda v: HeartsEnv(history=v),
+        lambda v: HeartsVectorEnv(2, history=v),
+        lambda v: hearts_env.env(history=v),
+        lambda v: new_games(HeartsRules(), batch_size=1, history=v),
+        lambda v: ObservationLayout(HeartsRules(), v),
+        lambda v: play_match(None, [RandomPolicy(0)] * 4, deals=1, history=v),
+        lambda v: make_agent("heuristic", shoot_moon=v),
+        lambda v: make_agent("ppo", sample=v),
+    ],
+)
+def test_flags_must_be_true_or_false(build) -> None:
+    for value in ("no", 1, 0, None, "False"):
+        with pytest.raises(ValueError, match="must be True or False"):
+            build(value)
