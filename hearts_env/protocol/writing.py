@@ -10,42 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hearts_env.engine import infoset as fields  # the info set's field indices, I_*
 from hearts_env.engine import kernels as k
 from hearts_env.engine.cards import NUM_SUITS
 from hearts_env.engine.compiled import inline_kernel, row_kernel
-from hearts_env.engine.infoset import (
-    I_HAND,
-    I_HAND2,
-    I_HAND_NUMBER,
-    I_HEARTS_BROKEN,
-    I_KITTY_SIZE,
-    I_LEGAL,
-    I_PASS_OFFSET,
-    I_PASSED,
-    I_PASSED2,
-    I_PHASE,
-    I_PLAYED,
-    I_PLAYED2,
-    I_POINTS,
-    I_POT,
-    I_POT2,
-    I_RECEIVED,
-    I_RECEIVED2,
-    I_SCORES,
-    I_SEAT,
-    I_TAKEN,
-    I_TAKEN2,
-    I_TRICK,
-    I_TRICK_LEADER,
-    I_TRICK_LEADERS,
-    I_TRICK_WINNER,
-    I_TRICKS,
-    I_TRICKS_PLAYED,
-    I_UNSEEN,
-    I_UNSEEN2,
-    I_VOIDS,
-    InfoSet,
-)
+from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.protocol.words import (
     _ACROSS,
@@ -209,15 +178,15 @@ def write_decisions(
     pos = 0
     for g in range(idata.shape[0]):
         r64, r32, r8 = i64[g], i32[g], i8[g]
-        seat = r8[ioff[I_SEAT]]
-        pos = _put(out, pos, _PASS if r8[ioff[I_PHASE]] == k.PASS else _PLAY)
+        seat = r8[ioff[fields.I_SEAT]]
+        pos = _put(out, pos, _PASS if r8[ioff[fields.I_PHASE]] == k.PASS else _PLAY)
         pos = _put_int(out, pos, tables[g])
         pos = _put(out, pos, _SEAT)
         pos = _put_int(out, pos, seat)
         pos = _put(out, pos, _HAND_NUMBER)
-        pos = _put_int(out, pos, r32[ioff[I_HAND_NUMBER]])
+        pos = _put_int(out, pos, r32[ioff[fields.I_HAND_NUMBER]])
         pos = _put(out, pos, _DIRECTION)
-        offset = r8[ioff[I_PASS_OFFSET]]
+        offset = r8[ioff[fields.I_PASS_OFFSET]]
         if offset == 0:
             pos = _put(out, pos, _NONE)
         elif offset == 1:
@@ -227,47 +196,47 @@ def write_decisions(
         else:
             pos = _put(out, pos, _ACROSS)
         pos = _put(out, pos, _HAND)
-        pos = _put_pile(out, pos, r64[ioff[I_HAND]], r64[ioff[I_HAND2]])
+        pos = _put_pile(out, pos, r64[ioff[fields.I_HAND]], r64[ioff[fields.I_HAND2]])
         pos = _put(out, pos, _LEGAL)
-        pos = _put_pile(out, pos, r64[ioff[I_LEGAL]], zero)
+        pos = _put_pile(out, pos, r64[ioff[fields.I_LEGAL]], zero)
         pos = _put(out, pos, _PASSED)
-        pos = _put_pile(out, pos, r64[ioff[I_PASSED]], r64[ioff[I_PASSED2]])
+        pos = _put_pile(out, pos, r64[ioff[fields.I_PASSED]], r64[ioff[fields.I_PASSED2]])
         pos = _put(out, pos, _RECEIVED)
-        pos = _put_pile(out, pos, r64[ioff[I_RECEIVED]], r64[ioff[I_RECEIVED2]])
+        pos = _put_pile(out, pos, r64[ioff[fields.I_RECEIVED]], r64[ioff[fields.I_RECEIVED2]])
         pos = _put(out, pos, _UNSEEN)
-        pos = _put_pile(out, pos, r64[ioff[I_UNSEEN]], r64[ioff[I_UNSEEN2]])
-        pos = _put_seat_piles(out, pos, r64, ioff[I_PLAYED], ioff[I_PLAYED2], seat, P, _PLAYED)
+        pos = _put_pile(out, pos, r64[ioff[fields.I_UNSEEN]], r64[ioff[fields.I_UNSEEN2]])
+        pos = _put_seat_piles(out, pos, r64, ioff[fields.I_PLAYED], ioff[fields.I_PLAYED2], seat, P, _PLAYED)
         pos = _put(out, pos, _TRICK)
         for a in range(P):
             if a:
                 pos = _put_byte(out, pos, _SLASH)
-            pos = _put_card(out, pos, r8[ioff[I_TRICK] + (a - seat) % P])
+            pos = _put_card(out, pos, r8[ioff[fields.I_TRICK] + (a - seat) % P])
         pos = _put(out, pos, _LEADER)
-        pos = _put_seat(out, pos, r8[ioff[I_TRICK_LEADER]], seat, P)
+        pos = _put_seat(out, pos, r8[ioff[fields.I_TRICK_LEADER]], seat, P)
         pos = _put(out, pos, _WINNER)
-        pos = _put_seat(out, pos, r8[ioff[I_TRICK_WINNER]], seat, P)
+        pos = _put_seat(out, pos, r8[ioff[fields.I_TRICK_WINNER]], seat, P)
         pos = _put(out, pos, _TRICKS_PLAYED)
-        pos = _put_int(out, pos, r8[ioff[I_TRICKS_PLAYED]])
+        pos = _put_int(out, pos, r8[ioff[fields.I_TRICKS_PLAYED]])
         pos = _put(out, pos, _HEARTS_BROKEN)
-        pos = _put_int(out, pos, 1 if r8[ioff[I_HEARTS_BROKEN]] else 0)
+        pos = _put_int(out, pos, 1 if r8[ioff[fields.I_HEARTS_BROKEN]] else 0)
         pos = _put(out, pos, _VOIDS)
         for a in range(P):
             if a:
                 pos = _put_byte(out, pos, _SLASH)
-            void = r8[ioff[I_VOIDS] + (a - seat) % P]
+            void = r8[ioff[fields.I_VOIDS] + (a - seat) % P]
             if void == 0:
                 pos = _put_byte(out, pos, _DASH)
             for s in range(NUM_SUITS):
                 if void & (1 << s):
                     pos = _put_byte(out, pos, _SUIT_LETTERS[s])
-        pos = _put_seat_piles(out, pos, r64, ioff[I_TAKEN], ioff[I_TAKEN2], seat, P, _TAKEN)
-        pos = _put_seat_ints(out, pos, r32, ioff[I_POINTS], seat, P, _POINTS)
-        pos = _put_seat_ints(out, pos, r32, ioff[I_SCORES], seat, P, _SCORES)
+        pos = _put_seat_piles(out, pos, r64, ioff[fields.I_TAKEN], ioff[fields.I_TAKEN2], seat, P, _TAKEN)
+        pos = _put_seat_ints(out, pos, r32, ioff[fields.I_POINTS], seat, P, _POINTS)
+        pos = _put_seat_ints(out, pos, r32, ioff[fields.I_SCORES], seat, P, _SCORES)
         if H:
             pos = _put(out, pos, _TRICKS)
             start = pos
             for h in range(H):
-                leader = r8[ioff[I_TRICK_LEADERS] + h]
+                leader = r8[ioff[fields.I_TRICK_LEADERS] + h]
                 if leader < 0:
                     continue
                 if pos != start:
@@ -277,14 +246,14 @@ def write_decisions(
                 for a in range(P):
                     if a:
                         pos = _put_byte(out, pos, _SLASH)
-                    pos = _put_card(out, pos, r8[ioff[I_TRICKS] + h * P + (a - seat) % P])
+                    pos = _put_card(out, pos, r8[ioff[fields.I_TRICKS] + h * P + (a - seat) % P])
             if pos == start:
                 pos = _put_byte(out, pos, _DASH)
         if decks == 2:
             pos = _put(out, pos, _POT)
-            pos = _put_pile(out, pos, r64[ioff[I_POT]], r64[ioff[I_POT2]])
+            pos = _put_pile(out, pos, r64[ioff[fields.I_POT]], r64[ioff[fields.I_POT2]])
             pos = _put(out, pos, _KITTY)
-            pos = _put_int(out, pos, r8[ioff[I_KITTY_SIZE]])
+            pos = _put_int(out, pos, r8[ioff[fields.I_KITTY_SIZE]])
         pos = _put_byte(out, pos, _NL)
     return pos
 

@@ -12,6 +12,7 @@ import pytest
 from command_errors import refused
 
 from hearts_env import HeartsRules
+from hearts_env.cli.commands import Parser
 from hearts_env.engine import cards
 from hearts_env.engine.core import bits_to_cards, new_games
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
@@ -265,7 +266,7 @@ def test_rules_from_dict_refuses_non_mappings_and_unknown_knobs():
 
 
 def rules_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="x")
+    parser = Parser(prog="x")  # every command's parser: a refusal is one line
     add_rules_arguments(parser)
     return parser
 
