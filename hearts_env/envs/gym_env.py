@@ -149,7 +149,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import gymnasium as gym
 import numpy as np
@@ -250,12 +250,13 @@ class _Tables:
         """Reseed every distinct opponent policy that has a ``seed`` method."""
         distinct = {id(p): p for p in self.policies or ()}.values()
         for j, policy in enumerate(distinct):
-            if callable(getattr(policy, "seed", None)):
-                policy.seed(int(seeding.derive(seed, seeding.AGENTS, j) >> _U64(1)))
+            if callable(reseed := getattr(policy, "seed", None)):
+                reseed(int(seeding.derive(seed, seeding.AGENTS, j) >> _U64(1)))
 
     def next_episode(self, idx: Index) -> None:
         """Start the next episode of the games ``idx``: in ``"hand"`` episodes that ended with the
         game still on, its next hand (already dealt); otherwise a fresh game."""
+        assert self.state is not None  # started
         rows = np.arange(self.num_games)[idx]
         if self.episode == "hand":
             going_on = self.ended[rows] & ~self.state.done[rows]
@@ -306,6 +307,7 @@ class _Tables:
         or its episode is over. Returns (rewards, terminated, replaced) for every game, zeros
         outside ``idx``: the learner's rewards since its last move, episodes over, illegal cards
         replaced."""
+        assert self.state is not None  # started
         state = self.state if _is_all(idx) else self.state[idx]
         actions = np.asarray(actions)[idx]
         replaced = np.zeros(state.batch_size, bool)
@@ -332,6 +334,7 @@ class _Tables:
         idx = _ALL if len(live) == self.num_games else live
         P = self.rules.num_players
         relative = (np.arange(P) - self.seat[idx][:, None]) % P  # each seat counted from the learner
+        assert self.state is not None  # started
         sub = self.state if _is_all(idx) else self.state[idx]
 
         def account(step: runner.Step) -> None:
@@ -358,6 +361,7 @@ class _Tables:
     def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
         after = core.step(before, actions)
         self._account(idx, before, after)
+        assert self.state is not None  # started
         self.state = after if _is_all(idx) else _splice(self.state, idx, after)
 
     def _account(self, idx: Index, before: State, after: State) -> None:
@@ -370,15 +374,18 @@ class _Tables:
 
     def observe(self, idx: Index = _ALL) -> np.ndarray:
         """(n, layout.size) uint8: the learners' observations."""
+        assert self.state is not None  # started
         sub = self.state if _is_all(idx) else self.state[idx]
         return observe(sub, self.seat[idx], self.layout)
 
     def masks(self, idx: Index = _ALL) -> np.ndarray:
         """(n, 52) bool: the learners' legal cards; none once the episode is over."""
+        assert self.state is not None  # started
         return bits_to_mask(np.where(self.ended[idx], _U64(0), self.state.legal[idx]))
 
     def info(self, masks: np.ndarray, replaced: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action."""
+        assert self.state is not None  # started
         P = self.rules.num_players
         order = (self.seat[:, None] + np.arange(P)) % P
         info = {
@@ -392,6 +399,7 @@ class _Tables:
 
     def view(self, game: int, hands: str) -> TableView:
         """What the table shows of game ``game``: every hand, or (``hands="learner"``) the learner's."""
+        assert self.state is not None  # started
         learner = int(self.seat[game])
         names = [f"seat {s}" + (" (learner)" if s == learner else "") for s in range(self.rules.num_players)]
         return describe(self.state, game, None if hands == "all" else [learner], names, viewer=learner)
@@ -408,7 +416,7 @@ class _GameStreams:
         return self.tables._random_cards(turn.games, turn.legal)  # no info set is built
 
 
-def _splice(state: State, idx: np.ndarray, sub: State) -> State:
+def _splice(state: State, idx: Index, sub: State) -> State:
     """``state`` with the games ``idx`` replaced by ``sub``."""
     data = state.data.copy()
     data[idx] = sub.data
@@ -442,7 +450,7 @@ def _opponent_policies(opponents: Policy | Sequence[Policy] | None, num_players:
     return policies
 
 
-def _check_options(options: object) -> bool:
+def _check_options(options: object) -> TypeGuard[Mapping[str, Any]]:
     """Whether ``reset``'s ``options`` holds any (a dict, or None for none); anything else is refused."""
     if options is not None and not isinstance(options, Mapping):
         raise ValueError(f"options must be a dict or None, got {options!r}")
@@ -637,6 +645,7 @@ class HeartsVectorEnv(VectorEnv):
             idx = np.flatnonzero(mask)
             if tables.state is None and len(idx) < B:
                 raise ValueError("the first reset must reset every game")
+        seeds: np.ndarray | None  # None: each game's next episode
         if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes, bytearray)):
             if len(seed) != B:
                 raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
@@ -704,7 +713,7 @@ class HeartsVectorEnv(VectorEnv):
             self.render()
         return obs, rewards, terminated, np.zeros(B, bool), info
 
-    def _info(self, info: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _info(self, info: dict[str, np.ndarray]) -> dict[str, Any]:
         for key in list(info):
             info[f"_{key}"] = np.ones(self.num_envs, bool)
         return info
@@ -723,11 +732,12 @@ class HeartsVectorEnv(VectorEnv):
             gym.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.render_mode == "human":
-            return self._renderer(self._tables.view(0, self.render_hands))
+            self._renderer(self._tables.view(0, self.render_hands))  # shown in the window
+            return None
         views = [self._tables.view(g, self.render_hands) for g in range(self.num_envs)]
         if self.render_mode == "ansi":
             return tuple(f"game {g}: {self._renderer(v)}" for g, v in enumerate(views))
-        return tuple(self._renderer(v) for v in views)
+        return cast("tuple[np.ndarray, ...]", tuple(self._renderer(v) for v in views))  # rgb_array: pictures
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the window (``render_mode="human"``); ``close()`` calls it once, on a built env."""
