@@ -10,7 +10,7 @@ TEST_WORKERS ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all run demo bench docs lint clean
+.PHONY: test test-all run demo bench docs lint typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a br
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+typecheck: $(STAMP)  ## mypy on the package (its hints ship with it: py.typed); settings in pyproject.toml
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache site
