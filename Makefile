@@ -12,7 +12,7 @@ UNIT := not slow and not browser and not packaging and not training and not note
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-unit test-all run demo speed docs lint clean
+.PHONY: test test-unit test-all run demo speed docs lint typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a br
 
 lint: $(STAMP)  ## ruff: the lint rules and the formatting
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+typecheck: $(STAMP)  ## mypy on the package (its hints ship with it: py.typed); settings in pyproject.toml
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache site

@@ -170,6 +170,7 @@ def deal_keys(seed: int, deals: int) -> np.ndarray:
 
 def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
     """The pass directions single-hand deals cycle through: the rules' cycle (("none",) without passing)."""
+    assert rules.pass_cycle is not None  # HeartsRules made None the standard cycle
     return rules.pass_cycle if rules.pass_count else ("none",)
 
 
@@ -382,6 +383,7 @@ def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
             raise error.in_deal(int(deals[ids[error.game] // R]), int(ids[error.game] % R)) from None
         hands[ids], scores[ids] = final.hand_number, final.scores
         wins[ids] = final.winners / final.winners.sum(axis=1, keepdims=True)
+        assert batch_rules.pass_cycle is not None  # HeartsRules made None the standard cycle
         for i, game_hands in enumerate(played or ()):
             recorded[int(ids[i])] = replay.GameRecord(
                 deal=int(deals[ids[i] // R]),
@@ -470,12 +472,13 @@ def _play_tables(
 ) -> tuple[core.State, np.ndarray, np.ndarray] | None:
     """``_play_games`` in the agents' own compiled loop (``TablePolicy``) when every agent has
     one that can play them all; else None."""
-    if not all(isinstance(agent, TablePolicy) for agent in agents):
+    tables = [agent for agent in agents if isinstance(agent, TablePolicy)]
+    if len(tables) < len(agents):
         return None
     parts = []
     for start in range(0, state.batch_size, TABLE_CHUNK):
         rows = slice(start, start + TABLE_CHUNK)
-        played = agents[0].play_table(state[rows], seating[rows], agents)
+        played = tables[0].play_table(state[rows], seating[rows], agents)
         if played is None:
             return None
         parts.append(played)
@@ -547,8 +550,8 @@ def _seed_agents(agents: Sequence[Policy], seed: int, block: int) -> None:
     n = len(agents)
     seeds = seeding.derive(seed, seeding.AGENTS, block * n + np.arange(n)) >> np.uint64(1)
     for agent, s in zip(agents, seeds, strict=True):
-        if callable(getattr(agent, "seed", None)):
-            agent.seed(int(s))
+        if callable(reseed := getattr(agent, "seed", None)):
+            reseed(int(s))
 
 
 def match_bytes(deals: int, block: int, num_players: int) -> int:

@@ -103,7 +103,8 @@ class Estimate:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
-        return cls(*(math.nan if d[f] is None else float(d[f]) for f in ("mean", "low", "high", "sd")), int(d["n"]))
+        mean, low, high, sd = (math.nan if d[f] is None else float(d[f]) for f in ("mean", "low", "high", "sd"))
+        return cls(mean, low, high, sd, int(d["n"]))
 
 
 def _json_float(x: float) -> float | None:

@@ -17,19 +17,20 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 from hearts_env.engine import compiled
 
-F = TypeVar("F", bound=Callable[..., object])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def command(prog: str) -> Callable[[F], F]:
+def command(prog: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a command's ``main``: see the module docstring."""
 
-    def wrap(main: F) -> F:
+    def wrap(main: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(main)
-        def run(*args: object, **kwargs: object) -> object:
+        def run(*args: P.args, **kwargs: P.kwargs) -> R:
             if sys.stderr.isatty():
                 compiled.announce_compiling()  # a first run's wait, explained in one line
             try:
@@ -46,7 +47,7 @@ def command(prog: str) -> Callable[[F], F]:
             except (ValueError, OSError) as error:
                 sys.exit(f"{prog}: error: {_one_line(error)}")
 
-        return run  # type: ignore[return-value]
+        return run
 
     return wrap
 

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, cast
 
 import numba
 import numba.core.event
@@ -59,7 +59,9 @@ def use_cache_for(*packages: Path) -> None:
                 root.chmod(0o700)  # the kernels in it are loaded as code: other users keep out
         except OSError:  # no cache to be had (a read-only home): numba compiles without one
             pass
-        numba.config.CACHE_DIR = str(cache_folder(*KERNEL_FOLDERS, *packages))
+        numba.config.CACHE_DIR = str(  # type: ignore[attr-defined]  # numba's hints omit its config options
+            cache_folder(*KERNEL_FOLDERS, *packages)
+        )
 
 
 class _Announcement(numba.core.event.Listener):
@@ -116,24 +118,35 @@ def _no_data() -> None:
     raise OSError("an unreadable cache data file")  # ``IndexDataCacheFile.load`` takes it as a miss
 
 
-IndexDataCacheFile._load_index = _unreadable_is_missing(IndexDataCacheFile._load_index, dict)
-IndexDataCacheFile._load_data = _unreadable_is_missing(IndexDataCacheFile._load_data, _no_data)
+# Patching numba's class on purpose (mypy refuses assignments to methods).
+IndexDataCacheFile._load_index = _unreadable_is_missing(IndexDataCacheFile._load_index, dict)  # type: ignore[method-assign]
+IndexDataCacheFile._load_data = _unreadable_is_missing(IndexDataCacheFile._load_data, _no_data)  # type: ignore[method-assign]
 
 
 use_cache_for()  # hearts_env's own kernels
 
-row_kernel = numba.njit(cache=True, _nrt=False)
+row_kernel = numba.njit(cache=True, _nrt=False)  # type: ignore[call-overload]  # _nrt: numba's hints omit it
 """The decorator of kernels that make no arrays. They run without numba's reference counting: the
 views of a game's row they take (``data.view(...)[g]``, slices of it) otherwise cost two atomic
 operations each, measured at 40% of a step's time."""
 
-inline_kernel = numba.njit(cache=True, inline="always", _nrt=False)
+inline_kernel = numba.njit(cache=True, inline="always", _nrt=False)  # type: ignore[call-overload]  # as above
 """The decorator of the per-card kernels (a legal-card set, a step, the end of a trick): numba inlines them
 into every kernel that calls them. A call between kernels is otherwise a real call that passes
 each array as seven scalars, which cost more than the work: stepping 4,096 games took 34 ns a
 game with calls, 19 ns inlined."""
 
 
+_P = ParamSpec("_P")
+
+
+def _in_kernels(function: Callable[Concatenate[Any, _P], object]) -> Callable[_P, None]:
+    """An intrinsic typed as kernels call it: without the typing context numba passes it, returning
+    nothing (numba's hints type the call with the context and as raising, as it does from Python)."""
+    return cast("Callable[_P, None]", function)
+
+
+@_in_kernels
 @intrinsic
 def store(typingctx, array, start, value):
     """``store(out, start, value)`` in a kernel: the bytes of the integer ``value`` (little-endian,
@@ -150,6 +163,7 @@ def store(typingctx, array, start, value):
     return types.void(array, start, value), codegen
 
 
+@_in_kernels
 @intrinsic(prefer_literal=True)
 def store_bits(typingctx, array, start, bits, count):
     """``store_bits(out, start, bits, count)`` in a kernel: the low ``count`` bits of ``bits`` (a

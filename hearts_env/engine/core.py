@@ -168,12 +168,6 @@ class State(Records):
         lead = np.take_along_axis(self.trick, self.leader[:, None].astype(np.intp), axis=1)[:, 0]
         return np.where(lead >= 0, SUIT_OF[lead], -1).astype(np.int8)
 
-    def __getitem__(self, index: int | slice | np.ndarray) -> State:
-        return super().__getitem__(index)  # type: ignore[return-value]
-
-    def replace(self, **fields: np.ndarray) -> State:
-        return super().replace(**fields)  # type: ignore[return-value]
-
 
 @functools.cache
 def state_layout(num_players: int, history_length: int, decks: int = 1) -> Layout:
@@ -330,7 +324,7 @@ def concatenate(states: list[State]) -> State:
     """One batch of the games of several batches (same rules and history setting), in order."""
     if not states:
         raise ValueError("concatenate needs at least one batch of games")
-    return _concatenate(states)  # type: ignore[return-value]
+    return _concatenate(states)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -522,10 +516,11 @@ def use_threads(threads: int | None = None, min_batch: int = 1024) -> None:
     if "NUMBA_THREADING_LAYER" not in os.environ:
         # numba's own thread pool: OpenMP's spinning waits cost milliseconds a call whenever another
         # process (a torch learner, say) holds a core, and its threads would compete with torch's.
-        numba.config.THREADING_LAYER = "workqueue"
+        numba.config.THREADING_LAYER = "workqueue"  # type: ignore[attr-defined]  # numba's hints omit its config
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be a positive int or None, got {threads!r}")
-    threads = numba.config.NUMBA_NUM_THREADS if threads is None else min(threads, numba.config.NUMBA_NUM_THREADS)
+    available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # as above
+    threads = available if threads is None else min(threads, available)
     _threads.enabled = threads > 1
     _threads.min_batch = int(min_batch)
     if threads > 1:
@@ -570,7 +565,7 @@ def recompute_legal(state: State) -> State:
     """The state with ``legal`` worked out again from its other fields (after ``replace``)."""
     data = state.data.copy()
     kernels.update_legal(data, state.layout.offsets, state.params)
-    return state.with_data(data)  # type: ignore[return-value]
+    return state.with_data(data)
 
 
 def explain_illegal(state: State, game: int, card: int) -> str:

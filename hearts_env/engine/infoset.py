@@ -148,9 +148,6 @@ class InfoSet(Records):
     def num_players(self) -> int:
         return self.rules.num_players
 
-    def __getitem__(self, index: int | slice | np.ndarray) -> InfoSet:
-        return super().__getitem__(index)  # type: ignore[return-value]
-
 
 @functools.cache
 def info_layout(num_players: int, history_length: int) -> Layout:

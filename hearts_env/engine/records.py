@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -61,6 +61,9 @@ class Layout:
         return np.ndarray((data.shape[0], *shape), dtype, data, start, strides)
 
 
+_R = TypeVar("_R", bound="Records")
+
+
 class Records:
     """Base of the batched record types (the core's ``State``, the info sets): a ``rules`` object,
     a ``(B, width)`` buffer ``data`` and field views of it made on first access (treat them as
@@ -88,7 +91,7 @@ class Records:
     def batch_size(self) -> int:
         return self.data.shape[0]
 
-    def with_data(self, data: np.ndarray) -> Records:
+    def with_data(self: _R, data: np.ndarray) -> _R:
         """A record of the same kind, rules and layout over another ``(B, width)`` buffer (a stepped
         copy, a splice of games, a sub-batch): nothing is checked or copied."""
         new = object.__new__(type(self))
@@ -98,7 +101,7 @@ class Records:
         fresh["data"] = data
         return new
 
-    def __getitem__(self, index: int | slice | np.ndarray) -> Records:
+    def __getitem__(self: _R, index: int | slice | np.ndarray) -> _R:
         """The sub-batch of the games at ``index`` (an int keeps a batch of one, and raises
         ``IndexError`` outside -B..B-1, as a list does)."""
         if isinstance(index, (bool, np.bool_)):
@@ -110,7 +113,7 @@ class Records:
             index = slice(index % B, index % B + 1)
         return self.with_data(np.ascontiguousarray(self.data[index]))
 
-    def replace(self, **fields: np.ndarray) -> Records:
+    def replace(self: _R, **fields: np.ndarray) -> _R:
         """A copy with the given fields replaced (each broadcast to the field's (B, ...) shape).
         Nothing is recomputed: derived fields are the caller's to keep consistent."""
         data = self.data.copy()
@@ -133,7 +136,7 @@ class Records:
         return f"{type(self).__name__}(batch_size={self.batch_size}, rules={self.rules!r})"
 
 
-def concatenate(parts: Sequence[Records]) -> Records:
+def concatenate(parts: Sequence[_R]) -> _R:
     """One batch of the games of several batches of the same rules and layout, in order."""
     first = parts[0]
     for part in parts[1:]:

@@ -104,6 +104,7 @@ class HeartsRules:
         """Direction of the pass before hand ``hand_number`` (1-based)."""
         if self.pass_count == 0:
             return "none"
+        assert self.pass_cycle is not None  # __post_init__ made None the standard cycle
         return self.pass_cycle[(hand_number - 1) % len(self.pass_cycle)]
 
     def to_dict(self) -> dict[str, Any]:
@@ -120,7 +121,8 @@ class HeartsRules:
         unknown = [str(k) for k in knobs if k not in names]
         if unknown:
             raise ValueError(f"unknown rules knob {', '.join(unknown)}; the knobs are {', '.join(names)}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in knobs.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in knobs.items()}
+        return cls(**values)
 
 
 def _check_int(knob: str, value: object, low: int, high: int | None) -> None:
@@ -143,11 +145,12 @@ def field_docs(cls: type) -> dict[str, str]:
         if not dataclasses.is_dataclass(klass):
             continue
         try:
-            body = ast.parse(inspect.getsource(klass)).body[0].body
+            definition = ast.parse(inspect.getsource(klass)).body[0]
         except (OSError, TypeError):  # no source (a frozen or zipped install): flags without help
             continue
+        assert isinstance(definition, ast.ClassDef)  # a class's source is its class statement
         previous = None
-        for node in body:
+        for node in definition.body:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 previous = node.target.id
             elif previous and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):

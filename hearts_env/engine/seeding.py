@@ -24,6 +24,8 @@ torch, which take 32-bit seeds, so the trainers take seeds below 2**32.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 _U64 = np.uint64
@@ -95,7 +97,7 @@ def parse_seed(text: str) -> int:
 
 def fresh_seed() -> int:
     """A seed from the operating system's entropy, for runs the user did not seed."""
-    return int(np.random.SeedSequence().entropy % 2**63)
+    return cast(int, np.random.SeedSequence().entropy) % 2**63  # a fresh sequence's entropy is an int
 
 
 def mix64(x: np.ndarray) -> np.ndarray:

@@ -189,7 +189,7 @@ def default_illegal_reward(rules: HeartsRules, reward: str) -> float:
 class raw_env(AECEnv[str, ObsType, int]):
     """Hearts as a PettingZoo AEC environment; see the module docstring."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "name": "hearts_v0",
         "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
@@ -294,7 +294,7 @@ class raw_env(AECEnv[str, ObsType, int]):
             return
         card = _card_id(agent, action)
         if self.illegal_reward is not None and not self._legal >> card & 1:
-            self._end_by_illegal_move(agent)
+            self._end_by_illegal_move(agent, self.illegal_reward)
             return
         try:
             after = core.step(before, np.array([card]))
@@ -316,13 +316,13 @@ class raw_env(AECEnv[str, ObsType, int]):
         if self.render_mode == "human":
             self.render()
 
-    def _end_by_illegal_move(self, agent: str) -> None:
+    def _end_by_illegal_move(self, agent: str, reward: float) -> None:
         """What PettingZoo's TerminateIllegalWrapper does: the game ends, the mover is fined."""
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = float(self.illegal_reward)
+        self.rewards[agent] = float(reward)
         self._accumulate_rewards()
         self._deads_step_first()
         self._ended_by_illegal = True
@@ -383,8 +383,8 @@ class raw_env(AECEnv[str, ObsType, int]):
         self.infos = {agent: dict(info) for agent in self.agents}
 
 
-def _card_id(agent: str, action: object) -> int:
-    """The card id of an action, or a ValueError."""
+def _card_id(agent: str, action: Any) -> int:
+    """The card id of an action (anything: checked here), or a ValueError."""
     try:
         card = operator.index(action)  # ints and numpy integers
     except TypeError:

@@ -148,7 +148,7 @@ for _ in range(100):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import gymnasium as gym
 import numpy as np
@@ -169,7 +169,7 @@ RENDER_HANDS = ("all", "learner")
 _U64 = np.uint64
 
 
-def _check_options(options: object) -> bool:
+def _check_options(options: object) -> TypeGuard[Mapping[str, Any]]:
     """Whether ``reset``'s ``options`` holds any (a dict, or None for none); anything else is refused."""
     if options is not None and not isinstance(options, Mapping):
         raise ValueError(f"options must be a dict or None, got {options!r}")
@@ -364,6 +364,7 @@ class HeartsVectorEnv(VectorEnv):
             idx = np.flatnonzero(mask)
             if tables.state is None and len(idx) < B:
                 raise ValueError("the first reset must reset every game")
+        seeds: np.ndarray | None  # None: each game's next episode
         if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes, bytearray)):
             if len(seed) != B:
                 raise ValueError(f"seed must be an int or a list of {B} seeds, got {len(seed)}")
@@ -431,7 +432,7 @@ class HeartsVectorEnv(VectorEnv):
             self.render()
         return obs, rewards, terminated, np.zeros(B, bool), info
 
-    def _info(self, info: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _info(self, info: dict[str, np.ndarray]) -> dict[str, Any]:
         for key in list(info):
             info[f"_{key}"] = np.ones(self.num_envs, bool)
         return info
@@ -450,11 +451,12 @@ class HeartsVectorEnv(VectorEnv):
             gym.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.render_mode == "human":
-            return self._renderer(self._tables.view(0, self.render_hands))
+            self._renderer(self._tables.view(0, self.render_hands))  # shown in the window
+            return None
         views = [self._tables.view(g, self.render_hands) for g in range(self.num_envs)]
         if self.render_mode == "ansi":
             return tuple(f"game {g}: {self._renderer(v)}" for g, v in enumerate(views))
-        return tuple(self._renderer(v) for v in views)
+        return cast("tuple[np.ndarray, ...]", tuple(self._renderer(v) for v in views))  # rgb_array: pictures
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the window (``render_mode="human"``); ``close()`` calls it once, on a built env."""

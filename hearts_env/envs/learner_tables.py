@@ -102,12 +102,13 @@ class LearnerTables:
         """Reseed every distinct opponent policy that has a ``seed`` method."""
         distinct = {id(p): p for p in self.policies or ()}.values()
         for j, policy in enumerate(distinct):
-            if callable(getattr(policy, "seed", None)):
-                policy.seed(int(seeding.derive(seed, seeding.AGENTS, j) >> _U64(1)))
+            if callable(reseed := getattr(policy, "seed", None)):
+                reseed(int(seeding.derive(seed, seeding.AGENTS, j) >> _U64(1)))
 
     def next_episode(self, idx: Index) -> None:
         """Start the next episode of the games ``idx``: in ``"hand"`` episodes that ended with the
         game still on, its next hand (already dealt); otherwise a fresh game."""
+        assert self.state is not None  # started
         rows = np.arange(self.num_games)[idx]
         if self.episode == "hand":
             going_on = self.ended[rows] & ~self.state.done[rows]
@@ -158,6 +159,7 @@ class LearnerTables:
         or its episode is over. Returns (rewards, terminated, replaced) for every game, zeros
         outside ``idx``: the learner's rewards since its last move, episodes over, illegal cards
         replaced."""
+        assert self.state is not None  # started
         state = self.state if _is_all(idx) else self.state[idx]
         actions = np.asarray(actions)[idx]
         replaced = np.zeros(state.batch_size, bool)
@@ -184,6 +186,7 @@ class LearnerTables:
         idx = ALL if len(live) == self.num_games else live
         P = self.rules.num_players
         relative = (np.arange(P) - self.seat[idx][:, None]) % P  # each seat counted from the learner
+        assert self.state is not None  # started
         sub = self.state if _is_all(idx) else self.state[idx]
 
         def account(step: runner.Step) -> None:
@@ -210,6 +213,7 @@ class LearnerTables:
     def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
         after = core.step(before, actions)
         self._account(idx, before, after)
+        assert self.state is not None  # started
         self.state = after if _is_all(idx) else _splice(self.state, idx, after)
 
     def _account(self, idx: Index, before: State, after: State) -> None:
@@ -222,15 +226,18 @@ class LearnerTables:
 
     def observe(self, idx: Index = ALL) -> np.ndarray:
         """(n, layout.size) uint8: the learners' observations."""
+        assert self.state is not None  # started
         sub = self.state if _is_all(idx) else self.state[idx]
         return observe(sub, self.seat[idx], self.layout)
 
     def masks(self, idx: Index = ALL) -> np.ndarray:
         """(n, 52) bool: the learners' legal cards; none once the episode is over."""
+        assert self.state is not None  # started
         return bits_to_mask(np.where(self.ended[idx], _U64(0), self.state.legal[idx]))
 
     def info(self, masks: np.ndarray, replaced: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action."""
+        assert self.state is not None  # started
         P = self.rules.num_players
         order = (self.seat[:, None] + np.arange(P)) % P
         info = {
@@ -244,6 +251,7 @@ class LearnerTables:
 
     def view(self, game: int, hands: str) -> TableView:
         """What the table shows of game ``game``: every hand, or (``hands="learner"``) the learner's."""
+        assert self.state is not None  # started
         learner = int(self.seat[game])
         names = [f"seat {s}" + (" (learner)" if s == learner else "") for s in range(self.rules.num_players)]
         return describe(self.state, game, None if hands == "all" else [learner], names, viewer=learner)
@@ -260,7 +268,7 @@ class _GameStreams:
         return self.tables._random_cards(turn.games, turn.legal)  # no info set is built
 
 
-def _splice(state: State, idx: np.ndarray, sub: State) -> State:
+def _splice(state: State, idx: Index, sub: State) -> State:
     """``state`` with the games ``idx`` replaced by ``sub``."""
     data = state.data.copy()
     data[idx] = sub.data

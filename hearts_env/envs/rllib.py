@@ -64,6 +64,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from hearts_env.engine import seeding
+from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.envs import aec
 from hearts_env.envs.aec import raw_env
 from hearts_env.envs.gym_env import HeartsVectorEnv
@@ -128,6 +129,8 @@ class MaskedFloatVectorObservations(VectorWrapper):
     (instead of the vector env's ``s + i``): RLlib seeds its env runners ``s``, ``s + 1``, ... and
     their tables must not replay each other's games."""
 
+    env: HeartsVectorEnv
+
     def __init__(self, env: HeartsVectorEnv) -> None:
         if not isinstance(env, HeartsVectorEnv) or env.autoreset_mode != AutoresetMode.NEXT_STEP:
             raise ValueError(
@@ -139,7 +142,7 @@ class MaskedFloatVectorObservations(VectorWrapper):
         self._scale = layout.scale()
         box = spaces.Box(np.zeros(layout.size, np.float32), 255 * self._scale, dtype=np.float32)
         self.single_observation_space = spaces.Dict(
-            {"observations": box, "action_mask": spaces.Box(0, 1, (env.single_action_space.n,), np.int8)}
+            {"observations": box, "action_mask": spaces.Box(0, 1, (NUM_CARDS,), dtype=np.int8)}
         )
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 

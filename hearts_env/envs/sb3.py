@@ -65,6 +65,7 @@ class SB3VecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> VecEnvStepReturn:
+        assert self._actions is not None  # VecEnv.step calls step_async first
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

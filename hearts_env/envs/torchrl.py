@@ -99,7 +99,7 @@ rewards = rollout["next", "agents", "reward"]  # (256, 1000, 4, 1)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -178,9 +178,11 @@ def _refuse_illegal(state: core.State, cards: np.ndarray) -> None:
     raise ValueError(f"env {env}: seat {seat}, the seat to act, chose {what}; nothing changed")
 
 
-def _refuse_unstarted(state: core.State | None) -> None:
+def _started(state: core.State | None) -> core.State:
+    """``state``, or a RuntimeError before the first reset."""
     if state is None:
         raise RuntimeError("call reset() before step()")
+    return state
 
 
 def _refuse_over(over: np.ndarray) -> None:
@@ -283,9 +285,9 @@ class HeartsLearnerEnv(EnvBase):
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         B = self.batch_size[0]
         cards = _card_ids(tensordict.get("action"), (B,), "action")
-        _refuse_unstarted(self.vector_env.state)
-        _refuse_over(~self._masks.any(axis=1))
-        _refuse_illegal(self.vector_env.state, cards)  # every learner is to act
+        state = _started(self.vector_env.state)
+        _refuse_over(cast(np.ndarray, ~self._masks.any(axis=1)))
+        _refuse_illegal(state, cards)  # every learner is to act
         obs, rewards, terminated, _, info = self.vector_env.step(cards.astype(np.int64, copy=False))
         done = torch.from_numpy(terminated[:, None])
         out = {"reward": torch.from_numpy(rewards[:, None]), "done": done, "terminated": done.clone()}
@@ -380,6 +382,7 @@ class HeartsMultiAgentEnv(EnvBase):
             rows &= ~going_on
         idx = np.flatnonzero(rows)
         if not len(idx):
+            assert self.state is not None  # the first reset resets every table
             return self._output(self.state, reward=None)
         keys = seeding.derive(self._game_seed[idx], seeding.GAMES, self._games_started[idx])  # AEC: game_keys(s, k)
         self._games_started[idx] += _U64(1)
@@ -387,6 +390,7 @@ class HeartsMultiAgentEnv(EnvBase):
         if len(idx) == B:
             self.state = fresh
         else:
+            assert self.state is not None  # as above
             data = self.state.data.copy()
             data[idx] = fresh.data
             self.state = core.State(self.rules, data, self.state.layout)
@@ -397,8 +401,7 @@ class HeartsMultiAgentEnv(EnvBase):
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         B, P = self.batch_size[0], self.num_players
         actions = _card_ids(tensordict.get((GROUP, "action")), (B, P), f"({GROUP!r}, 'action')")
-        before = self.state
-        _refuse_unstarted(before)
+        before = _started(self.state)
         _refuse_over(self._ended)
         cards = actions[np.arange(B), before.to_play]  # the seat to act's; the rest ignored
         _refuse_illegal(before, cards)

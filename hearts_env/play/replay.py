@@ -219,11 +219,11 @@ def parse(lines: Iterable[bytes], name: str = "replay") -> Replay:
             raise ReplayError(f"{where}: not a JSON line") from None
         if not isinstance(entry, dict):
             raise ReplayError(f"{where}: not a JSON object")
-        if header is None:
+        if rules is None:
             header, rules = entry, _read_header(entry, where)
         else:
             games.append(_read_game(entry, rules, where))
-    if header is None:
+    if header is None or rules is None:
         raise ReplayError(f"{name}: empty file, not a replay")
     if len(games) != header["games"]:
         raise ReplayError(
@@ -253,6 +253,7 @@ def _read_header(entry: dict[str, Any], where: str) -> HeartsRules:
 
 def _read_game(entry: dict[str, Any], rules: HeartsRules, where: str) -> GameRecord:
     P = rules.num_players
+    assert rules.pass_cycle is not None  # HeartsRules made None the standard cycle
     missing = [k for k in ("deal", "rotation", "key", "seats", "pass_cycle", "hands", "scores") if k not in entry]
     if missing:
         raise ReplayError(f"{where}: a game line lacks {', '.join(missing)}")
@@ -409,6 +410,7 @@ def _is_int(value: object) -> bool:
 
 
 def _rotation(cycle: list[str], rules: HeartsRules) -> bool:
+    assert rules.pass_cycle is not None  # HeartsRules made None the standard cycle
     base = list(rules.pass_cycle)
     return any(base[k:] + base[:k] == cycle for k in range(len(base)))
 

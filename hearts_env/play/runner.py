@@ -34,7 +34,8 @@ is to act, with the information sets of those seats and their legal masks; its c
 (an illegal one raises ``IllegalCardError``, a ``ValueError`` naming the policy, seat, game and
 card, and the rule; an answer that is not one integer card id per game, ``PolicyOutputError``,
 naming the policy, what it returned and the first game it was asked about: both ``PolicyError``;
-an exception a policy raises goes on as it is, with a note naming the policy and the game).
+an exception a policy raises goes on as it is, with a note naming the policy and the game from
+Python 3.11 on).
 A ``hearts_env.play.policy.GamePolicy`` is asked through ``decide(turn)`` instead (a ``Turn``: its
 games' ids and legal cards, their information sets built only if it reads them).
 
@@ -63,9 +64,11 @@ to stop every game there (``play`` then returns each game as it stands).
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import numpy as np
 
@@ -153,7 +156,7 @@ class Step(SeatToAct):
 
 def play(
     state: core.State,
-    policies: Sequence[Policy | None] | Players,
+    policies: Sequence[Policy | GamePolicy | None] | Players,
     seating: np.ndarray | None = None,
     until: str = "game",
     on_step: Callable[[Step], bool | None] | None = None,
@@ -188,6 +191,8 @@ def play(
     one = len(groups) == 1  # one policy object at every seated seat: no grouping to do
     while len(live):
         actions = np.empty(len(live), np.int64)
+        acting: tuple[int, ...] | np.ndarray
+        counts: tuple[int, ...] | np.ndarray
         if one:
             acting, counts, group = (0,), (len(live),), None
         else:
@@ -203,15 +208,19 @@ def play(
                     whole = isinstance(rows, slice)
                     prebuilt = None if built is None else (built[0] if whole else built[0][rows], built[1][rows])
                     turn = Turn(game_ids[live[rows]], current if whole else current[rows], prebuilt)
-                    answer = groups[j].decide(turn)
+                    answer = cast(GamePolicy, groups[j]).decide(turn)  # follows[j]: a GamePolicy
                 else:
+                    assert built is not None  # built when a plain policy acts
                     info, mask = built
-                    answer = groups[j](info if isinstance(rows, slice) else info[rows], mask[rows])
+                    answer = cast(Policy, groups[j])(info if isinstance(rows, slice) else info[rows], mask[rows])
             except Exception as error:  # the policy's own error, kept as it is, says which policy raised it
                 first = 0 if isinstance(rows, slice) else int(rows[0])
                 game, seat = int(game_ids[live[first]]), int(current.to_play[first])
                 name = _group_name(labels, index, j)
-                error.add_note(f"raised by policy {name!r} on {counts[j]} game(s), the first game {game} (seat {seat})")
+                if sys.version_info >= (3, 11):  # Python 3.10 has no notes: the error goes on as it is
+                    error.add_note(
+                        f"raised by policy {name!r} on {counts[j]} game(s), the first game {game} (seat {seat})"
+                    )
                 raise
             actions[rows] = _card_ids(answer, rows, current, game_ids[live], partial(_group_name, labels, index, j))
         try:
@@ -221,12 +230,13 @@ def play(
                 rows = np.arange(len(live)) if one else np.flatnonzero(group == j)
                 _check_cards(actions[rows], current, rows, game_ids[live], _group_name(labels, index, j))
             raise
-        step = Step(game_ids[live], current, actions, after, built) if on_step is not None or observers else None
-        for observer in observers:
-            observer.observe(step)
-        if on_step is not None and on_step(step):
-            parts.append((live, after))
-            break
+        if on_step is not None or observers:
+            step = Step(game_ids[live], current, actions, after, built)
+            for observe in observers:
+                observe(step)
+            if on_step is not None and on_step(step):
+                parts.append((live, after))
+                break
         stops = after.phase == core.GAME_OVER
         if unseated:  # a game whose next seat has no policy pauses there
             stops |= seat_group[live, np.maximum(after.to_play, 0)] < 0
@@ -246,20 +256,23 @@ class Players:
     """The policies of ``play`` (one entry per seat, or per ``seating`` index; None for a seat
     without one) sorted once: the distinct objects (``groups``), each entry's name (``labels``),
     the index of each entry's object (``index``, -1 for None), which objects follow their games
-    (``follows``) and which observe every step (``observers``). A caller that plays the same
-    policies again and again (an environment's opponents) makes it once and passes it to ``play``."""
+    (``follows``) and the ``observe`` methods of those that watch every step (``observers``). A
+    caller that plays the same policies again and again (an environment's opponents) makes it
+    once and passes it to ``play``."""
 
     def __init__(self, policies: Sequence[Policy | GamePolicy | None], names: Sequence[str] | None = None) -> None:
         self.groups, self.labels, self.index = _groups(policies, names)
         self.follows = [isinstance(p, GamePolicy) for p in self.groups]  # once: a protocol check is slow
-        self.observers = [
-            p for p, f in zip(self.groups, self.follows, strict=True) if f and callable(getattr(p, "observe", None))
+        self.observers: list[Callable[[Step], object]] = [
+            observe
+            for p, f in zip(self.groups, self.follows, strict=True)
+            if f and callable(observe := getattr(p, "observe", None))
         ]
 
 
 def _groups(
-    policies: Sequence[Policy | None], names: Sequence[str] | None
-) -> tuple[list[Policy], list[str], np.ndarray]:
+    policies: Sequence[Policy | GamePolicy | None], names: Sequence[str] | None
+) -> tuple[list[Policy | GamePolicy], list[str], np.ndarray]:
     """The distinct policy objects, each entry's name (``names``, or its class or function name),
     and the (len(policies),) index of each entry's object (-1 for None)."""
     policies = list(policies)
@@ -278,7 +291,7 @@ def _groups(
     return distinct, labels, index
 
 
-def _group_name(labels: list[str], index: np.ndarray, j: int) -> str:
+def _group_name(labels: list[str], index: np.ndarray, j: int | np.integer) -> str:
     """The name of policy object ``j`` in errors: the names of its entries, joined."""
     return " / ".join(dict.fromkeys(n for n, k in zip(labels, index, strict=True) if k == j))
 
@@ -351,5 +364,5 @@ def _assemble(state: core.State, parts: list[tuple[np.ndarray, core.State]]) -> 
     return state.with_data(data)
 
 
-def _name(policy: Policy | None) -> str:
+def _name(policy: Policy | GamePolicy | None) -> str:
     return "none" if policy is None else getattr(policy, "__name__", type(policy).__name__)

@@ -120,15 +120,15 @@ def read_decisions(text: bytes, rules: HeartsRules, history: bool) -> Decisions:
     """Decision lines (newline-terminated) of tables of ``rules`` (``history``: the table
     line's) as the information sets they were written from."""
     P = rules.num_players
-    history = rules.hand_size if history else 0
-    layout = info_layout(P, history)
+    length = rules.hand_size if history else 0
+    layout = info_layout(P, length)
     buf = np.frombuffer(text, np.uint8)
     bounds = line_bounds(buf)
     n = len(bounds) - 1
     data = np.zeros((n, layout.width), np.uint8)
     tables = np.zeros(n, np.int64)
     failed = np.zeros(n, np.int64)
-    parse_decisions(buf, bounds, P, history, rules.decks, data, layout.offsets, tables, failed)
+    parse_decisions(buf, bounds, P, length, rules.decks, data, layout.offsets, tables, failed)
     return Decisions(tables, InfoSet(rules, data, layout), failed)
 
 
@@ -448,7 +448,8 @@ def read_line(line: str | bytes) -> Line:
     if isinstance(line, bytes):
         line = line.decode("ascii", errors="replace")
     words = line.split()
-    kind, plain, fields = (words[0] if words else ""), [], {}
+    kind, plain = (words[0] if words else ""), []
+    fields: dict[str, str] = {}
     for word in words[1:]:
         key, equals, value = word.partition("=")
         if not equals:

@@ -267,14 +267,14 @@ def _draw_middle(image: Any, draw: Any, view: TableView, layout: _Layout) -> Non
             receiver = view.seats[view.receiver(seat.seat)].name
             draw.text((sx, sy + h / 2 + 2), f"to {receiver}", font=small, fill=INK, anchor="mt")
     elif view.trick:
-        for seat, card in view.trick:
-            sx, sy = layout.boxes[seat].spot
+        for player, card in view.trick:
+            sx, sy = layout.boxes[player].spot
             x0, y0 = round(sx - w / 2), round(sy - h / 2)
             sprite = _card_face(card, w, h)
             image.paste(sprite, (x0, y0), sprite)
-            if seat == view.winning:
+            if player == view.winning:
                 draw.rounded_rectangle((x0 - 3, y0 - 3, x0 + w + 3, y0 + h + 3), radius=6, outline=GOLD, width=3)
-            if seat == view.leader:
+            if player == view.leader:
                 draw.text((sx, y0 + h + 4), "led", font=small, fill=INK, anchor="mt")
     elif any(s.last_trick_card is not None for s in view.seats) and not view.game_over:
         for seat in view.seats:
@@ -289,12 +289,12 @@ def _draw_middle(image: Any, draw: Any, view: TableView, layout: _Layout) -> Non
         draw.text((layout.cx, layout.cy), words, font=small, fill=INK, anchor="mm", stroke_width=2, stroke_fill=BLACK)
     if view.pot:
         pw, ph = round(h * 0.5), round(h * 0.72)
-        x = layout.cx - (pw + (len(view.pot) - 1) * pw * 0.5) / 2
+        left = layout.cx - (pw + (len(view.pot) - 1) * pw * 0.5) / 2
         y = layout.cy + h * 0.45
         draw.text((layout.cx, y - 2), "pot", font=small, fill=INK, anchor="mb")
         for i, card in enumerate(view.pot):
             sprite = _card_face(card, pw, ph)
-            image.paste(sprite, (round(x + i * pw * 0.5), round(y)), sprite)
+            image.paste(sprite, (round(left + i * pw * 0.5), round(y)), sprite)
     if view.hand_over or view.game_over:
         _draw_banner(draw, view, layout)
 
