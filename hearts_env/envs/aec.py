@@ -300,8 +300,8 @@ class raw_env(AECEnv[str, ObsType, int]):
             return
         try:
             after = core.step(before, np.array([card]))
-        except ValueError as error:  # the core names the card and the rule
-            raise ValueError(f"{agent}: {str(error).removeprefix('game 0: ')}") from None
+        except core.IllegalMoveError as error:
+            raise ValueError(f"{agent}: {error.describe()}") from None
         self._set_state(after)
 
         self._cumulative_rewards[agent] = 0.0  # it has received what built up since its last move

@@ -158,8 +158,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hearts_env.engine import checks, core, seeding
-from hearts_env.engine.cards import NUM_CARDS
-from hearts_env.engine.core import BIT, State, bits_to_mask, new_games
+from hearts_env.engine.cards import BIT, NUM_CARDS
+from hearts_env.engine.core import State, bits_to_mask, new_games
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs

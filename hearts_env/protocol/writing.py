@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import NUM_SUITS
+from hearts_env.engine.cards import BIT, NUM_SUITS
 from hearts_env.engine.compiled import inline_kernel, row_kernel
 from hearts_env.engine.infoset import (
     I_HAND,
@@ -168,7 +168,7 @@ def _put_pile(out: np.ndarray, pos: int, bits: np.uint64, twice: np.uint64) -> i
         while byte:
             c = 8 * b + _LOW_BIT[byte]
             byte &= byte - np.uint64(1)
-            for _ in range(2 if twice & k.BIT[c] else 1):
+            for _ in range(2 if twice & BIT[c] else 1):
                 if pos != start:
                     pos = _put_byte(out, pos, _COMMA)
                 pos = _put_card(out, pos, c)
