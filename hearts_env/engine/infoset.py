@@ -150,6 +150,11 @@ class InfoSet(Records):
     def num_players(self) -> int:
         return self.rules.num_players
 
+    @property
+    def history_length(self) -> int:
+        """H: the completed tricks of the hand ``tricks`` holds room for (0 without history)."""
+        return self.layout.fields["tricks"][2][0]
+
     def __getitem__(self, index: int | slice | np.ndarray) -> InfoSet:
         return super().__getitem__(index)  # type: ignore[return-value]
 

@@ -104,7 +104,7 @@ if TYPE_CHECKING:
 def decision_lines(info: InfoSet, tables: np.ndarray) -> bytes:
     """The decision line of each info set (each of a seat to act) at its table id, newline-terminated."""
     n, P = info.batch_size, info.num_players
-    H = info.layout.fields["tricks"][2][0]
+    H = info.history_length
     out = np.empty(n * _line_bound(P, H), np.uint8)
     tables = np.ascontiguousarray(tables, np.int64)
     size = write_decisions(info.data, info.layout.offsets, P, H, info.rules.decks, tables, out)
