@@ -6,8 +6,10 @@ and thousands. Inside, a game's row is read through three typed views (64-, 32- 
 field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
 ``hearts_env.engine.core`` wraps these kernels in the public API. Compiled code elsewhere (the info-set
 and observation kernels, the agents' card choices, search rollouts, compiled tables) calls the
-per-card kernels and the rule facts published here (points, the trick winner with cancellation,
-the end of the game, the moon), so each rule has one compiled copy.
+per-card kernels and the rule facts published here (the points of a pile, the trick winner with
+cancellation, the end of the game, the moon), so each rule has one compiled copy; the card
+constants they all read (bitboards, points) live in ``cards``. ``illegal_reason`` says why
+``legal_cards`` leaves a card out, by the same cascade (the core's ``IllegalMoveError`` words it).
 
 Two decks (``rp[R_DECKS] == 2``, Cancellation Hearts): a pile that may hold both copies of a card
 is two bitboards, the cards it holds at least once and the cards it holds twice (``hands`` and
