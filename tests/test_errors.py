@@ -12,7 +12,15 @@ from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules
 from hearts_env.engine import cards, kernels
-from hearts_env.engine.core import IllegalMoveError, State, explain_illegal, legal_mask, new_games, step
+from hearts_env.engine.core import (
+    IllegalMoveError,
+    State,
+    explain_illegal,
+    legal_mask,
+    new_games,
+    recompute_legal,
+    step,
+)
 from hearts_env.engine.kernels import IllegalReason
 
 FIVE = [
@@ -158,6 +166,18 @@ RULES_TO_EXPLAIN = [
 ]
 
 
+def scrambled(state: State, rng: np.random.Generator) -> State:
+    """``state`` with random hands of a few suits (voids, hands of only points) and hearts broken at
+    random: the rare turns of the cascade."""
+    B, P = state.hands.shape
+    kept = rng.random((B, P, 4)) < 0.4
+    suits = np.bitwise_or.reduce(np.where(kept, cards.SUIT_BITS, np.uint64(0)), axis=2)
+    noise = rng.integers(0, 1 << 52, (B, P), dtype=np.uint64)
+    hands = noise & (suits | np.where(rng.random((B, P)) < 0.5, cards.QS_BIT, np.uint64(0)))
+    twice = {"hands2": state.hands2 & hands} if state.decks == 2 else {}
+    return recompute_legal(state.replace(hands=hands, hearts_broken=rng.random(B) < 0.3, **twice))
+
+
 def test_the_reason_kernel_walks_the_legal_cascade():
     """``kernels.illegal_reason`` finds exactly the cards of ``legal`` legal, and gives every other
     card of random states (each game, each card, out-of-range ids too) a reason; together the
@@ -166,7 +186,8 @@ def test_the_reason_kernel_walks_the_legal_cascade():
     for n, rules in enumerate(RULES_TO_EXPLAIN):
         first_trick = random_states(rules, 64, n, False, rules.num_players * (rules.pass_count + 1), keep=1.0)
         steps = 2 * rules.num_players * (rules.hand_size + rules.pass_count)  # and the game's end
-        for state in first_trick + random_states(rules, 16, n, False, steps, keep=0.2):
+        states = first_trick + random_states(rules, 16, n, False, steps, keep=0.2)
+        for state in states + [scrambled(state, np.random.default_rng(i)) for i, state in enumerate(states)]:
             for g in range(state.batch_size):
                 legal = int(state.legal[g])
                 for card in range(-1, cards.NUM_CARDS + 1):
