@@ -66,8 +66,8 @@ from hearts_env.agents.heuristic_tables import Weights
 from hearts_env.agents.players import HEURISTIC
 from hearts_env.agents.table import CompiledTable
 from hearts_env.engine import checks
-from hearts_env.engine.core import rule_params
 from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.kernels import rule_params
 
 
 class HeuristicPolicy(CompiledTable):

@@ -13,7 +13,6 @@ from hearts_env.agents.bitboards import LOW_KEY, best_by_key, count, read_trick
 from hearts_env.agents.heuristic_tables import (
     ABOVE_JD,
     AH_BIT,
-    JD_BIT,
     K_KEEP_TOP_HEARTS,
     K_MOON_ALARM,
     K_MOON_LOSERS,
@@ -22,7 +21,6 @@ from hearts_env.agents.heuristic_tables import (
     K_SAFE_RATIO,
     K_SHOOT_MOON,
     K_SPADE_GUARD,
-    QS_BIT,
     SPADE_BITS,
     SPADE_HONOURS,
     discard_danger,
@@ -31,21 +29,30 @@ from hearts_env.agents.heuristic_tables import (
     queen_loses_the_game,
 )
 from hearts_env.agents.heuristic_two_decks import pass_card2, play_card2
-from hearts_env.engine.cards import CLUBS, DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
-from hearts_env.engine.compiled import inline_kernel, row_kernel
-from hearts_env.engine.core import (
+from hearts_env.engine.cards import (
     ABOVE,
     BELOW,
     BIT,
+    CLUBS,
+    DIAMONDS,
     HEART_BITS,
+    HEARTS,
     JD,
+    JD_BIT,
     MOON_POINTS,
-    PASS,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
     POINT_BITS,
     QS,
+    QS_BIT,
     QS_POINTS,
+    SPADES,
     SUIT_BITS,
+    SUIT_OF,
 )
+from hearts_env.engine.compiled import inline_kernel, row_kernel
+from hearts_env.engine.core import PASS
 from hearts_env.engine.infoset import (
     I_HAND,
     I_LEGAL,
@@ -95,7 +102,7 @@ def heuristic_card(
     i64: np.ndarray, i32: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarray, kn: np.ndarray
 ) -> int:
     """The heuristic's card for the seat to act in one info row (0 when it has no legal card);
-    ``rp``: ``core.rule_params``; ``kn``: ``HeuristicPolicy.knobs``."""
+    ``rp``: ``kernels.rule_params``; ``kn``: ``HeuristicPolicy.knobs``."""
     if rp[R_DECKS] == 2:
         legal = i64[ioff[I_LEGAL]]
         if legal == 0:

@@ -12,14 +12,29 @@ import numpy as np
 from numba import njit
 
 from hearts_env.agents.bitboards import count
-from hearts_env.engine.cards import DIAMONDS, HEARTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_OF, SPADES, SUIT_OF
-from hearts_env.engine.core import ABOVE, BIT, JD, QS, SUIT_BITS
+from hearts_env.engine.cards import (
+    ABOVE,
+    BIT,
+    DIAMONDS,
+    HEARTS,
+    JD,
+    JD_BIT,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    QS,
+    QS_BIT,
+    RANK_OF,
+    SPADES,
+    SUIT_BITS,
+    SUIT_OF,
+)
 from hearts_env.engine.infoset import I_PASS_OFFSET, I_POINTS, I_SCORES, I_VOIDS
 from hearts_env.engine.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, game_ends, low_card
 
 U64 = np.uint64
 F32 = np.float32
-QS_BIT, JD_BIT, AH_BIT = BIT[QS], BIT[JD], BIT[NUM_CARDS - 1]
+AH_BIT = BIT[NUM_CARDS - 1]
 SPADE_BITS = SUIT_BITS[SPADES]
 SPADE_HONOURS = BIT[QS] | BIT[QS + 1] | BIT[QS + 2]  # QS, KS, AS
 LOW_SPADES = SPADE_BITS & ~SPADE_HONOURS

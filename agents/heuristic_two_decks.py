@@ -14,10 +14,8 @@ from numba import njit
 
 from hearts_env.agents.bitboards import count, read_trick
 from hearts_env.agents.heuristic_tables import (
-    JD_BIT,
     K_SAFE_RATIO,
     K_SPADE_GUARD,
-    QS_BIT,
     SPADE_BITS,
     SPADE_HONOURS,
     discard_danger,
@@ -25,8 +23,21 @@ from hearts_env.agents.heuristic_tables import (
     pass_pick,
     queen_loses_the_game,
 )
-from hearts_env.engine.cards import HEARTS, NUM_RANKS, NUM_SUITS, SPADES, SUIT_OF
-from hearts_env.engine.core import ABOVE, BELOW, BIT, QS, QS_POINTS, SUIT_BITS
+from hearts_env.engine.cards import (
+    ABOVE,
+    BELOW,
+    BIT,
+    HEARTS,
+    JD_BIT,
+    NUM_RANKS,
+    NUM_SUITS,
+    QS,
+    QS_BIT,
+    QS_POINTS,
+    SPADES,
+    SUIT_BITS,
+    SUIT_OF,
+)
 from hearts_env.engine.infoset import (
     I_HAND,
     I_HAND2,

@@ -82,17 +82,9 @@ from hearts_env.agents.players import RANDOM
 from hearts_env.agents.table import CompiledTable
 from hearts_env.engine import cards, checks, seeding
 from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS
-from hearts_env.engine.core import (
-    PASS,
-    PLAY,
-    State,
-    hand_score,
-    mask_to_bits,
-    rule_params,
-    state_layout,
-    step,
-)
+from hearts_env.engine.core import PASS, PLAY, State, hand_score, mask_to_bits, state_layout, step
 from hearts_env.engine.infoset import InfoSet, info_layout, world_places, world_states
+from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import runner
 from hearts_env.play.policy import Policy, RandomPolicy

@@ -18,7 +18,7 @@ from numba import njit
 from hearts_env.agents.bitboards import count
 from hearts_env.agents.players import RANDOM, player_card
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import NUM_CARDS, NUM_SUITS
+from hearts_env.engine.cards import BIT, JD_BIT, NUM_CARDS, NUM_SUITS, POINT_BITS, SUIT_BITS
 from hearts_env.engine.compiled import row_kernel
 from hearts_env.engine.infoset import (
     I_HAND,
@@ -44,7 +44,7 @@ U64 = np.uint64
 _GAMMA = U64(GAMMA)
 _TO_UNIT = 1.0 / float(1 << 53)
 # VOID_BITS[v]: the cards of the suits in the 4-bit void set v.
-VOID_BITS = np.array([sum(int(k.SUIT_BITS[s]) for s in range(NUM_SUITS) if v >> s & 1) for v in range(16)], dtype=U64)
+VOID_BITS = np.array([sum(int(SUIT_BITS[s]) for s in range(NUM_SUITS) if v >> s & 1) for v in range(16)], dtype=U64)
 ERROR_NONE, ERROR_NOT_PLAY, ERROR_SIZES, ERROR_NO_DEAL = 0, 1, 2, 3  # why a game's worlds failed
 MAX_PLACES = 12  # places a deal fills: up to 11 seats and, with two decks, the kitty
 WORK = 72  # scratch words of a constructive deal (up to ``MAX_PLACES`` places)
@@ -193,9 +193,9 @@ def deal_random(
         card = deck[j]
         deck[j] = deck[i]
         deck[i] = card
-        if VOID_BITS[voids[seat]] & k.BIT[card]:
+        if VOID_BITS[voids[seat]] & BIT[card]:
             return False
-        give(hands, hands2, seat, k.BIT[card])
+        give(hands, hands2, seat, BIT[card])
         room -= 1
     return True
 
@@ -241,7 +241,7 @@ def deal_constructive(
                 eligible[r] |= 1 << S
                 supply[S] += cap[r]
     for s in range(NUM_SUITS):
-        left = count(unseen & k.SUIT_BITS[s]) + count(unseen2 & k.SUIT_BITS[s])
+        left = count(unseen & SUIT_BITS[s]) + count(unseen2 & SUIT_BITS[s])
         for S in range(16):
             if S >> s & 1:
                 demand[S] += left
@@ -251,7 +251,7 @@ def deal_constructive(
             if shut_out[s] != shut:
                 continue
             for copies in (unseen, unseen2):
-                bits = copies & k.SUIT_BITS[s]
+                bits = copies & SUIT_BITS[s]
                 while bits:
                     card = low_card(bits)
                     bits &= bits - U64(1)
@@ -275,7 +275,7 @@ def deal_constructive(
                         seat += 1
                         cum += weight[seat]
                     log_q += math.log(weight[seat] / total)
-                    give(hands, hands2, seat, k.BIT[card])
+                    give(hands, hands2, seat, BIT[card])
                     cap[seat] -= 1
                     for S in range(16):
                         supply[S] -= eligible[seat] >> S & 1
@@ -447,7 +447,7 @@ def rollout_values(
     taken, scores = soff[k.F_TAKEN], soff[k.F_SCORES]
     taken2 = soff[k.F_TAKEN2] if rp[k.R_DECKS] == 2 else taken  # read only with two decks
     # Once every card that scores has been taken, the rest of the hand changes no score.
-    scoring = U64(rp[k.R_DECK]) & (k.POINT_BITS | (k.BIT[k.JD] if rp[k.R_JD] else U64(0)))
+    scoring = U64(rp[k.R_DECK]) & (POINT_BITS | (JD_BIT if rp[k.R_JD] else U64(0)))
     for g in range(B):
         observer = i8[g, ioff[I_SEAT]]
         for w in range(W):

@@ -51,20 +51,8 @@ from hearts_env.agents.trained import (
 )
 from hearts_env.agents.value_head import ValueHead
 from hearts_env.engine import checks, seeding
-from hearts_env.engine.cards import NUM_CARDS
-from hearts_env.engine.core import (
-    BIT,
-    GAME_OVER,
-    JD,
-    PLAY,
-    POINT_BITS,
-    State,
-    choose_from_bits,
-    hand_score,
-    legal_mask,
-    step,
-    step_in_place,
-)
+from hearts_env.engine.cards import BIT, JD, NUM_CARDS, POINT_BITS
+from hearts_env.engine.core import GAME_OVER, PLAY, State, choose_from_bits, hand_score, legal_mask, step, step_in_place
 from hearts_env.engine.infoset import InfoSet, world_states
 from hearts_env.engine.observation import encode, observe
 from hearts_env.engine.rules import HeartsRules

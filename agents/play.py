@@ -27,16 +27,12 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.cli.commands import Parser, command
 from hearts_env.engine import cards
+from hearts_env.engine.cards import BIT, HEART_POINTS, JD_POINTS, MOON_POINTS, QS_POINTS
 from hearts_env.engine.core import (
-    BIT,
     GAME_OVER,
-    HEART_POINTS,
-    JD_POINTS,
-    MOON_POINTS,
     PASS,
-    QS_POINTS,
     State,
-    explain_illegal,
+    illegal_move,
     new_games,
     points_taken,
     step,
@@ -301,7 +297,7 @@ def play_problem(table: Table, state: State, card: int) -> str | None:
     if not int(state.hands[0, table.seat]) >> card & 1:
         return f"You don't hold {symbol}."
     if not int(state.legal[0]) >> card & 1:
-        rule = explain_illegal(state, 0, card).replace(f"seat {table.seat} ", "you ")
+        rule = illegal_move(state, 0, card).rule(you=True)
         return f"You can't play {symbol} now: {rule}."
     return None
 

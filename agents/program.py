@@ -361,7 +361,7 @@ class ProgramPolicy:
         self._next_table += len(rows)
         tables = tables.copy()
         tables[rows] = ids
-        history = info.layout.fields["tricks"][2][0] > 0
+        history = info.history_length > 0
         seats = info.seat[rows].tolist()
         self._queued.append(protocol.table_lines(ids.tolist(), seats, info.rules, history).encode())
         return tables
@@ -369,7 +369,7 @@ class ProgramPolicy:
     def _ask(self, info: InfoSet, mask: np.ndarray, tables: np.ndarray) -> np.ndarray:
         """Send the decisions (after the queued lines), read one answer a table, check the cards."""
         n = info.batch_size
-        if self.history and not info.layout.fields["tricks"][2][0]:
+        if self.history and not info.history_length:
             self._fail(
                 "asks for the completed tricks (history=1 in its hello), which these games do not record: "
                 "play them with history (hearts-arena --history)"

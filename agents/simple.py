@@ -18,8 +18,8 @@ import numpy as np
 from hearts_env.agents.players import SIMPLE
 from hearts_env.agents.simple_kernels import simple_cards
 from hearts_env.agents.table import CompiledTable
-from hearts_env.engine.core import rule_params
 from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.kernels import rule_params
 
 
 class SimplePolicy(CompiledTable):

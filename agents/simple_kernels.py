@@ -8,13 +8,13 @@ import numpy as np
 from numba import njit
 
 from hearts_env.agents.bitboards import HIGH_KEY, LOW_KEY, best_by_key, read_trick
+from hearts_env.engine.cards import BELOW, HEART_BITS, QS, QS_BIT, SUIT_BITS
 from hearts_env.engine.compiled import row_kernel
-from hearts_env.engine.core import BELOW, HEART_BITS, PASS, QS, SUIT_BITS
+from hearts_env.engine.core import PASS
 from hearts_env.engine.infoset import I_LEGAL, I_PHASE
-from hearts_env.engine.kernels import BIT, R_PLAYERS, high_card, low_card
+from hearts_env.engine.kernels import R_PLAYERS, high_card, low_card
 
 U64 = np.uint64
-_QS_BIT = BIT[QS]
 
 
 @njit(cache=True, inline="always")
@@ -30,7 +30,7 @@ def simple_card(i64: np.ndarray, i8: np.ndarray, ioff: np.ndarray, rp: np.ndarra
     if follow:
         duck = high_card(follow & BELOW[winning])
         return duck if duck >= 0 else low_card(follow)
-    if legal & _QS_BIT:
+    if legal & QS_BIT:
         return QS
     heart = high_card(legal & HEART_BITS)
     return heart if heart >= 0 else best_by_key(legal, HIGH_KEY)

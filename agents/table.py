@@ -18,13 +18,12 @@ from hearts_env.agents.heuristic_tables import NUM_KNOBS
 from hearts_env.agents.players import player_card
 from hearts_env.engine import core
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import card_name
+from hearts_env.engine.cards import BIT, QS_BIT, card_name
 from hearts_env.engine.compiled import row_kernel
 from hearts_env.engine.infoset import info_layout, infoset_row
 from hearts_env.play.policy import Policy
 
 U64 = np.uint64
-_QS_BIT = k.BIT[k.QS]
 
 
 class CompiledTable:
@@ -106,7 +105,7 @@ def play_games(
             a = agent_at[g, seat]
             infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
             card = player_card(kinds[a], knobs[a], i64, i32, i8, ioff, rp)
-            if not r64[soff[k.F_LEGAL]] & k.BIT[card]:
+            if not r64[soff[k.F_LEGAL]] & BIT[card]:
                 chosen[0] = card
                 return g
             k.step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
@@ -115,6 +114,6 @@ def play_games(
                 for s in range(P):
                     taken = r64[soff[k.F_LAST_HAND_TAKEN] + s]
                     taken2 = r64[soff[k.F_LAST_HAND_TAKEN2] + s] if two else U64(0)
-                    qs[g, s] += (taken & _QS_BIT) != 0
+                    qs[g, s] += (taken & QS_BIT) != 0
                     moons[g, s] += k.shot_the_moon(taken, taken2, two)
     return -1

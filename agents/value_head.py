@@ -25,8 +25,8 @@ import numpy as np
 
 from hearts_env.agents.mlp_kernels import sparse_input_layer
 from hearts_env.agents.trained import check_knobs, read_arrays, read_meta
-from hearts_env.engine.cards import NUM_CARDS
-from hearts_env.engine.core import POINT_BITS, State, hand_score, raw_points
+from hearts_env.engine.cards import NUM_CARDS, POINT_BITS
+from hearts_env.engine.core import State, hand_score, raw_points
 from hearts_env.engine.rules import HeartsRules
 
 WEIGHTS_FILE = "value.npz"

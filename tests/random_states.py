@@ -6,7 +6,8 @@ import numpy as np
 
 from hearts_env import HeartsRules
 from hearts_env.engine import cards
-from hearts_env.engine.core import BIT, PLAY, State, new_games, sample_actions, step
+from hearts_env.engine.cards import BIT
+from hearts_env.engine.core import PLAY, State, new_games, sample_actions, step
 
 OFFSETS = {"left": 1, "across": 2, "none": 0}  # "right" is P - 1
 

@@ -121,8 +121,8 @@ class WebTable:
             card = _card(name)
             try:
                 state = core.step(state, np.array([card]))
-            except ValueError as error:
-                raise WebError(f"you cannot pass {cards.card_name(card)}: {_reason(error, self.seat)}") from None
+            except core.IllegalMoveError as error:
+                raise WebError(f"you cannot pass {cards.card_name(card)}: {error.rule(you=True)}") from None
         self._moved(state, len(names))
 
     def play(self, name: object, turn: object) -> None:
@@ -131,8 +131,8 @@ class WebTable:
         card = _card(name)
         try:
             state = core.step(self.state, np.array([card]))
-        except ValueError as error:
-            raise WebError(f"you cannot play {cards.card_name(card)}: {_reason(error, self.seat)}") from None
+        except core.IllegalMoveError as error:
+            raise WebError(f"you cannot play {cards.card_name(card)}: {error.rule(you=True)}") from None
         self._moved(state, 1)
 
     def next_hand(self, turn: object) -> None:
@@ -289,10 +289,3 @@ def _card(name: object) -> int:
         return cards.parse_card(name)
     except ValueError as error:
         raise WebError(str(error)) from None
-
-
-def _reason(error: ValueError, seat: int) -> str:
-    """The core's rule, in the person's words (``game 0: QS is illegal: seat 2 does not hold it``)."""
-    why = str(error).split(": ", 2)[-1]
-    you = f"seat {seat} "
-    return why.replace(you + "does not", "you do not").replace(you + "has", "you have").replace(you, "you ")

@@ -17,6 +17,7 @@ import numpy as np
 from hearts_env.arena import report
 from hearts_env.arena.statistics import DealSums, Estimate
 from hearts_env.engine import checks, core, records, seeding
+from hearts_env.engine.cards import QS_BIT
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import replay, runner
 from hearts_env.play.policy import Policy, TablePolicy, close_agents
@@ -511,7 +512,7 @@ def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np
     """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
     games ``ended`` (``after`` already holds the next deal)."""
     ended_games = after[ended]
-    return (ended_games.last_hand_taken & core.BIT[core.QS]) != 0, ended_games.last_hand_moons
+    return (ended_games.last_hand_taken & QS_BIT) != 0, ended_games.last_hand_moons
 
 
 def match_rules(rules: HeartsRules | None, episode: str) -> HeartsRules:

@@ -6,6 +6,10 @@ card are interchangeable, so a card is still named by its id.
 A card's id is ``suit * 13 + (rank - 2)`` with suits clubs 0, diamonds 1, spades 2, hearts 3 and
 ranks 2..14, so ``2C = 0``, ``QS = 36``, ``AH = 51``. The id is also the action id of every
 environment. Names are a rank character from ``23456789TJQKA`` and a suit character from ``CDSH``.
+
+Every card constant lives here, in the first lines: the ids, the bitboards (a ``uint64`` with bit
+``c`` set for card ``c``: ``BIT``, ``SUIT_BITS``, ``POINT_BITS``, ``BELOW``, ``ABOVE``, ...) and the
+points of the point cards; the compiled rules and the agents read them from here.
 """
 
 from __future__ import annotations
@@ -28,6 +32,24 @@ KITTY = -2  # the "seat" of a kitty card in a two-deck ``deals`` row
 SUIT_OF = np.arange(NUM_CARDS, dtype=np.int8) // NUM_RANKS  # (52,) suit of each card id
 RANK_OF = (np.arange(NUM_CARDS, dtype=np.int8) % NUM_RANKS + 2).astype(np.int8)  # (52,) rank 2..14 of each card id
 SUIT_OF.flags.writeable = RANK_OF.flags.writeable = False
+QS = SPADES * NUM_RANKS + 12 - 2  # 36, the queen of spades
+JD = DIAMONDS * NUM_RANKS + 11 - 2  # 22, the jack of diamonds
+
+# Bitboards: a uint64 whose bit c is set when card c is present (compiled code reads these as constants).
+BIT = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)  # (52,) the bitboard of each single card
+SUIT_BITS = np.uint64(0x1FFF) << (np.arange(NUM_SUITS, dtype=np.uint64) * np.uint64(NUM_RANKS))  # (4,) each suit
+HEART_BITS = SUIT_BITS[HEARTS]
+QS_BIT, JD_BIT = BIT[QS], BIT[JD]
+POINT_BITS = HEART_BITS | QS_BIT  # the cards that score: every heart and the QS
+# (53,) the cards of the same suit below (above) each card; index 52 (= card -1) is empty.
+BELOW = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ((1 << c) - 1) for c in range(NUM_CARDS)] + [0], np.uint64)
+ABOVE = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ~((2 << c) - 1) for c in range(NUM_CARDS)] + [0], np.uint64)
+
+# Points (docs/rules.md, "Scoring a hand").
+HEART_POINTS = 1  # each heart taken
+QS_POINTS = 13  # the queen of spades taken
+JD_POINTS = -10  # the jack of diamonds taken, with the JD rule
+MOON_POINTS = NUM_RANKS * HEART_POINTS + QS_POINTS  # every point card of a hand: 26 (one deck)
 
 # Cards taken out so that the deck divides evenly among the players (never a point card).
 REMOVED_CARDS: dict[int, tuple[str, ...]] = {

@@ -34,22 +34,25 @@ import os
 import numpy as np
 
 from hearts_env.engine import cards, checks, kernels, seeding
-from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS, SUIT_OF, card_name
-from hearts_env.engine.kernels import (  # noqa: F401  (the card tables are part of the core's API)
+from hearts_env.engine.cards import (
     BIT,
-    GAME_OVER,
     HEART_BITS,
     HEART_POINTS,
-    JD,
+    JD_BIT,
     JD_POINTS,
-    MOON_POINTS,
-    PASS,
-    PLAY,
-    POINT_BITS,
-    QS,
+    NUM_CARDS,
+    QS_BIT,
     QS_POINTS,
+    SUIT_OF,
+    card_name,
+)
+from hearts_env.engine.kernels import (
+    GAME_OVER,
+    PASS,  # noqa: F401  (the phases of State.phase are part of the core's API)
+    PLAY,  # noqa: F401
     STATE_FIELDS,
-    SUIT_BITS,
+    IllegalReason,
+    rule_params,
 )
 from hearts_env.engine.records import Layout, Records, cached_layout
 from hearts_env.engine.records import concatenate as _concatenate
@@ -57,9 +60,6 @@ from hearts_env.engine.rules import HeartsRules
 
 PHASE_NAMES = ("pass", "play", "game over")
 _U64 = np.uint64
-# Bits of the cards of the same suit below (above) each card; index 52 (= card -1) is empty.
-BELOW = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ((1 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
-ABOVE = np.array([int(SUIT_BITS[c // NUM_RANKS]) & ~((2 << c) - 1) for c in range(NUM_CARDS)] + [0], dtype=_U64)
 
 
 class State(Records):
@@ -230,51 +230,10 @@ _HOT_FIELDS = (
 
 
 @functools.cache
-def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
-    """The rules as the int array the kernels read (``kernels.R_*`` name its entries)."""
-    offsets = rules.pass_offsets if rules.pass_count else (0,)
-    moon = ("add_to_others", "subtract_from_self", "shooter_choice").index(rules.moon)
-    params = np.array(
-        [
-            rules.num_players,
-            rules.hand_size,
-            rules.pass_count,
-            rules.no_points_on_first_trick,
-            rules.queen_breaks_hearts,
-            rules.jack_of_diamonds,
-            moon,
-            rules.target_score or 0,
-            first_lead_bits(rules),
-            rules.hand_size if history else 0,
-            deck_bits(rules.num_players, rules.decks),
-            rules.decks,
-            len(offsets),
-            *offsets,
-        ],
-        np.int64,
-    )
-    params.flags.writeable = False
-    return params
-
-
-def first_lead_bits(rules: HeartsRules) -> int:
-    """The cards that lead the first trick when held (``kernels.R_FIRST_LEAD``)."""
-    if rules.decks == 1:
-        return int(BIT[cards.lowest_club(rules.num_players)])
-    return int(~POINT_BITS & deck_bits(rules.num_players, 2)) if rules.no_points_on_first_trick else 0
-
-
-@functools.cache
 def _deck8(num_players: int, decks: int) -> np.ndarray:
     deck = cards.deck(num_players, decks).astype(np.int8)
     deck.flags.writeable = False
     return deck
-
-
-@functools.cache
-def deck_bits(num_players: int, decks: int = 1) -> np.uint64:
-    """Bitboard of the cards in play with ``num_players`` players (every card with two decks)."""
-    return _U64(np.bitwise_or.reduce(BIT[cards.deck(num_players, decks)]))
 
 
 def bits_to_mask(bits: np.ndarray) -> np.ndarray:
@@ -457,7 +416,7 @@ def raw_points(piles: np.ndarray) -> np.ndarray:
     """Hearts (``HEART_POINTS`` each) and the QS (``QS_POINTS``) of card piles (bitboards of any
     shape), before the JD rule and the moon."""
     piles = np.asarray(piles, _U64)
-    return (np.bitwise_count(piles & HEART_BITS) * HEART_POINTS + QS_POINTS * ((piles & BIT[QS]) != 0)).astype(np.int32)
+    return (np.bitwise_count(piles & HEART_BITS) * HEART_POINTS + QS_POINTS * ((piles & QS_BIT) != 0)).astype(np.int32)
 
 
 def points_taken(rules: HeartsRules, taken: np.ndarray, taken2: np.ndarray | None = None) -> np.ndarray:
@@ -465,7 +424,7 @@ def points_taken(rules: HeartsRules, taken: np.ndarray, taken2: np.ndarray | Non
     ``taken2``, with two decks, the cards of each pile taken twice."""
     points = raw_points(taken)
     if rules.jack_of_diamonds:
-        points += JD_POINTS * ((np.asarray(taken, _U64) & BIT[JD]) != 0)
+        points += JD_POINTS * ((np.asarray(taken, _U64) & JD_BIT) != 0)
     if taken2 is not None:
         points += points_taken(rules, taken2)
     return points
@@ -530,8 +489,8 @@ def use_threads(threads: int | None = None, min_batch: int = 1024) -> None:
 def step(state: State, actions: np.ndarray) -> State:
     """Apply one card id per game for the seat to act; return the new state.
 
-    Actions of games that are over are ignored. If any action is illegal, a ``ValueError`` names
-    the game, the card and the rule, and nothing changes.
+    Actions of games that are over are ignored. If any action is illegal, an ``IllegalMoveError``
+    names the first such game, its card and the rule, and nothing changes.
     """
     data = state.data.copy()
     _step_data(state, data, actions)
@@ -555,10 +514,7 @@ def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
     kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
     bad = kernel(data, actions, state.layout.offsets, state.params, state.deck)
     if bad >= 0:
-        card = int(actions[bad])
-        if not 0 <= card < NUM_CARDS:
-            raise ValueError(f"game {bad}: action {card} is not a card id (0..51)")
-        raise ValueError(f"game {bad}: {card_name(card)} is illegal: {explain_illegal(state, bad, card)}")
+        raise illegal_move(state, bad, int(actions[bad]))
 
 
 def recompute_legal(state: State) -> State:
@@ -568,29 +524,71 @@ def recompute_legal(state: State) -> State:
     return state.with_data(data)
 
 
+class IllegalMoveError(ValueError):
+    """An action the rules forbid (``step`` raises it and changes nothing): ``game`` (its index in
+    the batch), ``seat`` (the seat to act), ``card`` (the action) and ``reason`` (an
+    ``IllegalReason``) say which and why, so a caller words it for its own audience from these
+    fields (``describe``, ``rule``); the message is ``game 3: 5H is illegal: seat 1 must follow
+    suit (C)``. ``lead_suit`` is the suit to follow (-1 before the lead) and ``first_lead`` the card
+    that leads the first trick with one deck (-1 with two)."""
+
+    def __init__(
+        self, game: int, seat: int, card: int, reason: IllegalReason, lead_suit: int = -1, first_lead: int = -1
+    ) -> None:
+        self.game, self.seat, self.card, self.reason = game, seat, card, IllegalReason(reason)
+        self.lead_suit, self.first_lead = lead_suit, first_lead
+        super().__init__(f"game {game}: {self.describe()}")
+
+    def __reduce__(self) -> tuple[type, tuple[int, int, int, IllegalReason, int, int]]:
+        return type(self), (self.game, self.seat, self.card, self.reason, self.lead_suit, self.first_lead)
+
+    def describe(self, you: bool = False) -> str:
+        """The card and the rule: ``5H is illegal: seat 1 must follow suit (C)`` (``you``: ``... you
+        must follow ...``)."""
+        if self.reason == IllegalReason.NOT_A_CARD:
+            return f"action {self.card} is not a card id (0..{NUM_CARDS - 1})"
+        return f"{card_name(self.card)} is illegal: {self.rule(you)}"
+
+    def rule(self, you: bool = False) -> str:
+        """The rule that forbids the card, about the seat (``seat 2 does not hold it``) or, with
+        ``you``, told to it (``you do not hold it``)."""
+        seat, reason = ("you" if you else f"seat {self.seat}"), self.reason
+        if reason == IllegalReason.ALREADY_PICKED:
+            return f"{seat} {'have' if you else 'has'} already picked it to pass"
+        if reason == IllegalReason.NOT_HELD:
+            return f"{seat} {'do' if you else 'does'} not hold it"
+        if reason == IllegalReason.MUST_FOLLOW_SUIT:
+            return f"{seat} must follow suit ({cards.SUIT_CHARS[self.lead_suit]})"
+        if reason == IllegalReason.MUST_LEAD_LOWEST_CLUB:
+            return f"the first trick must be led with {card_name(self.first_lead)}"
+        return _RULES[reason]
+
+
+_RULES = {  # the rules whose words name no seat, card or suit
+    IllegalReason.LEGAL: "it is legal",
+    IllegalReason.NOT_A_CARD: f"it is not a card id (0..{NUM_CARDS - 1})",
+    IllegalReason.GAME_OVER: "the game is over",
+    IllegalReason.NO_POINTS_LEAD_FIRST_TRICK: (
+        "no heart or QS may lead the first trick unless the hand holds nothing else"
+    ),
+    IllegalReason.HEARTS_NOT_BROKEN: (
+        "hearts are not broken: a heart may be led only once broken or from a hand of only hearts (and the QS)"
+    ),
+    IllegalReason.NO_POINTS_FIRST_TRICK: "no hearts or QS on the first trick unless the hand holds nothing else",
+}
+
+
+def illegal_move(state: State, game: int, card: int) -> IllegalMoveError:
+    """The error of playing ``card`` for the seat to act in ``game``, its reason from the kernel
+    that decides legal cards (``kernels.illegal_reason``; ``LEGAL`` if the card is legal)."""
+    reason = kernels.game_illegal_reason(state.data, state.layout.offsets, state.params, game, card)
+    first_lead = cards.lowest_club(state.num_players) if state.decks == 1 else -1
+    return IllegalMoveError(game, int(state.to_play[game]), card, reason, int(state.lead_suit[game]), first_lead)
+
+
 def explain_illegal(state: State, game: int, card: int) -> str:
-    """Which rule forbids ``card`` for the seat to act in ``game`` (for error messages)."""
-    if state.phase[game] == GAME_OVER:
-        return "the game is over"
-    seat = int(state.to_play[game])
-    hand = int(state.hands[game, seat])
-    if state.phase[game] == PASS and int(state.passed[game, seat]) >> card & 1:
-        return f"seat {seat} has already picked it to pass"
-    if not hand >> card & 1:
-        return f"seat {seat} does not hold it"
-    if state.phase[game] == PASS:
-        return "it cannot be passed"
-    first_trick = state.tricks_played[game] == 0
-    if state.trick_size[game] == 0:
-        if first_trick and state.decks == 1:
-            return f"the first trick must be led with {card_name(cards.lowest_club(state.num_players))}"
-        if first_trick and state.rules.no_points_on_first_trick and int(BIT[card]) & int(POINT_BITS):
-            return "no heart or QS may lead the first trick unless the hand holds nothing else"
-        return "hearts are not broken: a heart may be led only once broken or from a hand of only hearts (and the QS)"
-    suit = int(state.lead_suit[game])
-    if hand & int(SUIT_BITS[suit]):
-        return f"seat {seat} must follow suit ({cards.SUIT_CHARS[suit]})"
-    return "no hearts or QS on the first trick unless the hand holds nothing else"
+    """Which rule forbids ``card`` for the seat to act in ``game`` (``IllegalMoveError.rule``)."""
+    return illegal_move(state, game, card).rule()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,8 +24,10 @@ import functools
 import numpy as np
 
 from hearts_env.engine import kernels as k
+from hearts_env.engine.cards import BIT, SUIT_OF
 from hearts_env.engine.compiled import inline_kernel, row_kernel
-from hearts_env.engine.core import State, rule_params, state_layout
+from hearts_env.engine.core import State, state_layout
+from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.records import Layout, Records, cached_layout
 from hearts_env.engine.rules import HeartsRules
 
@@ -148,6 +150,11 @@ class InfoSet(Records):
     def num_players(self) -> int:
         return self.rules.num_players
 
+    @property
+    def history_length(self) -> int:
+        """H: the completed tricks of the hand ``tricks`` holds room for (0 without history)."""
+        return self.layout.fields["tricks"][2][0]
+
 
 @functools.cache
 def info_layout(num_players: int, history_length: int) -> Layout:
@@ -263,9 +270,9 @@ def infoset_row(
         played = s64[soff[k.F_PLAYED] + a]
         void = s8[soff[k.F_VOIDS] + a]
         if card >= 0:
-            played |= k.BIT[card]
-            if k.SUIT_OF[card] != k.SUIT_OF[lead]:  # failed to follow in the current trick
-                void |= 1 << k.SUIT_OF[lead]
+            played |= BIT[card]
+            if SUIT_OF[card] != SUIT_OF[lead]:  # failed to follow in the current trick
+                void |= 1 << SUIT_OF[lead]
         seen |= played
         i64[ioff[I_PLAYED] + r] = played
         i8[ioff[I_VOIDS] + r] = void
@@ -326,8 +333,8 @@ def second_copies(
         taken, taken2 = s64[soff[k.F_TAKEN] + a], s64[soff[k.F_TAKEN2] + a]
         card = s8[soff[k.F_TRICK] + a]
         if card >= 0:  # ``played`` (written already) holds it; a second copy goes to ``played2``
-            _, played2 = k.add_piles(s64[soff[k.F_PLAYED] + a], played2, k.BIT[card], U64(0))
-            seen, seen2 = k.add_piles(seen, seen2, k.BIT[card], U64(0))
+            _, played2 = k.add_piles(s64[soff[k.F_PLAYED] + a], played2, BIT[card], U64(0))
+            seen, seen2 = k.add_piles(seen, seen2, BIT[card], U64(0))
         i64[ioff[I_PLAYED2] + r] = played2
         i64[ioff[I_TAKEN2] + r] = taken2
         seen, seen2 = k.add_piles(seen, seen2, taken, taken2)
@@ -412,7 +419,7 @@ def world_row(
         played = i64[ioff[I_PLAYED] + r]
         if card >= 0:
             size += 1
-            played &= ~k.BIT[card]  # the current trick is not a completed one
+            played &= ~BIT[card]  # the current trick is not a completed one
         s64[soff[k.F_HANDS] + a] = world[0, r]
         s64[soff[k.F_PLAYED] + a] = played
         s8[soff[k.F_VOIDS] + a] = i8[ioff[I_VOIDS] + r]
@@ -448,7 +455,7 @@ def _world_second_copies(
         played, played2 = i64[ioff[I_PLAYED] + r], i64[ioff[I_PLAYED2] + r]
         card = i8[ioff[I_TRICK] + r]
         if card >= 0:  # the current trick is not a completed one
-            played, played2 = k.remove_pile(played, played2, k.BIT[card], U64(0))
+            played, played2 = k.remove_pile(played, played2, BIT[card], U64(0))
         s64[soff[k.F_PLAYED] + a], s64[soff[k.F_PLAYED2] + a] = played, played2
         s64[soff[k.F_HANDS2] + a] = world[1, r]
         s64[soff[k.F_TAKEN2] + a] = i64[ioff[I_TAKEN2] + r]

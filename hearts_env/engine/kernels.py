@@ -6,8 +6,10 @@ and thousands. Inside, a game's row is read through three typed views (64-, 32- 
 field ``F`` of seat ``s`` is ``r64[off[F] + s]`` (or ``r32``/``r8`` by the field's width).
 ``hearts_env.engine.core`` wraps these kernels in the public API. Compiled code elsewhere (the info-set
 and observation kernels, the agents' card choices, search rollouts, compiled tables) calls the
-per-card kernels and the rule facts published here (points, the trick winner with cancellation,
-the end of the game, the moon), so each rule has one compiled copy.
+per-card kernels and the rule facts published here (the points of a pile, the trick winner with
+cancellation, the end of the game, the moon), so each rule has one compiled copy; the card
+constants they all read (bitboards, points) live in ``cards``. ``illegal_reason`` says why
+``legal_cards`` leaves a card out, by the same cascade (the core's ``IllegalMoveError`` words it).
 
 Two decks (``rp[R_DECKS] == 2``, Cancellation Hearts): a pile that may hold both copies of a card
 is two bitboards, the cards it holds at least once and the cards it holds twice (``hands`` and
@@ -18,32 +20,39 @@ of the second copies have zero width in one-deck layouts and are never touched t
 
 from __future__ import annotations
 
+import enum
+import functools
+
 import numpy as np
 from numba import njit, prange
 
 from hearts_env.engine import cards
-from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_OF
+from hearts_env.engine.cards import (
+    BIT,
+    HEART_BITS,
+    HEART_POINTS,
+    JD_BIT,
+    JD_POINTS,
+    MOON_POINTS,
+    NUM_CARDS,
+    POINT_BITS,
+    QS,
+    QS_BIT,
+    QS_POINTS,
+    SUIT_BITS,
+    SUIT_OF,
+)
 from hearts_env.engine.compiled import inline_kernel, row_kernel, store_bits
+from hearts_env.engine.rules import MOON_RULES, HeartsRules
 from hearts_env.engine.seeding import GAMMA, MIX_MULTIPLIERS
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
 
-# --- Card facts as tables ----------------------------------------------------------------------
-BIT = U64(1) << np.arange(NUM_CARDS, dtype=U64)  # (52,) bitboard of each single card
-SUIT_BITS = U64(0x1FFF) << (np.arange(NUM_SUITS, dtype=U64) * U64(NUM_RANKS))
-HEART_BITS = SUIT_BITS[cards.HEARTS]
-QS = cards.parse_card("QS")
-JD = cards.parse_card("JD")
-POINT_BITS = HEART_BITS | BIT[QS]
-HEART_POINTS = 1  # each heart taken
-QS_POINTS = 13  # the queen of spades taken
-JD_POINTS = -10  # the jack of diamonds taken, with the JD rule
-MOON_POINTS = NUM_RANKS * HEART_POINTS + QS_POINTS  # every point card of a hand: 26
-_QS_BIT, _JD_BIT = BIT[QS], BIT[JD]
-
 PASS, PLAY, GAME_OVER = 0, 1, 2
-ADD_TO_OTHERS, SUBTRACT_FROM_SELF, SHOOTER_CHOICE = 0, 1, 2
+ADD_TO_OTHERS, SUBTRACT_FROM_SELF, SHOOTER_CHOICE = (
+    MOON_RULES.index(name) for name in ("add_to_others", "subtract_from_self", "shooter_choice")
+)
 
 # --- The state's fields, in declaration order (the kernels' field ids) -------------------------
 STATE_FIELDS = (
@@ -116,7 +125,7 @@ STATE_FIELDS = (
     F_POT,
 ) = range(len(STATE_FIELDS))
 
-# --- The rules as an int array (see core.rule_params) ------------------------------------------
+# --- The rules as an int array: entry R_X holds the knob rule_params writes to it -------------
 # R_FIRST_LEAD: the cards that lead the first trick when held: the lowest club with one deck; with
 # two decks the cards that are not points (no_points_on_first_trick) or none (the usual lead rules).
 # R_DECK: bitboard of the cards in play. R_DECKS: 1 or 2. R_CYCLE: the pass offsets start here.
@@ -136,6 +145,44 @@ STATE_FIELDS = (
     R_CYCLE_LENGTH,
     R_CYCLE,
 ) = range(14)
+
+
+@functools.cache
+def rule_params(rules: HeartsRules, history: bool = False) -> np.ndarray:
+    """The rules as the int array the kernels read (read-only): entry ``R_X`` holds the knob it
+    names, and the pass offsets of the cycle follow from ``R_CYCLE`` on."""
+    offsets = rules.pass_offsets if rules.pass_count else (0,)
+    params = np.zeros(R_CYCLE + len(offsets), np.int64)
+    params[R_PLAYERS] = rules.num_players
+    params[R_HAND_SIZE] = rules.hand_size
+    params[R_PASS_COUNT] = rules.pass_count
+    params[R_NO_POINTS_FIRST] = rules.no_points_on_first_trick
+    params[R_QUEEN_BREAKS] = rules.queen_breaks_hearts
+    params[R_JD] = rules.jack_of_diamonds
+    params[R_MOON] = MOON_RULES.index(rules.moon)
+    params[R_TARGET] = rules.target_score or 0
+    params[R_FIRST_LEAD] = first_lead_bits(rules)
+    params[R_HISTORY] = rules.hand_size if history else 0
+    params[R_DECK] = deck_bits(rules.num_players, rules.decks)
+    params[R_DECKS] = rules.decks
+    params[R_CYCLE_LENGTH] = len(offsets)
+    params[R_CYCLE:] = offsets
+    params.flags.writeable = False
+    return params
+
+
+def first_lead_bits(rules: HeartsRules) -> int:
+    """The cards that lead the first trick when held (``R_FIRST_LEAD``)."""
+    if rules.decks == 1:
+        return int(BIT[cards.lowest_club(rules.num_players)])
+    return int(~POINT_BITS & deck_bits(rules.num_players, 2)) if rules.no_points_on_first_trick else 0
+
+
+@functools.cache
+def deck_bits(num_players: int, decks: int = 1) -> np.uint64:
+    """Bitboard of the cards in play with ``num_players`` players (every card with two decks)."""
+    return U64(np.bitwise_or.reduce(BIT[cards.deck(num_players, decks)]))
+
 
 _M1, _M2, _M4, _H01 = U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F), U64(0x0101010101010101)
 
@@ -213,13 +260,13 @@ def nth_set_bit(bits: np.uint64, k: int) -> int:
 @inline_kernel
 def raw_points(pile: np.uint64) -> int:
     """Hearts and QS points of a pile of cards, before the JD rule and the moon."""
-    return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & _QS_BIT else 0)
+    return popcount(pile & HEART_BITS) * HEART_POINTS + (QS_POINTS if pile & QS_BIT else 0)
 
 
 @inline_kernel
 def pile_points(pile: np.uint64, jack_of_diamonds: bool) -> int:
     """Points of a pile of cards before the moon: hearts, the QS and, with the JD rule, the JD."""
-    return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & _JD_BIT else 0)
+    return raw_points(pile) + (JD_POINTS if jack_of_diamonds and pile & JD_BIT else 0)
 
 
 @inline_kernel
@@ -321,6 +368,64 @@ def legal_cards(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray
     safe = hand & ~POINT_BITS
     void = safe if (rp[R_NO_POINTS_FIRST] != 0) & first_trick & (safe != _ZERO) else hand
     return follow if follow != _ZERO else void
+
+
+class IllegalReason(enum.IntEnum):
+    """Why a card is not legal for the seat to act: the step of ``legal_cards``' cascade that
+    leaves it out (``illegal_reason``)."""
+
+    LEGAL = 0
+    NOT_A_CARD = 1  # not a card id 0..51
+    GAME_OVER = 2
+    ALREADY_PICKED = 3  # passing: the seat picked it (every copy of it) already
+    NOT_HELD = 4
+    MUST_LEAD_LOWEST_CLUB = 5  # one deck: the lowest club leads the first trick
+    NO_POINTS_LEAD_FIRST_TRICK = 6  # two decks, no_points_on_first_trick: no point card leads it
+    HEARTS_NOT_BROKEN = 7
+    MUST_FOLLOW_SUIT = 8
+    NO_POINTS_FIRST_TRICK = 9  # void on the first trick: no hearts or QS (no_points_on_first_trick)
+
+
+@inline_kernel
+def illegal_reason(r64: np.ndarray, r8: np.ndarray, off: np.ndarray, rp: np.ndarray, card: int) -> IllegalReason:
+    """Why ``legal_cards`` leaves ``card`` out for the seat to act in one game (``LEGAL`` if it
+    does not): its cascade, step by step (tests check that the two agree on every card)."""
+    if card < 0 or card >= NUM_CARDS:
+        return IllegalReason.NOT_A_CARD
+    phase = r8[off[F_PHASE]]
+    if phase == GAME_OVER:
+        return IllegalReason.GAME_OVER
+    seat = r8[off[F_TO_PLAY]]
+    hand, bit = r64[off[F_HANDS] + seat], BIT[card]
+    if (hand & bit) == _ZERO:
+        if phase == PASS and (r64[off[F_PASSED] + seat] & bit) != _ZERO:
+            return IllegalReason.ALREADY_PICKED
+        return IllegalReason.NOT_HELD
+    if phase == PASS:
+        return IllegalReason.LEGAL
+    first_trick = r8[off[F_TRICKS_PLAYED]] == 0
+    if r8[off[F_TRICK_SIZE]] == 0:
+        first_lead = U64(rp[R_FIRST_LEAD])
+        if first_trick and (hand & first_lead) != _ZERO:
+            if (bit & first_lead) != _ZERO:
+                return IllegalReason.LEGAL
+            return IllegalReason.MUST_LEAD_LOWEST_CLUB if rp[R_DECKS] == 1 else IllegalReason.NO_POINTS_LEAD_FIRST_TRICK
+        if r8[off[F_HEARTS_BROKEN]] != 0 or (hand & ~POINT_BITS) == _ZERO or (bit & HEART_BITS) == _ZERO:
+            return IllegalReason.LEGAL
+        return IllegalReason.HEARTS_NOT_BROKEN
+    follow = hand & SUIT_BITS[SUIT_OF[r8[off[F_TRICK] + r8[off[F_LEADER]]]]]
+    if follow != _ZERO:
+        return IllegalReason.LEGAL if (bit & follow) != _ZERO else IllegalReason.MUST_FOLLOW_SUIT
+    safe = hand & ~POINT_BITS
+    if rp[R_NO_POINTS_FIRST] != 0 and first_trick and safe != _ZERO and (bit & safe) == _ZERO:
+        return IllegalReason.NO_POINTS_FIRST_TRICK
+    return IllegalReason.LEGAL
+
+
+@row_kernel
+def game_illegal_reason(data: np.ndarray, off: np.ndarray, rp: np.ndarray, game: int, card: int) -> IllegalReason:
+    """``illegal_reason`` of ``card`` in game ``game`` of a batch."""
+    return illegal_reason(data.view(U64)[game], data.view(np.int8)[game], off, rp, card)
 
 
 @row_kernel
@@ -511,8 +616,8 @@ def hand_score2(taken: np.ndarray, taken2: np.ndarray, totals: np.ndarray, rp: n
 @row_kernel
 def jacks_taken(taken: np.ndarray, taken2: np.ndarray, seat: int, two: bool) -> int:
     """How many JDs ``seat`` took (0..2 with two decks)."""
-    jacks = 1 if taken[seat] & _JD_BIT else 0
-    if two and taken2[seat] & _JD_BIT:
+    jacks = 1 if taken[seat] & JD_BIT else 0
+    if two and taken2[seat] & JD_BIT:
         jacks += 1
     return jacks
 

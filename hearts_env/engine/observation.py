@@ -64,10 +64,11 @@ from numba import njit
 from hearts_env.engine import checks
 from hearts_env.engine import infoset as inf
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.engine.cards import BIT, JD_BIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from hearts_env.engine.compiled import inline_kernel, row_kernel, store, store_bits
-from hearts_env.engine.core import State, rule_params
+from hearts_env.engine.core import State
 from hearts_env.engine.infoset import InfoSet, info_layout, infoset_row
+from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.rules import HeartsRules
 
 LAYOUT_VERSION = 2
@@ -454,7 +455,7 @@ def encode_row(
     for r in range(P):
         _cards(out, s_played + r * row, i64[o_played + r], packed)
         card = i8[o_trick + r]
-        _cards(out, s_trick + r * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
+        _cards(out, s_trick + r * row, BIT[card] if card >= 0 else np.uint64(0), packed)
     _cards(out, st[S_PASSED], i64[ioff[inf.I_PASSED]], packed)
     _cards(out, st[S_RECEIVED], i64[ioff[inf.I_RECEIVED]], packed)
     _cards(out, st[S_LEGAL], i64[ioff[inf.I_LEGAL]], packed)
@@ -486,7 +487,7 @@ def encode_row(
         taken2 = i64[o_taken2 + r]  # zero with one deck
         out[s_points + r] = k.raw_points(taken) + (k.raw_points(taken2) if two else 0)
         if s_jd >= 0:
-            out[s_jd + r] = ((taken & k.BIT[k.JD]) != np.uint64(0)) + ((taken2 & k.BIT[k.JD]) != np.uint64(0))
+            out[s_jd + r] = ((taken & JD_BIT) != np.uint64(0)) + ((taken2 & JD_BIT) != np.uint64(0))
         out[s_scores + r] = min(i32[o_scores + r] - lowest, _CAP)
     # A one-hand game reads as the first hand of a game to the standard target.
     target = rp[k.R_TARGET] if rp[k.R_TARGET] else STANDARD_TARGET
@@ -502,7 +503,7 @@ def encode_row(
         for h in range(H):
             for r in range(P):
                 card = i8[ioff[inf.I_TRICKS] + h * P + r]
-                _cards(out, st[S_HISTORY] + (h * P + r) * row, k.BIT[card] if card >= 0 else np.uint64(0), packed)
+                _cards(out, st[S_HISTORY] + (h * P + r) * row, BIT[card] if card >= 0 else np.uint64(0), packed)
             _one_hot(out, st[S_HISTORY_LEADERS] + h * P, P, i8[ioff[inf.I_TRICK_LEADERS] + h])
 
 

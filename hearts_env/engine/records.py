@@ -14,6 +14,7 @@ copying a state is one ``memcpy``.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -90,6 +91,17 @@ class Records:
     @property
     def batch_size(self) -> int:
         return self.data.shape[0]
+
+    def scalars(self, game: int, *names: str) -> tuple[int, ...]:
+        """Fields ``names`` (one value per game each) of game ``game`` as ints, read straight from the
+        row's bytes: for a caller that reads a few fields of one game once (the AEC env after each
+        step), a third of the time of making the fields' (B,) views."""
+        row, fields = memoryview(self.data[game]), self.layout.fields
+        out = []
+        for name in names:
+            start, dtype, _ = fields[name]
+            out.append(int.from_bytes(row[start : start + dtype.itemsize], sys.byteorder, signed=dtype.kind == "i"))
+        return tuple(out)
 
     def with_data(self: _R, data: np.ndarray) -> _R:
         """A record of the same kind, rules and layout over another ``(B, width)`` buffer (a stepped

@@ -98,7 +98,7 @@ class HeartsRules:
     @property
     def moon_points(self) -> int:
         """The points of every point card of a hand: 26, or 52 with two decks."""
-        return 26 * self.decks
+        return cards.MOON_POINTS * self.decks
 
     def pass_direction(self, hand_number: int) -> str:
         """Direction of the pass before hand ``hand_number`` (1-based)."""

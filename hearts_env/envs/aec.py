@@ -298,8 +298,8 @@ class raw_env(AECEnv[str, ObsType, int]):
             return
         try:
             after = core.step(before, np.array([card]))
-        except ValueError as error:  # the core names the card and the rule
-            raise ValueError(f"{agent}: {str(error).removeprefix('game 0: ')}") from None
+        except core.IllegalMoveError as error:
+            raise ValueError(f"{agent}: {error.describe()}") from None
         self._set_state(after)
 
         self._cumulative_rewards[agent] = 0.0  # it has received what built up since its last move
@@ -366,12 +366,8 @@ class raw_env(AECEnv[str, ObsType, int]):
     def _set_state(self, state: core.State) -> None:
         self._state = state
         self._observations.clear()
-        row = state.data[0]
-        fields = state.layout.fields
-        self._to_play = int(row[fields["to_play"][0]].view(np.int8))
-        self._hand_over = bool(row[fields["hand_over"][0]])
-        start = fields["legal"][0]
-        self._legal = int(row[start : start + 8].view(np.uint64)[0])
+        self._to_play, hand_over, self._legal = state.scalars(0, "to_play", "hand_over", "legal")
+        self._hand_over = bool(hand_over)
 
     def _update_infos(self) -> None:
         state = self.core_state

@@ -114,7 +114,7 @@ except ImportError as error:  # pragma: no cover - the message is the point
 from gymnasium.vector import AutoresetMode
 
 from hearts_env.engine import checks, core, seeding
-from hearts_env.engine.cards import NUM_CARDS, card_name
+from hearts_env.engine.cards import BIT, NUM_CARDS, card_name
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs
@@ -166,7 +166,7 @@ def _card_ids(action: Any, shape: tuple[int, ...], key: NestedKey) -> np.ndarray
 def _refuse_illegal(state: core.State, cards: np.ndarray) -> None:
     """A ValueError naming the first env whose seat to act may not play its card (range or rule)."""
     outside = (cards < 0) | (cards >= NUM_CARDS)
-    illegal = outside | ((state.legal & core.BIT.take(np.where(outside, 0, cards).astype(np.int64))) == 0)
+    illegal = outside | ((state.legal & BIT.take(np.where(outside, 0, cards).astype(np.int64))) == 0)
     if not illegal.any():
         return
     env = int(np.argmax(illegal))

@@ -337,11 +337,9 @@ def _replay_batch(rules: HeartsRules, games: list[GameRecord], ids: list[int], n
         sub = state[live]
         try:
             after = core.step(sub, played[live, t])
-        except ValueError as error:
-            g = int(live[int(str(error).split(":")[0].removeprefix("game "))])
-            card = cards.card_name(int(played[g, t]))
-            why = str(error).partition(": ")[2]
-            refuse(g, f"hand {hand_of[g] + 1}, card {t + 1}: {why or card + ' is illegal'}")
+        except core.IllegalMoveError as error:
+            g = int(live[error.game])
+            refuse(g, f"hand {hand_of[g] + 1}, card {t + 1}: {error.describe()}")
         ended = np.flatnonzero(after.hand_over)
         for i in ended:
             g = int(live[i])

@@ -73,7 +73,7 @@ from typing import cast
 import numpy as np
 
 from hearts_env.engine import core
-from hearts_env.engine.cards import NUM_CARDS, card_name
+from hearts_env.engine.cards import BIT, NUM_CARDS, card_name
 from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.play.policy import GamePolicy, Policy, SeatToAct, Turn
 
@@ -344,7 +344,7 @@ def _check_cards(chosen: np.ndarray, state: core.State, rows: np.ndarray, games:
     """Raise ``IllegalCardError`` if ``chosen`` is not a legal card for each game at ``rows`` of ``state``."""
     legal = state.legal[rows]
     in_range = (chosen >= 0) & (chosen < NUM_CARDS)
-    illegal = ~in_range | ((legal & core.BIT.take(np.where(in_range, chosen, 0))) == 0)
+    illegal = ~in_range | ((legal & BIT.take(np.where(in_range, chosen, 0))) == 0)
     if illegal.any():
         i = int(np.argmax(illegal))
         row, card = int(rows[i]), int(chosen[i])

@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import NUM_RANKS, parse_card
+from hearts_env.engine.cards import BIT, NUM_RANKS, parse_card
 from hearts_env.engine.compiled import inline_kernel, row_kernel
 from hearts_env.engine.infoset import (
     I_HAND,
@@ -238,11 +238,11 @@ def _get_pile(buf: np.ndarray, pos: int, end: int, decks: int) -> tuple[int, np.
         return pos + 1, bits, twice
     while True:
         pos, card = _get_card(buf, pos, end)
-        if pos < 0 or card < 0 or twice & k.BIT[card] or (decks == 1 and bits & k.BIT[card]):
+        if pos < 0 or card < 0 or twice & BIT[card] or (decks == 1 and bits & BIT[card]):
             return -1, bits, twice
-        if bits & k.BIT[card]:
-            twice |= k.BIT[card]
-        bits |= k.BIT[card]
+        if bits & BIT[card]:
+            twice |= BIT[card]
+        bits |= BIT[card]
         if pos >= end or buf[pos] != _COMMA:
             return pos, bits, twice
         pos += 1

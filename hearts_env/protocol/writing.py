@@ -12,7 +12,7 @@ import numpy as np
 
 from hearts_env.engine import infoset as fields  # the info set's field indices, I_*
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import NUM_SUITS
+from hearts_env.engine.cards import BIT, NUM_SUITS
 from hearts_env.engine.compiled import inline_kernel, row_kernel
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.rules import HeartsRules
@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 def decision_lines(info: InfoSet, tables: np.ndarray) -> bytes:
     """The decision line of each info set (each of a seat to act) at its table id, newline-terminated."""
     n, P = info.batch_size, info.num_players
-    H = info.layout.fields["tricks"][2][0]
+    H = info.history_length
     out = np.empty(n * _line_bound(P, H), np.uint8)
     tables = np.ascontiguousarray(tables, np.int64)
     size = write_decisions(info.data, info.layout.offsets, P, H, info.rules.decks, tables, out)
@@ -137,7 +137,7 @@ def _put_pile(out: np.ndarray, pos: int, bits: np.uint64, twice: np.uint64) -> i
         while byte:
             c = 8 * b + _LOW_BIT[byte]
             byte &= byte - np.uint64(1)
-            for _ in range(2 if twice & k.BIT[c] else 1):
+            for _ in range(2 if twice & BIT[c] else 1):
                 if pos != start:
                     pos = _put_byte(out, pos, _COMMA)
                 pos = _put_card(out, pos, c)

@@ -35,16 +35,8 @@ from hearts_env.agents.pimc import (
 )
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.engine import cards
-from hearts_env.engine.core import (
-    BIT,
-    PLAY,
-    State,
-    hand_score,
-    legal_mask,
-    new_games,
-    sample_actions,
-    step,
-)
+from hearts_env.engine.cards import BIT
+from hearts_env.engine.core import PLAY, State, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset, world_states
 from hearts_env.engine.records import concatenate as concatenate_states
 from hearts_env.play.policy import RandomPolicy

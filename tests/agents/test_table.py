@@ -65,8 +65,8 @@ def test_the_same_final_states_and_counts_as_the_runner() -> None:
     def count(step: runner.Step) -> None:
         ended = np.flatnonzero(step.after.hand_over)
         taken = step.after.last_hand_taken[ended]
-        counted[0, step.games[ended]] += (taken & core.BIT[core.QS]) != 0
-        counted[1, step.games[ended]] += (taken & core.POINT_BITS) == core.POINT_BITS
+        counted[0, step.games[ended]] += (taken & cards.QS_BIT) != 0
+        counted[1, step.games[ended]] += (taken & cards.POINT_BITS) == cards.POINT_BITS
 
     expected = runner.play(state, agents, seating, on_step=count)
     assert np.array_equal(final.data, expected.data)

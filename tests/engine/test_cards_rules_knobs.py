@@ -13,7 +13,7 @@ from command_errors import refused
 
 from hearts_env import HeartsRules
 from hearts_env.cli.commands import Parser
-from hearts_env.engine import cards
+from hearts_env.engine import cards, kernels
 from hearts_env.engine.core import bits_to_cards, new_games
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 
@@ -311,3 +311,32 @@ def test_rules_flags_are_the_dataclass_fields():
 def test_rules_flags_refuse_naming_the_knob(argv, fragment, capsys):
     parser = rules_parser()
     refused(capsys, lambda: rules_from_args(parser.parse_args(argv), parser), fragment)
+
+
+def test_rule_params_hold_each_knob_at_its_index():
+    """``kernels.rule_params`` writes each knob at the ``R_*`` index that names it, one index each."""
+    k = kernels
+    names = sorted((value, name) for name, value in vars(k).items() if name.startswith("R_"))
+    assert [value for value, _ in names] == list(range(len(names)))  # R_CYCLE last: the offsets follow
+    rules = HeartsRules(
+        num_players=5,
+        pass_count=2,
+        pass_cycle=("right", "none", "left"),
+        no_points_on_first_trick=False,
+        jack_of_diamonds=True,
+        moon="shooter_choice",
+        target_score=77,
+    )
+    p = k.rule_params(rules, history=True)
+    assert (p[k.R_PLAYERS], p[k.R_HAND_SIZE], p[k.R_PASS_COUNT], p[k.R_TARGET]) == (5, 10, 2, 77)
+    assert (p[k.R_NO_POINTS_FIRST], p[k.R_QUEEN_BREAKS], p[k.R_JD]) == (0, 1, 1)
+    assert p[k.R_MOON] == k.SHOOTER_CHOICE == 2
+    assert p[k.R_FIRST_LEAD] == 1 << cards.parse_card("3C")  # 2C is out with five players
+    assert p[k.R_HISTORY] == 10 and k.rule_params(rules)[k.R_HISTORY] == 0
+    assert bits_to_cards(p[k.R_DECK]) == list(cards.deck(5))
+    assert (p[k.R_DECKS], p[k.R_CYCLE_LENGTH], list(p[k.R_CYCLE :])) == (1, 3, [4, 0, 1])
+    two = k.rule_params(HeartsRules(num_players=6, decks=2, pass_count=0))
+    points = {*range(39, 52), cards.QS}
+    assert bits_to_cards(two[k.R_FIRST_LEAD]) == [c for c in range(52) if c not in points]
+    assert (two[k.R_DECKS], two[k.R_PASS_COUNT], two[k.R_CYCLE_LENGTH], list(two[k.R_CYCLE :])) == (2, 0, 1, [0])
+    assert bits_to_cards(two[k.R_DECK]) == list(range(52))

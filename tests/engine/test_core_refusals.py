@@ -3,16 +3,27 @@ bad deals and batch indexes out of range."""
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import numpy as np
 import pytest
+from random_states import random_states
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules
-from hearts_env.engine import cards
-from hearts_env.engine.core import State, legal_mask, new_games, step
+from hearts_env.engine import cards, kernels
+from hearts_env.engine.core import (
+    IllegalMoveError,
+    State,
+    explain_illegal,
+    legal_mask,
+    new_games,
+    recompute_legal,
+    step,
+)
 from hearts_env.engine.infoset import infoset
+from hearts_env.engine.kernels import IllegalReason
 
 FIVE = [
     "4C 5C 6C 7C 8C 9C TC JC QC KC",
@@ -131,6 +142,70 @@ def test_error_names_the_game_of_the_batch():
     refuse(state, ids("3C 7S 5C"), "game 1", "7S", "must follow suit")
     after = step(state, ids("3C 7C 5C"))
     assert [int(c) for c in after.trick[:, 1]] == ids("3C 7C 5C")
+
+
+def test_the_error_carries_game_seat_card_and_reason():
+    state = play(start(FIRST_TRICK, batch=2), "2C")
+    with pytest.raises(IllegalMoveError) as info:
+        step(state, ids("3C 7S"))
+    error = info.value
+    assert (error.game, error.seat, error.card, error.reason) == (1, 1, ids("7S")[0], IllegalReason.MUST_FOLLOW_SUIT)
+    assert str(error) == "game 1: 7S is illegal: seat 1 must follow suit (C)"
+    assert error.describe(you=True) == "7S is illegal: you must follow suit (C)"
+    copy = pickle.loads(pickle.dumps(error))  # crosses processes whole (the arena's shards)
+    assert (str(copy), copy.game, copy.reason) == (str(error), 1, IllegalReason.MUST_FOLLOW_SUIT)
+    with pytest.raises(IllegalMoveError, match="game 0: action 52 is not a card id") as info:
+        step(state, np.array([52, 3]))
+    assert info.value.reason == IllegalReason.NOT_A_CARD
+
+
+RULES_TO_EXPLAIN = [
+    HeartsRules(target_score=None),
+    HeartsRules(pass_count=0),
+    HeartsRules(num_players=5, queen_breaks_hearts=False, no_points_on_first_trick=False, jack_of_diamonds=True),
+    HeartsRules(num_players=6, decks=2, target_score=None),
+    HeartsRules(num_players=7, decks=2, no_points_on_first_trick=False),
+]
+
+
+def scrambled(state: State, rng: np.random.Generator) -> State:
+    """``state`` with random hands of a few suits (voids, hands of only points) and hearts broken at
+    random: the rare turns of the cascade."""
+    B, P = state.hands.shape
+    kept = rng.random((B, P, 4)) < 0.4
+    suits = np.bitwise_or.reduce(np.where(kept, cards.SUIT_BITS, np.uint64(0)), axis=2)
+    noise = rng.integers(0, 1 << 52, (B, P), dtype=np.uint64)
+    hands = noise & (suits | np.where(rng.random((B, P)) < 0.5, cards.QS_BIT, np.uint64(0)))
+    twice = {"hands2": state.hands2 & hands} if state.decks == 2 else {}
+    return recompute_legal(state.replace(hands=hands, hearts_broken=rng.random(B) < 0.3, **twice))
+
+
+def test_the_reason_kernel_walks_the_legal_cascade():
+    """``kernels.illegal_reason`` finds exactly the cards of ``legal`` legal, and gives every other
+    card of random states (each game, each card, out-of-range ids too) a reason; together the
+    states meet every reason."""
+    seen = set()
+    for n, rules in enumerate(RULES_TO_EXPLAIN):
+        first_trick = random_states(rules, 64, n, False, rules.num_players * (rules.pass_count + 1), keep=1.0)
+        steps = 2 * rules.num_players * (rules.hand_size + rules.pass_count)  # and the game's end
+        states = first_trick + random_states(rules, 16, n, False, steps, keep=0.2)
+        for state in states + [scrambled(state, np.random.default_rng(i)) for i, state in enumerate(states)]:
+            for g in range(state.batch_size):
+                legal = int(state.legal[g])
+                for card in range(-1, cards.NUM_CARDS + 1):
+                    reason = kernels.game_illegal_reason(state.data, state.layout.offsets, state.params, g, card)
+                    is_legal = 0 <= card < cards.NUM_CARDS and legal >> card & 1
+                    assert (reason == IllegalReason.LEGAL) == bool(is_legal), (rules, g, card, reason)
+                    seen.add(IllegalReason(reason))
+    assert seen == set(IllegalReason)
+
+
+def test_explain_illegal_words_the_reason():
+    state = start(SUITS, pass_count=3)
+    assert explain_illegal(state, 0, ids("2D")[0]) == "seat 0 does not hold it"
+    assert explain_illegal(state, 0, ids("AC")[0]) == "it is legal"
+    state = play(state, "AC")
+    assert explain_illegal(state, 0, ids("AC")[0]) == "seat 0 has already picked it to pass"
 
 
 def test_finished_games_ignore_actions():

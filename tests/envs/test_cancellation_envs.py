@@ -18,7 +18,8 @@ from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import play_match
 from hearts_env.arena.match import _hand_outcomes
 from hearts_env.engine import cards
-from hearts_env.engine.core import POINT_BITS, new_games, sample_actions, step
+from hearts_env.engine.cards import POINT_BITS
+from hearts_env.engine.core import new_games, sample_actions, step
 from hearts_env.engine.rewards import REWARD_MODES, step_rewards
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs import aec

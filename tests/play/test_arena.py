@@ -84,13 +84,13 @@ def replay_game(rules: HeartsRules, key: np.uint64, seat_kind: list[str]) -> dic
             piles[winner] |= {c for _, c in trick}
             trick = []
         if state.hand_over[0]:
-            points = [sum(cards.suit_of(c) == cards.HEARTS for c in p) + 13 * (core.QS in p) for p in piles]
+            points = [sum(cards.suit_of(c) == cards.HEARTS for c in p) + 13 * (cards.QS in p) for p in piles]
             shooter = [p == 26 for p in points]
             if any(shooter):  # add_to_others
                 points = [0 if s else 26 for s in shooter]
             assert state.last_hand_points[0].tolist() == points
             for s in range(P):
-                out["qs"][s] += core.QS in piles[s]
+                out["qs"][s] += cards.QS in piles[s]
                 out["moons"][s] += shooter[s]
             piles = [set() for _ in range(P)]
     winners = np.flatnonzero(state.winners[0]).tolist()
