@@ -494,27 +494,3 @@ def test_html_names_and_other_sites_in_chromium(tmp_path: Path, recorded_match: 
                 other.shutdown()
         assert "/api/games" in posted  # it reached the server, which refused it
         assert not app.state.tables.games
-
-
-@pytest.mark.parametrize(
-    ("argv", "words"),
-    [
-        (["--port", "70000"], "--port must be in 0..65535"),
-        (["--idle-minutes", "nan"], "--idle-minutes must be a number of minutes > 0, got nan"),
-        (["--idle-minutes", "0"], "--idle-minutes must be"),
-        (["--max-games", "0"], "--max-games must be >= 1"),
-        (["--seed", "-1"], "--seed must be >= 0"),
-        (["--host", "::1;"], "--host: '::1;' is not an address"),
-        (["--policy-dir", "/no/such/folder"], "--policy-dir: no folder"),
-        (["--replay", "/no/such/file.jsonl"], "--replay: /no/such/file.jsonl"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
-    ],
-)
-def test_hearts_web_refuses_bad_flags_in_one_line(argv: list[str], words: str, capsys) -> None:
-    from hearts_env.agents.web.app import main
-
-    with pytest.raises(SystemExit) as exit_:
-        main(argv)
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.startswith("hearts-web: error: ") and err.count("\n") == 1, err
-    assert words in err, err

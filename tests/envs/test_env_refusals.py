@@ -63,20 +63,16 @@ class Failing:
 
 @pytest.mark.parametrize("error", [RuntimeError("search crashed"), KeyboardInterrupt()])
 @pytest.mark.parametrize("vector", [False, True])
-def test_an_opponent_that_raises_mid_step_leaves_the_env_as_it_was(error, vector) -> None:
+def test_an_opponent_that_raises_mid_step_leaves_the_env_as_it_was(error, vector, step_at_random) -> None:
     failing = Failing(error, after=30)
     env = HeartsVectorEnv(3, opponents=failing) if vector else HeartsEnv(opponents=failing)
     env.reset(seed=1)
-    rng = np.random.default_rng(0)
+    before: list = []
     with pytest.raises(type(error)):
-        for _ in range(200):
-            before = env.state.data.copy(), np.copy(env.action_masks()), env._tables.pending.copy()
-            masks = np.atleast_2d(env.action_masks())
-            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
-            env.step(actions if vector else actions[0])
+        step_at_random(env, vector, 200, before)
     np.testing.assert_array_equal(env.state.data, before[0])
     np.testing.assert_array_equal(env.action_masks(), before[1])
-    np.testing.assert_array_equal(env._tables.pending, before[2])
+    np.testing.assert_array_equal(env._tables.pending, before[3])
     assert (env.state.to_play == env._tables.seat).all()  # the learner is to act, not an opponent
     failing.after = 10**9  # the opponent recovers: the env plays on from where it was
     masks = np.atleast_2d(env.action_masks())

@@ -648,7 +648,7 @@ BAD_ANSWERS = {  # what an opponent returns instead of one card id per game it i
 
 @pytest.mark.parametrize("answer", list(BAD_ANSWERS), ids=list(BAD_ANSWERS))
 @pytest.mark.parametrize("vector", [False, True])
-def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_opponent(vector, answer):
+def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_opponent(vector, answer, step_at_random):
     """An opponent's answer of the wrong shape or dtype is named as its illegal cards are: the game,
     the opponent's seat (and where it sits from the learner), the policy, what it returned; the env
     is as before the step."""
@@ -656,14 +656,10 @@ def test_an_opponents_answer_that_is_no_cards_changes_nothing_and_names_the_oppo
     opponent = _BadAnswer(make, 40 if vector else 20)
     env = HeartsVectorEnv(2, opponents=opponent) if vector else HeartsEnv(opponents=opponent)
     env.reset(seed=1)
-    rng = np.random.default_rng(0)
     named = rf"^game \d: the opponent at seat (\d) \((\d) left of the learner\), BadAnswer\(\), returned {got}"
+    before: list = []
     with pytest.raises(ValueError, match=named + r".*: it must return \(\d\,\) integer card ids.*; nothing changed$"):
-        for _ in range(60):
-            before = env.state.data.copy(), np.copy(env.action_masks()), env._tables.seat.copy()
-            masks = np.atleast_2d(env.action_masks())
-            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
-            env.step(actions if vector else actions[0])
+        step_at_random(env, vector, 60, before)
     np.testing.assert_array_equal(env.state.data, before[0])
     np.testing.assert_array_equal(env.action_masks(), before[1])
     assert (env.state.to_play == before[2]).all()  # the learner, not the opponent, is to act

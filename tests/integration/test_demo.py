@@ -7,25 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from command_errors import refused
 
 from hearts_env.cli.demo import main as demo_main
-
-
-@pytest.mark.parametrize(
-    ("argv", "fragment"),
-    [
-        (["--num-players", "9"], "num_players"),
-        (["--target-score", "-1"], "target_score"),
-        (["--seed", "-1"], "--seed"),
-        (["--pass-count", "20"], "pass_count"),
-        (["--moon", "maybe"], "moon"),
-        (["--pass-cycle", "across", "--num-players", "3"], "pass_cycle"),
-    ],
-)
-def test_demo_refuses_bad_flags(argv, fragment, capsys):
-    refused(capsys, lambda: demo_main(argv), "hearts-demo: error:", fragment)
-    assert "Hand 1" not in capsys.readouterr().out
 
 
 def test_demo_plays_any_variant(capsys):

@@ -576,25 +576,6 @@ def test_cli_errors_and_list(toy_agents, capsys):
     )
 
 
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--num-players", "2"], "hearts-arena: error: rules: num_players must be in 3..7, got 2"),
-        (["--moon", "sideways"], "hearts-arena: error: rules: moon must be one of"),
-        (["--pass-count", "99"], "hearts-arena: error: rules: pass_count must be"),
-        (["--decks", "2"], "hearts-arena: error: rules: "),
-        (["--episode", "game", "--target-score", "0"], "hearts-arena: error: --episode game needs"),
-        (["--json", "/no/such/folder/x.json"], "hearts-arena: error: --json: no folder"),
-    ],
-)
-def test_cli_refuses_a_value_in_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(["random"] * 4 + argv)
-    assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith(message) and err.count("\n") == 1, err  # no usage before it
-
-
 def test_cli_help_says_which_flag_keeps_points_off_the_first_trick(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
@@ -669,52 +650,44 @@ def test_a_plan_played_block_by_block_is_the_match() -> None:
         plan.result(outcomes[:2], seconds=1.0)
 
 
-def test_an_illegal_card_names_the_agent_and_the_deal() -> None:
-    from hearts_env.play.runner import IllegalCardError
+class Wrong:
+    """Plays its lowest legal card, but once dealt ``hand`` answers ``how``: a card it does not
+    hold (``illegal``) or two cards a game (``shape``)."""
 
-    class CheatOn:
-        """Plays its lowest legal card, but a card it does not hold when dealt ``hand``."""
+    def __init__(self, hand, how: str) -> None:
+        self.hand, self.how = hand, how
 
-        def __init__(self, hand) -> None:
-            self.hand = hand
-
-        def __call__(self, info, mask):
-            cards = mask.argmax(axis=1)
+    def __call__(self, info, mask):
+        cards = mask.argmax(axis=1)
+        if self.how == "illegal":
             return np.where(info.hand == self.hand, core.bits_to_mask(~info.hand).argmax(axis=1), cards)
-
-    keys = deal_keys(0, 6)
-    hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]  # deal 4's seat 1: the cheat's seat in rotation 0
-    low = Lowest()
-    entries = [("low", low), ("cheat", CheatOn(hand)), ("low", low), ("low", low)]
-    named = r"policy 'cheat' chose an illegal card .*; in deal 4 of the match, rotation 0$"
-    with pytest.raises(IllegalCardError, match=named) as info:
-        play_match(None, entries, keys=keys, episode="hand", block=3)
-    assert info.value.policy == "cheat" and info.value.deal == 4
+        return np.concatenate([cards, cards]) if (info.hand == self.hand).any() else cards
 
 
-def test_an_answer_of_the_wrong_shape_names_the_agent_and_the_deal() -> None:
+@pytest.mark.parametrize(
+    ("how", "error", "said"),
+    [
+        (
+            "illegal",
+            "IllegalCardError",
+            r"policy 'wrong' chose an illegal card .*; in deal 4 of the match",
+        ),
+        ("shape", "PolicyOutputError", r"policy 'wrong' must return .*; in deal 4 of the match"),
+    ],
+)
+def test_a_card_the_arena_cannot_play_names_the_agent_and_the_deal(how: str, error: str, said: str) -> None:
     import pickle
 
-    from hearts_env.play.runner import PolicyOutputError
-
-    class TwoCards:
-        """Answers two cards for every game once dealt ``hand``."""
-
-        def __init__(self, hand) -> None:
-            self.hand = hand
-
-        def __call__(self, info, mask):
-            cards = mask.argmax(axis=1)
-            return np.concatenate([cards, cards]) if (info.hand == self.hand).any() else cards
+    from hearts_env.play import runner
 
     keys = deal_keys(0, 6)
-    hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]
+    hand = core.new_games(None, keys=keys[4:5]).hands[0, 1]  # deal 4's seat 1: the wrong seat in rotation 0
     low = Lowest()
-    entries = [("low", low), ("two", TwoCards(hand)), ("low", low), ("low", low)]
-    with pytest.raises(PolicyOutputError, match=r"policy 'two' must return .*; in deal 4 of the match") as info:
+    entries = [("low", low), ("wrong", Wrong(hand, how)), ("low", low), ("low", low)]
+    with pytest.raises(getattr(runner, error), match=said + ", rotation 0$") as info:
         play_match(None, entries, keys=keys, episode="hand", block=3)
     copied = pickle.loads(pickle.dumps(info.value))  # across a process pool, the deal stays named
-    assert (copied.policy, copied.deal, str(copied)) == ("two", 4, str(info.value))
+    assert (copied.policy, copied.deal, str(copied)) == ("wrong", 4, str(info.value))
 
 
 # ---------------------------------------------------------------------------------------------

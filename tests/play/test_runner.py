@@ -195,6 +195,17 @@ BAD_OUTPUTS = {  # what a policy returns instead of one integer card id per game
 }
 
 
+def table_with(name: str, policy: object) -> tuple[core.State, list, list[str], int]:
+    """Six games, ``policy`` (called ``name``) at the seat to act in the first, ``Lowest`` elsewhere."""
+    state = games(6)
+    to_play = int(state.to_play[0])
+    policies: list = [Lowest()] * 4
+    policies[to_play] = policy
+    names = ["low"] * 4
+    names[to_play] = name
+    return state, policies, names, to_play
+
+
 @pytest.mark.parametrize("bad", list(BAD_OUTPUTS), ids=list(BAD_OUTPUTS))
 @pytest.mark.parametrize("game_policy", [False, True], ids=["policy", "game policy"])
 def test_an_answer_that_is_no_cards_is_one_error_naming_the_policy_seat_and_game(bad, game_policy):
@@ -202,12 +213,7 @@ def test_an_answer_that_is_no_cards_is_one_error_naming_the_policy_seat_and_game
     (a ``PolicyError``, as illegal cards are) naming the policy, what it returned, the number of
     games it was asked about and the first one's id and seat to act; it survives pickling."""
     make, got = BAD_OUTPUTS[bad]
-    state = games(6)
-    to_play = int(state.to_play[0])
-    policies = [Lowest()] * 4
-    policies[to_play] = Answering(make, game_policy)
-    names = ["low"] * 4
-    names[to_play] = "bad"
+    state, policies, names, to_play = table_with("bad", Answering(make, game_policy))
     message = rf"^policy 'bad' must return \(6,\) integer card ids, got {got}.*the first game 10, seat {to_play}\)$"
     with pytest.raises(runner.PolicyOutputError, match=message) as info:
         runner.play(state, policies, names=names, ids=np.arange(10, 16))
@@ -230,12 +236,7 @@ def test_a_policys_own_error_is_kept_and_says_which_policy_raised_it(kind, game_
     def fail(n):
         raise exception
 
-    state = games(6)
-    to_play = int(state.to_play[0])
-    policies = [Lowest()] * 4
-    policies[to_play] = Answering(fail, game_policy)
-    names = ["low"] * 4
-    names[to_play] = "failing"
+    state, policies, names, to_play = table_with("failing", Answering(fail, game_policy))
     with pytest.raises(kind, match="boom") as info:
         runner.play(state, policies, names=names, ids=np.arange(10, 16))
     assert info.value is exception

@@ -148,28 +148,6 @@ def test_training_config_round_trips_through_json(ppo):
     assert ppo.PPOConfig(**json.loads(json.dumps(config.to_dict()))) == config
 
 
-@pytest.mark.parametrize(
-    ("argv", "fragment"),
-    [
-        (["--activation", "bogus"], "activation"),
-        (["--num-players", "9"], "num_players"),
-        (["--resume", "MISSING"], "resume: no checkpoint.pt in MISSING"),
-        (["--exp-name", "../../x"], "exp_name"),
-        (["--opponents", "ppo", "--num-players", "5"], "agent 'ppo' cannot play"),
-        (["--eval-opponent", "ppo", "--jack-of-diamonds"], "agent 'ppo' cannot play"),
-        (["--bc-teacher", "ppo", "--num-players", "3", "--opponents", "random"], "agent 'ppo' cannot play"),
-        (["--opponents", "random", "random"], "give 1 name or 3"),
-        (["--total-timesteps", "lots"], "--total-timesteps"),
-        (["--progress-bar", "maybe"], "--progress-bar"),
-        (["--seed", "-1"], "seed must be >= 0"),
-    ],
-)
-def test_train_command_refuses_before_making_the_run_folder(ppo, argv, fragment, capsys, tmp_path):
-    runs = tmp_path / "runs"
-    refused(capsys, lambda: ppo.cli(argv + ["--run-dir", str(runs)]), "hearts-train: error:", fragment)
-    assert not runs.exists()
-
-
 def test_train_command_refuses_a_damaged_checkpoint_before_making_the_run_folder(ppo, capsys, tmp_path):
     from hearts_env.train.checkpoints import CHECKPOINT_FILE
 

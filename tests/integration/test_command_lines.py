@@ -1,0 +1,104 @@
+"""Every command refuses a bad command line in one line on stderr (``prog: error: ...``: no usage,
+no traceback), naming what was wrong, before it does anything: one table of bad command lines
+across the commands, each with what its line must name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from command_errors import refused
+
+from hearts_env.cli.commands import Parser
+from hearts_env.engine.rules import add_rules_arguments, rules_from_args
+
+
+def demo(argv: list[str], tmp_path: Path) -> None:
+    from hearts_env.cli.demo import main
+
+    main(argv)
+
+
+def rules_flags(argv: list[str], tmp_path: Path) -> None:
+    """The rules flags every command shares, read by every command's parser."""
+    parser = Parser(prog="rules")
+    add_rules_arguments(parser)
+    rules_from_args(parser.parse_args(argv), parser)
+
+
+def web(argv: list[str], tmp_path: Path) -> None:
+    pytest.importorskip("starlette")
+    from hearts_env.agents.web.app import main
+
+    main(argv)
+
+
+def arena(argv: list[str], tmp_path: Path) -> None:
+    from hearts_env.agents.arena_cli import main
+
+    main(["random"] * 4 + argv)
+
+
+def train(argv: list[str], tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from hearts_env.train import ppo
+
+    ppo.cli(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
+COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
+    "hearts-demo": demo,
+    "rules": rules_flags,
+    "hearts-web": web,
+    "hearts-arena": arena,
+    "hearts-train": train,
+}
+CASES = [
+    ("hearts-demo", ["--num-players", "9"], "num_players"),
+    ("hearts-demo", ["--target-score", "-1"], "target_score"),
+    ("hearts-demo", ["--seed", "-1"], "--seed"),
+    ("hearts-demo", ["--pass-count", "20"], "pass_count"),
+    ("hearts-demo", ["--moon", "maybe"], "moon"),
+    ("hearts-demo", ["--pass-cycle", "across", "--num-players", "3"], "pass_cycle"),
+    ("rules", ["--num-players", "9"], "num_players"),
+    ("rules", ["--num-players", "four"], "--num-players"),
+    ("rules", ["--pass-count", "99"], "pass_count"),
+    ("rules", ["--pass-cycle", "up"], "pass_cycle"),
+    ("rules", ["--pass-cycle", "across", "--num-players", "5"], "pass_cycle"),
+    ("rules", ["--moon", "sometimes"], "moon"),
+    ("rules", ["--target-score", "-1"], "target_score"),
+    ("hearts-web", ["--port", "70000"], "--port must be in 0..65535"),
+    ("hearts-web", ["--idle-minutes", "nan"], "--idle-minutes must be a number of minutes > 0, got nan"),
+    ("hearts-web", ["--idle-minutes", "0"], "--idle-minutes must be"),
+    ("hearts-web", ["--max-games", "0"], "--max-games must be >= 1"),
+    ("hearts-web", ["--seed", "-1"], "--seed must be >= 0"),
+    ("hearts-web", ["--host", "::1;"], "--host: '::1;' is not an address"),
+    ("hearts-web", ["--policy-dir", "/no/such/folder"], "--policy-dir: no folder"),
+    ("hearts-web", ["--replay", "/no/such/file.jsonl"], "--replay: /no/such/file.jsonl"),
+    ("hearts-web", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("hearts-arena", ["--num-players", "2"], "rules: num_players must be in 3..7, got 2"),
+    ("hearts-arena", ["--moon", "sideways"], "rules: moon must be one of"),
+    ("hearts-arena", ["--pass-count", "99"], "rules: pass_count must be"),
+    ("hearts-arena", ["--decks", "2"], "rules: "),
+    ("hearts-arena", ["--episode", "game", "--target-score", "0"], "--episode game needs"),
+    ("hearts-arena", ["--json", "/no/such/folder/x.json"], "--json: no folder"),
+    ("hearts-train", ["--activation", "bogus"], "activation"),
+    ("hearts-train", ["--num-players", "9"], "num_players"),
+    ("hearts-train", ["--resume", "MISSING"], "resume: no checkpoint.pt in MISSING"),
+    ("hearts-train", ["--exp-name", "../../x"], "exp_name"),
+    ("hearts-train", ["--opponents", "ppo", "--num-players", "5"], "agent 'ppo' cannot play"),
+    ("hearts-train", ["--eval-opponent", "ppo", "--jack-of-diamonds"], "agent 'ppo' cannot play"),
+    ("hearts-train", ["--bc-teacher", "ppo", "--num-players", "3", "--opponents", "random"], "agent 'ppo' cannot play"),
+    ("hearts-train", ["--opponents", "random", "random"], "give 1 name or 3"),
+    ("hearts-train", ["--total-timesteps", "lots"], "--total-timesteps"),
+    ("hearts-train", ["--progress-bar", "maybe"], "--progress-bar"),
+    ("hearts-train", ["--seed", "-1"], "seed must be >= 0"),
+]
+
+
+@pytest.mark.parametrize(("command", "argv", "fragment"), CASES, ids=[f"{c} {' '.join(a)}" for c, a, _ in CASES])
+def test_a_bad_command_line_is_refused_in_one_line(command, argv, fragment, capsys, tmp_path) -> None:
+    refused(capsys, lambda: COMMANDS[command](argv, tmp_path), f"{command}: error:", fragment)
+    assert not (tmp_path / "runs").exists()  # refused before any work: no run folder
