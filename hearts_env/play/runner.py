@@ -328,15 +328,17 @@ def _card_ids(
     array, one card id per game; anything else (a wrong shape or dtype, something numpy cannot
     read as an array) raises ``PolicyOutputError``, naming the policy (``name()``) and the first game."""
     n = state.batch_size if isinstance(rows, slice) else len(rows)
+
+    def refused(got: str) -> PolicyOutputError:  # built only on failure: this check runs every step
+        first = 0 if isinstance(rows, slice) else int(rows[0])
+        return PolicyOutputError(name(), int(state.to_play[first]), int(games[first]), n, got)
+
     try:
         chosen = np.asarray(answer)
-        got = f"{chosen.dtype} {chosen.shape}"
-        fits = chosen.shape == (n,) and chosen.dtype.kind in "iu"
     except (ValueError, TypeError, RuntimeError) as error:  # a ragged list, a GPU tensor...
-        got, fits = f"{type(answer).__name__} ({error})", False
-    if not fits:
-        first = 0 if isinstance(rows, slice) else int(rows[0])
-        raise PolicyOutputError(name(), int(state.to_play[first]), int(games[first]), n, got)
+        raise refused(f"{type(answer).__name__} ({error})") from None
+    if chosen.shape != (n,) or chosen.dtype.kind not in "iu":
+        raise refused(f"{chosen.dtype} {chosen.shape}")
     return chosen
 
 
