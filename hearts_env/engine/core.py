@@ -506,15 +506,16 @@ def step_in_place(state: State, actions: np.ndarray) -> None:
 
 def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
     B = state.data.shape[0]
+    given = actions  # as the caller wrote them, for the message (a uint64 2**63 is no -2**63)
     if type(actions) is not np.ndarray or actions.dtype != np.int64 or actions.shape != (B,):  # else: fast path
-        actions = np.asarray(actions)
-        if actions.shape != (B,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
-        actions = actions.astype(np.int64)
+        given = np.asarray(actions)
+        if given.shape != (B,) or given.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integer card ids of shape ({B},), got {given.dtype} {given.shape}")
+        actions = given.astype(np.int64)
     kernel = kernels.step_parallel if _threads.enabled and B >= _threads.min_batch else kernels.step
     bad = kernel(data, actions, state.layout.offsets, state.params, state.deck)
     if bad >= 0:
-        raise illegal_move(state, bad, int(actions[bad]))
+        raise illegal_move(state, bad, int(given[bad]))
 
 
 def recompute_legal(state: State) -> State:
@@ -581,7 +582,8 @@ _RULES = {  # the rules whose words name no seat, card or suit
 def illegal_move(state: State, game: int, card: int) -> IllegalMoveError:
     """The error of playing ``card`` for the seat to act in ``game``, its reason from the kernel
     that decides legal cards (``kernels.illegal_reason``; ``LEGAL`` if the card is legal)."""
-    reason = kernels.game_illegal_reason(state.data, state.layout.offsets, state.params, game, card)
+    in_kernel = card if 0 <= card < NUM_CARDS else -1  # any other number is no card (and may not fit an int64)
+    reason = kernels.game_illegal_reason(state.data, state.layout.offsets, state.params, game, in_kernel)
     first_lead = cards.lowest_club(state.num_players) if state.decks == 1 else -1
     return IllegalMoveError(game, int(state.to_play[game]), card, reason, int(state.lead_suit[game]), first_lead)
 

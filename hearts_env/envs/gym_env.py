@@ -257,7 +257,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         if card.size != 1 or card.dtype.kind not in "iu":
             raise ValueError(f"action must be one integer card id (0..51), got {action!r}")
         with tables.all_or_nothing():
-            rewards, terminated, replaced = tables.learner_step(card.reshape(1).astype(np.int64))
+            rewards, terminated, replaced = tables.learner_step(card.reshape(1))
         obs, info = self._result(replaced)
         return obs, float(rewards[0]), bool(terminated[0]), False, info
 

@@ -167,7 +167,8 @@ class LearnerTables:
             in_range = (actions >= 0) & (actions < NUM_CARDS)
             replaced = in_range & ((state.legal & BIT.take(np.where(in_range, actions, 0))) == 0)
             if replaced.any():
-                actions = np.where(replaced, self._random_cards(idx, state.legal, advance=False), actions)
+                random = self._random_cards(idx, state.legal, advance=False).astype(actions.dtype)  # uint64 stays so
+                actions = np.where(replaced, random, actions)
         self._step(idx, actions, state)  # raises before anything changes if a card is illegal
         rows = np.arange(self.num_games)[idx]
         self.draws[rows[replaced]] += _U64(1)

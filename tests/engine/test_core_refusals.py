@@ -340,3 +340,18 @@ def test_indexing_a_batch_out_of_range_raises() -> None:
         infoset(state)[5]
     with pytest.raises(IndexError):
         state[True]
+
+
+@pytest.mark.parametrize("action", [2**63, 2**64 - 1, 52])
+def test_an_action_that_is_no_card_is_named_as_given(action: int) -> None:
+    """An unsigned action past the int64 range is named by its value, not as the negative number
+    it would wrap to, by the core and by the environments."""
+    from hearts_env.gym_env import HeartsEnv
+
+    state = new_games(HeartsRules(), batch_size=1, seed=0)
+    with pytest.raises(IllegalMoveError, match=rf"^game 0: action {action} is not a card id \(0..51\)$"):
+        step(state, np.array([action], np.uint64))
+    env = HeartsEnv()
+    env.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match=rf"action {action} is not a card id"):
+        env.step(np.uint64(action))
