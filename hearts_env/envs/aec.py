@@ -6,7 +6,7 @@ Hearts), over the vectorised core
 (``hearts_env.engine.core``) with a batch of one game. The env holds no rule logic: every rule, knob
 and score comes from the core.
 
-| Import             | `from hearts_env.envs.aec import env`                          |
+| Import             | `from hearts_env.aec import env`                          |
 |--------------------|-----------------------------------------------------------|
 | Actions            | Discrete                                                  |
 | Parallel API       | No                                                        |
@@ -128,7 +128,7 @@ seat dealt each card (-1 for the cards removed at this player count, see
 
 ``` python
 import numpy as np
-from hearts_env.envs.aec import env
+from hearts_env.aec import env
 
 table = env(num_players=4, render_mode="ansi")
 table.reset(seed=0)

@@ -14,7 +14,7 @@ array operations (both on the table engine of ``hearts_env.envs.learner_tables``
 |---|---|
 | Action space | ``Discrete(52)``: a card id (``suit * 13 + rank - 2``; ``QS = 36``) |
 | Observation space | ``Box(0, 255, (layout.size,), uint8)``: the learner's view, ``observation.py`` |
-| Import | ``from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv`` |
+| Import | ``from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv`` |
 
 ## Action Space
 
@@ -124,7 +124,7 @@ which TorchRL's ``GymWrapper`` prefers: games whose episode is over stay over un
 
 ```python
 import numpy as np
-from hearts_env.envs.gym_env import HeartsEnv, HeartsVectorEnv
+from hearts_env.gym_env import HeartsEnv, HeartsVectorEnv
 
 env = HeartsEnv(num_players=4, reward="points")
 obs, info = env.reset(seed=0)

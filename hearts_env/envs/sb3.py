@@ -16,7 +16,7 @@ its final observation in ``infos[i]["terminal_observation"]``. ``action_masks()`
 ```python
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
-from hearts_env.envs.sb3 import SB3VecEnv
+from hearts_env.sb3 import SB3VecEnv
 
 vec_env = VecMonitor(SB3VecEnv(num_envs=64, num_players=4, reward="points", learner_seat="rotate"))
 model = MaskablePPO("MlpPolicy", vec_env, n_steps=128, seed=0)

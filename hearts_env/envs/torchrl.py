@@ -85,7 +85,7 @@ game is over and not yet reset (``RuntimeError`` naming the env indices), a seed
 ```python
 import torch
 from torchrl.envs.utils import check_env_specs
-from hearts_env.envs.torchrl import HeartsMultiAgentEnv
+from hearts_env.torchrl import HeartsMultiAgentEnv
 
 env = HeartsMultiAgentEnv(256, reward="points")
 check_env_specs(env)
