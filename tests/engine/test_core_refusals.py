@@ -3,7 +3,7 @@ bad deals and batch indexes out of range."""
 
 from __future__ import annotations
 
-import pickle
+import copy as copy_module
 import re
 
 import numpy as np
@@ -152,7 +152,7 @@ def test_the_error_carries_game_seat_card_and_reason():
     assert (error.game, error.seat, error.card, error.reason) == (1, 1, ids("7S")[0], IllegalReason.MUST_FOLLOW_SUIT)
     assert str(error) == "game 1: 7S is illegal: seat 1 must follow suit (C)"
     assert error.describe(you=True) == "7S is illegal: you must follow suit (C)"
-    copy = pickle.loads(pickle.dumps(error))  # crosses processes whole (the arena's shards)
+    copy = copy_module.deepcopy(error)  # rebuilt by its __reduce__, as pickle does across the arena's shards
     assert (str(copy), copy.game, copy.reason) == (str(error), 1, IllegalReason.MUST_FOLLOW_SUIT)
     with pytest.raises(IllegalMoveError, match="game 0: action 52 is not a card id") as info:
         step(state, np.array([52, 3]))
