@@ -98,6 +98,12 @@ class LearnerTables:
         self._new_games(ALL if len(self.seat[idx]) == self.num_games else idx)
         self._play_opponents()
 
+    @property
+    def current(self) -> State:
+        """The games' state, once ``start`` has dealt them."""
+        assert self.state is not None, "start the tables first"
+        return self.state
+
     def seed_policies(self, seed: int) -> None:
         """Reseed every distinct opponent policy that has a ``seed`` method."""
         distinct = {id(p): p for p in self.policies or ()}.values()
@@ -108,10 +114,9 @@ class LearnerTables:
     def next_episode(self, idx: Index) -> None:
         """Start the next episode of the games ``idx``: in ``"hand"`` episodes that ended with the
         game still on, its next hand (already dealt); otherwise a fresh game."""
-        assert self.state is not None  # started
         rows = np.arange(self.num_games)[idx]
         if self.episode == "hand":
-            going_on = self.ended[rows] & ~self.state.done[rows]
+            going_on = self.ended[rows] & ~self.current.done[rows]
             self.ended[rows[going_on]] = False
             rows = rows[~going_on]
         if len(rows):
@@ -159,8 +164,7 @@ class LearnerTables:
         or its episode is over. Returns (rewards, terminated, replaced) for every game, zeros
         outside ``idx``: the learner's rewards since its last move, episodes over, illegal cards
         replaced."""
-        assert self.state is not None  # started
-        state = self.state if _is_all(idx) else self.state[idx]
+        state = self.current if _is_all(idx) else self.current[idx]
         actions = np.asarray(actions)[idx]
         replaced = np.zeros(state.batch_size, bool)
         if self.illegal_action == "random":
@@ -187,8 +191,7 @@ class LearnerTables:
         idx = ALL if len(live) == self.num_games else live
         P = self.rules.num_players
         relative = (np.arange(P) - self.seat[idx][:, None]) % P  # each seat counted from the learner
-        assert self.state is not None  # started
-        sub = self.state if _is_all(idx) else self.state[idx]
+        sub = self.current if _is_all(idx) else self.current[idx]
 
         def account(step: runner.Step) -> None:
             self._account(step.games, step.state, step.after)
@@ -201,7 +204,7 @@ class LearnerTables:
                 f"game {error.game}: the opponent at seat {error.seat} ({relative_seat} left of the learner), "
                 f"{error.policy}, {error.fault}; nothing changed"
             ) from None
-        self.state = final if _is_all(idx) else _splice(self.state, idx, final)
+        self.state = final if _is_all(idx) else _splice(self.current, idx, final)
 
     def _random_cards(self, idx: Index, legal: np.ndarray, advance: bool = True) -> np.ndarray:
         """A uniformly random card of each bitboard, from each game's own stream (counter-based)."""
@@ -214,8 +217,7 @@ class LearnerTables:
     def _step(self, idx: Index, actions: np.ndarray, before: State) -> None:
         after = core.step(before, actions)
         self._account(idx, before, after)
-        assert self.state is not None  # started
-        self.state = after if _is_all(idx) else _splice(self.state, idx, after)
+        self.state = after if _is_all(idx) else _splice(self.current, idx, after)
 
     def _account(self, idx: Index, before: State, after: State) -> None:
         """The learners' rewards and episode ends of one step of the games ``idx``."""
@@ -227,24 +229,21 @@ class LearnerTables:
 
     def observe(self, idx: Index = ALL) -> np.ndarray:
         """(n, layout.size) uint8: the learners' observations."""
-        assert self.state is not None  # started
-        sub = self.state if _is_all(idx) else self.state[idx]
+        sub = self.current if _is_all(idx) else self.current[idx]
         return observe(sub, self.seat[idx], self.layout)
 
     def masks(self, idx: Index = ALL) -> np.ndarray:
         """(n, 52) bool: the learners' legal cards; none once the episode is over."""
-        assert self.state is not None  # started
-        return bits_to_mask(np.where(self.ended[idx], _U64(0), self.state.legal[idx]))
+        return bits_to_mask(np.where(self.ended[idx], _U64(0), self.current.legal[idx]))
 
     def info(self, masks: np.ndarray, replaced: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action."""
-        assert self.state is not None  # started
         P = self.rules.num_players
         order = (self.seat[:, None] + np.arange(P)) % P
         info = {
             "action_mask": masks,
             "seat": self.seat.copy(),
-            "scores": np.take_along_axis(self.state.scores, order, axis=1),
+            "scores": np.take_along_axis(self.current.scores, order, axis=1),
         }
         if self.illegal_action == "random":
             info["illegal_action"] = np.zeros(self.num_games, bool) if replaced is None else replaced
@@ -252,10 +251,9 @@ class LearnerTables:
 
     def view(self, game: int, hands: str) -> TableView:
         """What the table shows of game ``game``: every hand, or (``hands="learner"``) the learner's."""
-        assert self.state is not None  # started
         learner = int(self.seat[game])
         names = [f"seat {s}" + (" (learner)" if s == learner else "") for s in range(self.rules.num_players)]
-        return describe(self.state, game, None if hands == "all" else [learner], names, viewer=learner)
+        return describe(self.current, game, None if hands == "all" else [learner], names, viewer=learner)
 
 
 class _GameStreams:
