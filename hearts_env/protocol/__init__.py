@@ -9,18 +9,15 @@ information set of the seat to act (``hearts_env.engine.infoset``: nothing hidde
 events are what the table showed since (``step_events``, from the runner's ``Step``).
 
 Decision lines are written and read by compiled kernels (a batch of thousands in one call), so a
-bot that answers at once costs a few microseconds a decision.
+bot that answers at once costs a few microseconds a decision. This package's face holds the
+lines' API; the compiled kernels behind it stay in ``writing`` and ``reading``.
 """
 
 from hearts_env.protocol.reading import (
     Decisions,
     Line,
-    find_lines,
     line_bounds,
     line_tables,
-    parse_answers,
-    parse_decisions,
-    parse_line_tables,
     read_answer,
     read_answers,
     read_decisions,
@@ -40,9 +37,6 @@ from hearts_env.protocol.writing import (
     step_events,
     table_lines,
     table_text,
-    write_answers,
-    write_decisions,
-    write_events,
 )
 
 __all__ = [
@@ -57,13 +51,9 @@ __all__ = [
     "VERSION",
     "answer_lines",
     "decision_lines",
-    "find_lines",
     "hello_reply",
     "line_bounds",
     "line_tables",
-    "parse_answers",
-    "parse_decisions",
-    "parse_line_tables",
     "read_answer",
     "read_answers",
     "read_decisions",
@@ -78,7 +68,4 @@ __all__ = [
     "step_events",
     "table_lines",
     "table_text",
-    "write_answers",
-    "write_decisions",
-    "write_events",
 ]
