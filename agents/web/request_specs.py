@@ -56,7 +56,8 @@ def check_spec(spec: object, policy_dirs: Sequence[Path]) -> str:
             low, high = limits
             if not low <= value <= high:
                 raise ValueError(f"agent {spec!r}: {key}={value} is outside this server's range {low:g}..{high:g}")
-    rollouts = options.get("worlds", 64) * options.get("rollouts", 1)
+    # One option alone stays within MAX_ROLLOUTS with the other's default (64 worlds x 8 rollouts at most).
+    rollouts = options.get("worlds", 1) * options.get("rollouts", 1)
     if isinstance(rollouts, (int, float)) and rollouts > MAX_ROLLOUTS:
         raise ValueError(f"agent {spec!r}: worlds x rollouts = {rollouts:g}, more than this server's {MAX_ROLLOUTS}")
     if "path" in options and not _inside(str(options["path"]), policy_dirs):
