@@ -37,7 +37,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
@@ -130,13 +130,7 @@ def _plot_format_problem(path: str) -> str | None:
     return None
 
 
-def _refuse(message: str) -> NoReturn:
-    """A refused input once the flags are read: one line (no usage, which is for a flag argparse refused)."""
-    print(f"hearts-arena: error: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-def _join_ray(address: str) -> RayExecutor:
+def _join_ray(address: str, parser: Parser) -> RayExecutor:
     """Ray started here (``address`` empty) or the cluster at ``address``; one line and exit if neither works."""
     from hearts_env.arena.sharding import RayExecutor
 
@@ -144,7 +138,7 @@ def _join_ray(address: str) -> RayExecutor:
         return RayExecutor(address or None, include_dashboard=False, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
         where = f"join the Ray cluster at {address}" if address else "start Ray"
-        _refuse(f"--ray: cannot {where}: {error}")
+        parser.error(f"--ray: cannot {where}: {error}")
 
 
 @command("hearts-arena")
@@ -155,39 +149,39 @@ def main(argv: list[str] | None = None) -> None:
         print("\n".join(sorted(AGENTS)))
         return
     if not args.agents:
-        _refuse(f"name the agents to play; known agents: {', '.join(sorted(AGENTS))}")
+        parser.error(f"name the agents to play; known agents: {', '.join(sorted(AGENTS))}")
     try:
         rules = rules_from_args(args)
     except ValueError as error:
-        _refuse(f"rules: {error}")
+        parser.error(f"rules: {error}")
     if args.episode == "game" and rules.target_score is None:
-        _refuse("--episode game needs a --target-score above 0 (or play single hands: --episode hand)")
+        parser.error("--episode game needs a --target-score above 0 (or play single hands: --episode hand)")
     if args.episode == "hand":
         rules = dataclasses.replace(rules, target_score=None)
     if args.round_robin and (len(set(args.agents)) != len(args.agents) or len(args.agents) < 2):
-        _refuse("--round-robin needs at least two distinct agents")
+        parser.error("--round-robin needs at least two distinct agents")
     if not args.round_robin and len(args.agents) != rules.num_players:
-        _refuse(
+        parser.error(
             f"a match needs {rules.num_players} agents, one per seat (got {len(args.agents)}): repeat agents "
             "to fill the seats, or use --round-robin"
         )
     for flag, path in (("--json", args.json), ("--plot", args.plot), ("--record", args.record)):
         if path not in (None, "-") and (problem := _output_problem(path)):
-            _refuse(f"{flag}: {problem}")
+            parser.error(f"{flag}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        _refuse("--plot needs matplotlib: pip install matplotlib")
+        parser.error("--plot needs matplotlib: pip install matplotlib")
     if args.plot and (problem := _plot_format_problem(args.plot)):
-        _refuse(f"--plot: {problem}")
+        parser.error(f"--plot: {problem}")
     if args.round_robin and not args.no_ratings and importlib.util.find_spec("openskill") is None:
-        _refuse("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
+        parser.error("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
     if args.ray is not None and importlib.util.find_spec("ray") is None:
-        _refuse('--ray needs Ray: pip install -e ".[ray]"')
+        parser.error('--ray needs Ray: pip install -e ".[ray]"')
     try:
         agents = build_agents(args.agents, args.seed)
         check_agents(rules, agents, history=args.history)
     except ValueError as error:
-        _refuse(str(error))
-    executor = None if args.ray is None else _join_ray(args.ray)
+        parser.error(str(error))
+    executor = None if args.ray is None else _join_ray(args.ray, parser)
     if executor is not None and not args.round_robin and args.deals <= args.block:
         print(f"hearts-arena: note: {args.deals} deals fit one block of {args.block}: one Ray task", file=sys.stderr)
     common = dict(
