@@ -9,6 +9,8 @@
     card plays per second over whole hands: fresh observation arrays, one reused buffer, and the
     packed form; the caller owns the state (``step_in_place``).
 (c) Vector env steps per second (learner steps; opponents random, stepped inside).
+(d) What the global state costs: the AEC loop of (a) reading ``state()`` at every decision, and
+    the vector env of (c) with ``global_state=True``, each against itself without, interleaved.
 
     python speed/speed_env.py
 """
@@ -30,7 +32,9 @@ from hearts_env.envs.aec import raw_env
 from hearts_env.envs.gym_env import HeartsVectorEnv
 
 
-def measure_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False) -> float:
+def measure_aec(
+    seconds: float, seed: int, make: Callable = aec_env, observe_all: bool = False, read_state: bool = False
+) -> float:
     """Decisions per second of whole games; a random legal card is drawn as OpenSpiel's loop
     draws one (an index into the legal actions)."""
     table = make()
@@ -44,6 +48,8 @@ def measure_aec(seconds: float, seed: int, make: Callable = aec_env, observe_all
             if observe_all:
                 for agent in table.agents:
                     table.observe(agent)
+            if read_state:
+                table.state()
             if termination or truncation:
                 table.step(None)
                 continue
@@ -74,8 +80,8 @@ def measure_batched_step(batch_size: int, seconds: float, seed: int, form: str =
     return hands * 52 / (time.perf_counter() - start)
 
 
-def measure_vector(num_envs: int, seconds: float, seed: int) -> float:
-    envs = HeartsVectorEnv(num_envs=num_envs, learner_seat="rotate")
+def measure_vector(num_envs: int, seconds: float, seed: int, with_state: bool = False) -> float:
+    envs = HeartsVectorEnv(num_envs=num_envs, learner_seat="rotate", global_state=with_state)
     rng = np.random.default_rng(seed)
     envs.reset(seed=seed)
     steps = 0
@@ -124,6 +130,21 @@ def main(argv: list[str] | None = None) -> None:
     print(f"    packed observations (encode_packed out=): {packed:,.0f} card plays/s")
     vector = measure_vector(args.num_envs, args.seconds, args.seed)
     print(f"(c) vector env, {args.num_envs} games, random opponents: {vector:,.0f} learner steps/s")
+    costs = interleaved(
+        {
+            "AEC env()": lambda s: measure_aec(s, args.seed),
+            "AEC env(), state() at every decision": lambda s: measure_aec(s, args.seed, read_state=True),
+            "vector env": lambda s: measure_vector(args.num_envs, s, args.seed),
+            "vector env, global_state=True": lambda s: measure_vector(args.num_envs, s, args.seed, with_state=True),
+        },
+        args.seconds * 4,
+    )
+    for plain, with_state in (
+        ("AEC env()", "AEC env(), state() at every decision"),
+        ("vector env", "vector env, global_state=True"),
+    ):
+        ratio = costs[with_state] / costs[plain]
+        print(f"(d) {with_state}: {costs[with_state]:,.0f} steps/s against {costs[plain]:,.0f} without (x {ratio:.2f})")
 
 
 if __name__ == "__main__":

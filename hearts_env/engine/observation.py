@@ -145,12 +145,7 @@ class ObservationLayout:
         }
         if self.history:
             shapes |= {"history": (H, P, NUM_CARDS), "history_leaders": (H, P)}
-        sections, start = {}, 0
-        for name, shape in shapes.items():
-            size = int(np.prod(shape))
-            sections[name] = (slice(start, start + size), shape)
-            start += size
-        object.__setattr__(self, "sections", sections)
+        object.__setattr__(self, "sections", section_table(shapes))
         # The packed form: every card row as a 64-bit little-endian word, then the other sections.
         packed, start = {}, self.card_rows * _ROW_BYTES
         for name, shape in shapes.items():
@@ -191,9 +186,7 @@ class ObservationLayout:
         points by 52, ``higher_unseen`` by 24 and ``kitty_size`` by the kitty's size."""
         scale = np.ones(self.size, np.float32)
         view = self.split(scale)
-        view["points"][:] = 1 / self.rules.moon_points
-        view["scores"][:] = view["to_target"][:] = 1 / (self.rules.target_score or STANDARD_TARGET)
-        view["tricks_played"][:] = 1 / self.rules.hand_size
+        scale_counts(view, self.rules)
         view["higher_unseen"][:] = 1 / (12 * self.rules.decks)
         if "kitty_size" in view:
             view["kitty_size"][:] = 1 / max(1, self.rules.kitty_size)
@@ -201,13 +194,38 @@ class ObservationLayout:
 
     def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """The named sections of observations (..., size), each reshaped to (..., *section shape)."""
-        return _split(observation, self.sections)
+        return split_sections(observation, self.sections)
+
+
+def section_table(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[slice, tuple[int, ...]]]:
+    """Each section's place (a slice of the flat vector) and shape, the sections laid end to end in order."""
+    sections, start = {}, 0
+    for name, shape in shapes.items():
+        size = int(np.prod(shape))
+        sections[name] = (slice(start, start + size), shape)
+        start += size
+    return sections
+
+
+def split_sections(vectors: np.ndarray, sections: dict[str, tuple[slice, tuple[int, ...]]]) -> dict[str, np.ndarray]:
+    """The named sections of vectors (..., size), each reshaped to (..., *section shape)."""
+    lead = vectors.shape[:-1]
+    return {name: vectors[..., s].reshape(*lead, *shape) for name, (s, shape) in sections.items()}
+
+
+def scale_counts(view: dict[str, np.ndarray], rules: HeartsRules) -> None:
+    """Write the multipliers of the counts every table shares into a split vector of ones: points by
+    the moon's points, scores and ``to_target`` by the target score (100 for one-hand games),
+    ``tricks_played`` by the hand size."""
+    view["points"][:] = 1 / rules.moon_points
+    view["scores"][:] = view["to_target"][:] = 1 / (rules.target_score or STANDARD_TARGET)
+    view["tricks_played"][:] = 1 / rules.hand_size
 
 
 def encode(info: InfoSet, layout: ObservationLayout, out: np.ndarray | None = None) -> np.ndarray:
     """(B, layout.size) uint8 observations of the information sets, written into ``out`` if given
     (a reused buffer saves allocating, and page-faulting, megabytes at every step of a big batch)."""
-    out = _output(out, info.batch_size, layout.size)
+    out = output_buffer(out, info.batch_size, layout.size)
     _check_info(info, layout)
     encode_infosets(info.data, info.layout.offsets, _params(layout), layout.starts, False, out)
     return out
@@ -218,7 +236,7 @@ def encode_packed(info: InfoSet, layout: ObservationLayout, out: np.ndarray | No
     of a little-endian 64-bit word (bit c = entry c; ``packed[:, :8 * layout.card_rows].view("<u8")``
     reads them as bitboards), then the other sections' bytes in layout order. About a quarter of
     ``encode``'s bytes; ``unpack`` gives back ``encode``'s vectors."""
-    out = _output(out, info.batch_size, layout.packed_size)
+    out = output_buffer(out, info.batch_size, layout.packed_size)
     _check_info(info, layout)
     encode_infosets(info.data, info.layout.offsets, _params(layout), layout.packed_starts, True, out)
     return out
@@ -235,14 +253,8 @@ def observe(
     compiled pass, without building the info sets: what the environments call every step."""
     B = state.data.shape[0]
     _check_rules(state.rules, layout, "states")
-    out = _output(out, B, layout.packed_size if checks.flag("packed", packed) else layout.size)
-    if type(seat) is np.ndarray and seat.dtype == np.int64 and seat.shape == (B,):
-        seats = seat  # the environments' fast path (the kernel checks the seats' range)
-    else:
-        given = np.asarray(seat)
-        if given.dtype.kind not in "iu" or given.shape not in ((), (B,)):
-            raise ValueError(f"seat must be an int or ({B},) ints, got {given.dtype} {given.shape}")
-        seats = np.ascontiguousarray(np.broadcast_to(given.astype(np.int64), (B,)))
+    out = output_buffer(out, B, layout.packed_size if checks.flag("packed", packed) else layout.size)
+    seats = seat_array(seat, B)
     history = state.history
     if layout.history and not history:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
@@ -271,12 +283,25 @@ def unpack(packed: np.ndarray, layout: ObservationLayout) -> np.ndarray:
             n = int(np.prod(shape[:-1]))
             view[name][:] = bits[..., row : row + n, :].reshape(view[name].shape)
             row += n
-    for name, part in _split(packed, layout.packed_sections).items():
+    for name, part in split_sections(packed, layout.packed_sections).items():
         view[name][:] = part
     return out
 
 
-def _output(out: np.ndarray | None, batch: int, size: int) -> np.ndarray:
+def seat_array(seat: np.ndarray | int, batch: int) -> np.ndarray:
+    """(batch,) int64 seats from an int or (batch,) ints (the kernels check their range)."""
+    if type(seat) is np.ndarray and seat.dtype == np.int64 and seat.shape == (batch,):
+        return seat  # the environments' fast path
+    if type(seat) is int:
+        return np.full(batch, seat, np.int64)
+    given = np.asarray(seat)
+    if given.dtype.kind not in "iu" or given.shape not in ((), (batch,)):
+        raise ValueError(f"seat must be an int or ({batch},) ints, got {given.dtype} {given.shape}")
+    return np.ascontiguousarray(np.broadcast_to(given.astype(np.int64), (batch,)))
+
+
+def output_buffer(out: np.ndarray | None, batch: int, size: int) -> np.ndarray:
+    """``out`` checked to be a C-contiguous (batch, size) uint8 buffer, or a new one."""
     if out is None:
         return np.empty((batch, size), np.uint8)
     if out.shape != (batch, size) or out.dtype != np.uint8 or not out.flags.c_contiguous:
@@ -300,11 +325,6 @@ def _check_info(info: InfoSet, layout: ObservationLayout) -> None:
     _check_rules(info.rules, layout, "info sets")
     if layout.history and info.tricks.shape[1] == 0:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
-
-
-def _split(vectors: np.ndarray, sections: dict[str, tuple[slice, tuple[int, ...]]]) -> dict[str, np.ndarray]:
-    lead = vectors.shape[:-1]
-    return {name: vectors[..., s].reshape(*lead, *shape) for name, (s, shape) in sections.items()}
 
 
 # --- The encoder kernel ------------------------------------------------------------------------
@@ -424,7 +444,7 @@ def _higher_unseen(out: np.ndarray, start: int, unseen: np.uint64, unseen2: np.u
 
 
 @njit(cache=True, inline="always")
-def _one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
+def one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
     for i in range(size):
         out[start + i] = 0
     if index >= 0:
@@ -476,7 +496,7 @@ def encode_row(
         _cards(out, st[S_POT], i64[ioff[inf.I_POT]], packed)
         _cards(out, st[S_POT2], i64[ioff[inf.I_POT2]], packed)
         out[st[S_KITTY_SIZE]] = i8[ioff[inf.I_KITTY_SIZE]]
-    _one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
+    one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
     lowest, highest = i32[o_scores], i32[o_scores]
     for r in range(P):
         score = i32[o_scores + r]
@@ -497,14 +517,14 @@ def encode_row(
     s_phase = st[S_PHASE]
     out[s_phase] = phase == k.PASS
     out[s_phase + 1] = phase == k.PLAY
-    _one_hot(out, st[S_PASS_DIRECTION], P, i8[ioff[inf.I_PASS_OFFSET]])
+    one_hot(out, st[S_PASS_DIRECTION], P, i8[ioff[inf.I_PASS_OFFSET]])
     out[st[S_TRICKS_PLAYED]] = i8[ioff[inf.I_TRICKS_PLAYED]]
     if st[S_HISTORY] >= 0:
         for h in range(H):
             for r in range(P):
                 card = i8[ioff[inf.I_TRICKS] + h * P + r]
                 _cards(out, st[S_HISTORY] + (h * P + r) * row, BIT[card] if card >= 0 else np.uint64(0), packed)
-            _one_hot(out, st[S_HISTORY_LEADERS] + h * P, P, i8[ioff[inf.I_TRICK_LEADERS] + h])
+            one_hot(out, st[S_HISTORY_LEADERS] + h * P, P, i8[ioff[inf.I_TRICK_LEADERS] + h])
 
 
 @row_kernel

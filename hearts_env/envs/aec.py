@@ -37,6 +37,14 @@ left, ...). Nothing hidden goes in. The table of sections is in the docstring of
 ``hearts_env/engine/observation.py``; ``env.unwrapped.layout.split(obs["observation"])`` returns the
 named sections of a vector. ``history=True`` appends every completed trick of the hand.
 
+#### Global state
+
+``state()`` returns the whole table as one ``uint8`` vector in ``state_space`` (PettingZoo's
+API for centralised critics): every hand, the passes in flight, the cards played and the trick,
+points, scores, the phase and the seat to act, with seats in table order
+(``hearts_env.engine.global_state``; ``env.unwrapped.state_layout.split(state)`` names its
+sections). It is a separate channel: the observations are the same whether it is read or not.
+
 #### Legal Actions Mask
 
 ``action_mask`` is an ``int8`` vector of 52 entries, 1 for each card the agent may pick now. It is
@@ -157,6 +165,7 @@ from pettingzoo import AECEnv
 
 from hearts_env.engine import checks, core, seeding
 from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.global_state import GlobalStateLayout, global_state
 from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
@@ -237,6 +246,8 @@ class raw_env(AECEnv[str, ObsType, int]):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_CARDS) for agent in self.possible_agents}
+        self.state_layout = GlobalStateLayout(self.rules)
+        self.state_space = spaces.Box(0, 255, (self.state_layout.size,), np.uint8)
         self._seed: int | None = None  # the seed of the games, and how many it has started
         self._games = 0
         self._state: core.State | None = None
@@ -341,6 +352,12 @@ class raw_env(AECEnv[str, ObsType, int]):
         observation = {"observation": vector, "action_mask": mask}
         self._observations[agent] = observation
         return observation
+
+    def state(self) -> np.ndarray:
+        """The global state (``hearts_env.engine.global_state``, seats in table order): every
+        hand, the passes in flight, the trick, points, scores, phase and seat to act, for
+        centralised critics. No agent's observation holds any of it."""
+        return global_state(self._require_reset("state"), self.state_layout)[0]
 
     def last(self, observe: bool = True) -> tuple[ObsType | None, float, bool, bool, dict[str, Any]]:
         self._require_reset("last")

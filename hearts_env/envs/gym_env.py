@@ -63,6 +63,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``episode`` | ``"game"`` | ``"game"`` or ``"hand"`` |
 | ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
 | ``history`` | ``False`` | append the full trick history to the observation |
+| ``global_state`` | ``False`` | put the global state (every hand) in ``info["state"]``, for asymmetric critics |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
 | ``render_mode`` | ``None`` | ``"ansi"`` (text), ``"rgb_array"`` (an RGB ``uint8`` picture), ``"human"`` (a window) |
 | ``render_hands`` | ``"all"`` | ``"all"`` hands face up, or only the ``"learner"``'s |
@@ -80,8 +81,12 @@ trick); ``"human"`` shows it in a pygame window after every step, at ``metadata[
 ``"ansi"`` returns it as text. The vector env's ``render()`` returns a tuple, one per game.
 
 ``info``: ``action_mask`` (52,) bool, ``seat`` (the learner's absolute seat), ``scores`` (game totals,
-relative seats: ``scores[0]`` is the learner's), and ``illegal_action`` with
-``illegal_action="random"``.
+relative seats: ``scores[0]`` is the learner's), ``illegal_action`` with
+``illegal_action="random"``, and with ``global_state=True`` ``state``: the global state
+(``hearts_env.engine.global_state``: every hand, the passes in flight, the trick, points, scores,
+phase, seat to act) with seats relative to the learner, in ``env.state_space``
+(``single_state_space`` for the vector env; batched in its info, and in ``final_info`` at an
+episode's end). It is for critics only: the observation is the same with the option on or off.
 
 ## Seeding
 
@@ -159,6 +164,7 @@ from gymnasium.vector.utils import batch_space
 from hearts_env.engine import checks, seeding
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.core import State
+from hearts_env.engine.global_state import GlobalStateLayout
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs
 from hearts_env.envs.learner_tables import ALL, LearnerTables
 from hearts_env.play.policy import Policy
@@ -182,6 +188,11 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     except ValueError:
         allowed = ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in AutoresetMode)
         raise ValueError(f"autoreset_mode must be one of {allowed}; got {mode!r}") from None
+
+
+def _state_space(layout: GlobalStateLayout | None) -> spaces.Box | None:
+    """The space of ``info["state"]`` (one table's), None without ``global_state``."""
+    return None if layout is None else spaces.Box(0, 255, (layout.size,), np.uint8)
 
 
 def _renderer(render_mode: str | None, render_hands: str, render_size: tuple[int, int]) -> Renderer:
@@ -208,6 +219,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         episode: str = "game",
         learner_seat: int | str = 0,
         history: bool = False,
+        global_state: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
         render_hands: str = "all",
@@ -217,9 +229,12 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         self.rules = rules_or_knobs(rules, knobs)
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
-        self._tables = LearnerTables(1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action)
-        self.layout = self._tables.layout
+        self._tables = LearnerTables(
+            1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action, global_state
+        )
+        self.layout, self.state_layout = self._tables.layout, self._tables.state_layout
         self.observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
+        self.state_space = _state_space(self.state_layout)
         self.action_space = spaces.Discrete(NUM_CARDS)
 
     @property
@@ -311,6 +326,7 @@ class HeartsVectorEnv(VectorEnv):
         episode: str = "game",
         learner_seat: int | str = 0,
         history: bool = False,
+        global_state: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
         render_hands: str = "all",
@@ -328,10 +344,11 @@ class HeartsVectorEnv(VectorEnv):
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = LearnerTables(
-            self.num_envs, self.rules, opponents, reward, episode, learner_seat, history, illegal_action
+            self.num_envs, self.rules, opponents, reward, episode, learner_seat, history, illegal_action, global_state
         )
-        self.layout = self._tables.layout
+        self.layout, self.state_layout = self._tables.layout, self._tables.state_layout
         self.single_observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
+        self.single_state_space = _state_space(self.state_layout)
         self.single_action_space = spaces.Discrete(NUM_CARDS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

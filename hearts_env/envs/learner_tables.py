@@ -17,6 +17,7 @@ import numpy as np
 from hearts_env.engine import checks, core, seeding
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.core import BIT, State, bits_to_mask, new_games
+from hearts_env.engine.global_state import GlobalStateLayout, global_state
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules
@@ -53,6 +54,7 @@ class LearnerTables:
         learner_seat: int | str,
         history: bool,
         illegal_action: str,
+        with_state: bool = False,
     ) -> None:
         P = rules.num_players
         self.rules = rules
@@ -69,6 +71,8 @@ class LearnerTables:
         self.learner_seat = learner_seat
         self.history = checks.flag("history", history)
         self.layout = ObservationLayout(rules, self.history)
+        # The global state for asymmetric critics, in the info only: the observations never change.
+        self.state_layout = GlobalStateLayout(rules) if checks.flag("global_state", with_state) else None
         self.policies = _opponent_policies(opponents, P)
         # The runner's view of the opponents: the policies, and the one at each seat counted from
         # the learner's left (the default random opponents draw from each game's own stream).
@@ -80,7 +84,8 @@ class LearnerTables:
         self.state: State | None = None
         # A state, its copies while stepping, and the observations and masks of every table.
         per_table = 4 * core.state_layout(P, rules.hand_size if self.history else 0, rules.decks).width
-        checks.fits_in_memory(f"{num_games:,} tables", num_games * (per_table + 2 * (self.layout.size + NUM_CARDS)))
+        per_table += 2 * (self.layout.size + NUM_CARDS + (self.state_layout.size if self.state_layout else 0))
+        checks.fits_in_memory(f"{num_games:,} tables", num_games * per_table)
         self.seat = np.full(num_games, 0 if learner_seat == "rotate" else learner_seat, np.int8)
         self.game_seed = np.zeros(num_games, _U64)  # the seed the game's episodes derive from
         self.games_started = np.zeros(num_games, _U64)  # games started since that seed
@@ -237,7 +242,8 @@ class LearnerTables:
         return bits_to_mask(np.where(self.ended[idx], _U64(0), self.current.legal[idx]))
 
     def info(self, masks: np.ndarray, replaced: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action."""
+        """Per-game info arrays: action_mask, seat, scores (relative seats), illegal_action, and
+        the global state seen from the learner's seat with ``global_state``."""
         P = self.rules.num_players
         order = (self.seat[:, None] + np.arange(P)) % P
         info = {
@@ -247,6 +253,8 @@ class LearnerTables:
         }
         if self.illegal_action == "random":
             info["illegal_action"] = np.zeros(self.num_games, bool) if replaced is None else replaced
+        if self.state_layout is not None:
+            info["state"] = global_state(self.current, self.state_layout, self.seat.astype(np.int64))
         return info
 
     def view(self, game: int, hands: str) -> TableView:

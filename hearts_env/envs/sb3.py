@@ -7,7 +7,8 @@ This module imports stable_baselines3 (``pip install stable-baselines3 sb3-contr
 SB3's ``VecEnv`` conventions: ``reset()`` returns the observations only, ``step`` returns
 ``(obs, rewards, dones, infos)`` with ``infos`` a list of one dict per game; a game whose episode
 ends is reset in the same step (``HeartsVectorEnv`` auto-resets in ``AutoresetMode.SAME_STEP``),
-its final observation in ``infos[i]["terminal_observation"]``. ``action_masks()`` and
+its final observation in ``infos[i]["terminal_observation"]``. With ``global_state=True``
+``infos[i]["state"]`` holds the game's global state (``terminal_state`` the final one). ``action_masks()`` and
 ``env_method("action_masks")`` give the learners' legal cards, which ``MaskablePPO`` reads through
 ``sb3_contrib.common.maskable.utils.get_action_masks``. ``seed(s)`` gives game ``i`` the seed
 ``s + i`` at the next ``reset()``, as ``HeartsVectorEnv.reset(seed=s)`` does. Wrap it in SB3's
@@ -69,9 +70,14 @@ class SB3VecEnv(VecEnv):
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if "state" in info:  # global_state=True: the critic's input, as SB3 keeps observations
+            for game in range(self.num_envs):
+                infos[game]["state"] = info["state"][game]
         for i in np.flatnonzero(dones):  # SB3's per-game info dicts
             infos[i]["terminal_observation"] = info["final_obs"][i]
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            if "state" in info:
+                infos[i]["terminal_state"] = info["final_info"]["state"][i]
         return obs, rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:

@@ -27,6 +27,7 @@ imports torch; this module imports TorchRL at once).
 | ``("next", "agents", "reward")`` | (B, P, 1) float32 | see Rewards |
 | ``("next", "agents", "done")``, ``"terminated"`` | (B, P, 1) bool | the episode is over (every seat at once) |
 | ``("next", "done")``, ``"terminated"`` | (B, 1) bool | the episode is over |
+| ``"state"`` | (B, state_layout.size) uint8 | with ``global_state=True``: the global state, seats in table order |
 
 **Only the seat to act moves.** ``step`` plays the card of the seat marked by ``("agents",
 "mask")`` in each game and ignores the other seats' actions, whatever they hold. Their
@@ -51,7 +52,13 @@ it does not act carry its value forward; see ``docs/clients.md``).
 ``"observation"`` (B, layout.size) uint8, ``"action_mask"`` (B, 52) bool (the learner's legal cards;
 none once the episode is over), ``"action"`` (B,) int64, ``("next", "reward")``, ``"done"``,
 ``"terminated"`` (B, 1): the learner's reward since its last move, the opponents' moves included.
-``env.vector_env`` is the ``HeartsVectorEnv`` (``learner_seats``, ``state``).
+``env.vector_env`` is the ``HeartsVectorEnv`` (``learner_seats``, ``state``). With
+``global_state=True``, ``"state"`` (B, state_layout.size) uint8 holds the global state with seats
+relative to the learner.
+
+The global state (``hearts_env.engine.global_state``: every hand, the passes in flight, the trick,
+points, scores, phase, seat to act) is for centralised or asymmetric critics; it sits beside the
+observations, which are the same with it on or off, as TorchRL's multi-agent envs keep it.
 
 ## Both
 
@@ -115,6 +122,7 @@ from gymnasium.vector import AutoresetMode
 
 from hearts_env.engine import checks, core, seeding
 from hearts_env.engine.cards import BIT, NUM_CARDS, card_name
+from hearts_env.engine.global_state import GlobalStateLayout, global_state
 from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs
@@ -235,6 +243,7 @@ class HeartsLearnerEnv(EnvBase):
         episode: str = "game",
         learner_seat: int | str = 0,
         history: bool = False,
+        global_state: bool = False,
         **knobs: Any,
     ) -> None:
         B = checks.count("num_envs", num_envs)
@@ -246,14 +255,18 @@ class HeartsLearnerEnv(EnvBase):
             episode=episode,
             learner_seat=learner_seat,
             history=history,
+            global_state=global_state,
             autoreset_mode=AutoresetMode.DISABLED,
         )
         super().__init__(device="cpu", batch_size=torch.Size([B]))
         self.rules = self.vector_env.rules
         self.layout = self.vector_env.layout
+        self.state_layout = self.vector_env.state_layout
         self.full_observation_spec = Composite(
             observation=_observation_spec((B,), self.layout.size), action_mask=_bools((B, NUM_CARDS)), shape=(B,)
         )
+        if self.state_layout is not None:
+            self.full_observation_spec["state"] = _observation_spec((B,), self.state_layout.size)
         self.full_action_spec = Composite(action=Categorical(n=NUM_CARDS, shape=(B,), dtype=torch.int64), shape=(B,))
         self.full_reward_spec = Composite(reward=Unbounded(shape=(B, 1), dtype=torch.float32), shape=(B,))
         self.full_done_spec = Composite(_done_spec((B, 1)), shape=(B,))
@@ -280,7 +293,7 @@ class HeartsLearnerEnv(EnvBase):
             if going_on.any() or not seeded.any():
                 obs, info = envs.reset(options={"reset_mask": going_on})
         done = torch.zeros((B, 1), dtype=torch.bool)
-        return self._output(obs, info["action_mask"], {"done": done, "terminated": done.clone()})
+        return self._output(obs, info, {"done": done, "terminated": done.clone()})
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         B = self.batch_size[0]
@@ -291,13 +304,15 @@ class HeartsLearnerEnv(EnvBase):
         obs, rewards, terminated, _, info = self.vector_env.step(cards.astype(np.int64, copy=False))
         done = torch.from_numpy(terminated[:, None])
         out = {"reward": torch.from_numpy(rewards[:, None]), "done": done, "terminated": done.clone()}
-        return self._output(obs, info["action_mask"], out)
+        return self._output(obs, info, out)
 
-    def _output(self, obs: np.ndarray, masks: np.ndarray, entries: dict[str, torch.Tensor]) -> TensorDictBase:
-        self._masks = masks
-        mask = torch.from_numpy(masks)
+    def _output(self, obs: np.ndarray, info: dict[str, Any], entries: dict[str, torch.Tensor]) -> TensorDictBase:
+        self._masks = info["action_mask"]
+        mask = torch.from_numpy(self._masks)
         self.full_action_spec["action"].update_mask(mask)
         entries |= {"observation": torch.from_numpy(obs), "action_mask": mask}
+        if "state" in info:
+            entries["state"] = torch.from_numpy(info["state"])
         return TensorDict(entries, batch_size=self.batch_size, device=self.device)
 
 
@@ -320,6 +335,7 @@ class HeartsMultiAgentEnv(EnvBase):
         reward: str = "points",
         episode: str = "game",
         history: bool = False,
+        global_state: bool = False,
         **knobs: Any,
     ) -> None:
         B = checks.count("num_envs", num_envs)
@@ -328,9 +344,11 @@ class HeartsMultiAgentEnv(EnvBase):
         self.episode = checks.choice("episode", episode, EPISODES)
         self.history = checks.flag("history", history)
         self.layout = ObservationLayout(self.rules, history=self.history)
+        self.state_layout = GlobalStateLayout(self.rules) if checks.flag("global_state", global_state) else None
         P = self.num_players = self.rules.num_players
-        # A state and its next, and every seat's observation and masks (the action spec's too)
+        # A state and its next, every seat's observation and masks (the action spec's too), the global state
         state = core.state_layout(P, self.rules.hand_size if self.history else 0, self.rules.decks).width
+        state += self.state_layout.size if self.state_layout else 0
         checks.fits_in_memory(f"{B:,} tables", B * (2 * state + P * (self.layout.size + 3 * NUM_CARDS)))
         super().__init__(device="cpu", batch_size=torch.Size([B]))
         group = (B, P)
@@ -345,6 +363,8 @@ class HeartsMultiAgentEnv(EnvBase):
             },
             shape=(B,),
         )
+        if self.state_layout is not None:  # TorchRL's multi-agent convention: the global state at the root
+            self.full_observation_spec["state"] = _observation_spec((B,), self.state_layout.size)
         self.full_action_spec = Composite(
             {GROUP: Composite(action=Categorical(n=NUM_CARDS, shape=group, dtype=torch.int64), shape=group)},
             shape=(B,),
@@ -430,12 +450,11 @@ class HeartsMultiAgentEnv(EnvBase):
         agents["terminated"] = agents["done"].clone()
         self.full_action_spec[GROUP, "action"].update_mask(agents["action_mask"])
         done = torch.from_numpy(over.copy())
-        return TensorDict(
-            {
-                GROUP: TensorDict(agents, batch_size=(B, P), device=self.device),
-                "done": done,
-                "terminated": done.clone(),
-            },
-            batch_size=self.batch_size,
-            device=self.device,
-        )
+        entries = {
+            GROUP: TensorDict(agents, batch_size=(B, P), device=self.device),
+            "done": done,
+            "terminated": done.clone(),
+        }
+        if self.state_layout is not None:
+            entries["state"] = torch.from_numpy(global_state(state, self.state_layout))
+        return TensorDict(entries, batch_size=self.batch_size, device=self.device)
