@@ -7,8 +7,11 @@ This module imports stable_baselines3 (``pip install stable-baselines3 sb3-contr
 SB3's ``VecEnv`` conventions: ``reset()`` returns the observations only, ``step`` returns
 ``(obs, rewards, dones, infos)`` with ``infos`` a list of one dict per game; a game whose episode
 ends is reset in the same step (``HeartsVectorEnv`` auto-resets in ``AutoresetMode.SAME_STEP``),
-its final observation in ``infos[i]["terminal_observation"]``. With ``global_state=True``
-``infos[i]["state"]`` holds the game's global state (``terminal_state`` the final one). ``action_masks()`` and
+its final observation in ``infos[i]["terminal_observation"]``. With ``global_state=True`` (a
+``HeartsVectorEnv`` keyword) the observations are dicts, ``{"observation": the learner's vector,
+"state": the global state seen from the learner}`` in a ``Dict`` space, so that SB3's rollout
+buffers keep the state beside each observation for a critic that reads it (``hearts-train
+--critic state``); the ``"observation"`` entry is the same vector as without the option. ``action_masks()`` and
 ``env_method("action_masks")`` give the learners' legal cards, which ``MaskablePPO`` reads through
 ``sb3_contrib.common.maskable.utils.get_action_masks``. ``seed(s)`` gives game ``i`` the seed
 ``s + i`` at the next ``reset()``, as ``HeartsVectorEnv.reset(seed=s)`` does. Wrap it in SB3's
@@ -32,6 +35,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
@@ -51,16 +55,23 @@ class SB3VecEnv(VecEnv):
         if env.autoreset_mode != AutoresetMode.SAME_STEP:  # SB3 reads the final observation from the info
             raise ValueError(f"SB3VecEnv needs autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode}")
         self.env = env
-        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+        space: spaces.Space = env.single_observation_space
+        if env.single_state_space is not None:
+            space = spaces.Dict({"observation": space, "state": env.single_state_space})
+        super().__init__(env.num_envs, space, env.single_action_space)
         self._actions: np.ndarray | None = None
 
     def reset(self) -> VecEnvObs:
         seeds: Sequence[int | None] | None = None if all(s is None for s in self._seeds) else self._seeds
         options = self._options[0] or None  # the same options for every game
-        obs, _ = self.env.reset(seed=seeds, options=options)
+        obs, info = self.env.reset(seed=seeds, options=options)
         self._reset_seeds()
         self._reset_options()
-        return obs
+        return self._observations(obs, info)
+
+    def _observations(self, obs: np.ndarray, info: dict[str, Any]) -> VecEnvObs:
+        """The observations, with the global state beside them when the env gives it."""
+        return {"observation": obs, "state": info["state"]} if "state" in info else obs
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -70,15 +81,13 @@ class SB3VecEnv(VecEnv):
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if "state" in info:  # global_state=True: the critic's input, as SB3 keeps observations
-            for game in range(self.num_envs):
-                infos[game]["state"] = info["state"][game]
         for i in np.flatnonzero(dones):  # SB3's per-game info dicts
-            infos[i]["terminal_observation"] = info["final_obs"][i]
-            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            final = info["final_obs"][i]
             if "state" in info:
-                infos[i]["terminal_state"] = info["final_info"]["state"][i]
-        return obs, rewards.astype(np.float32), dones, infos
+                final = {"observation": final, "state": info["final_info"]["state"][i]}
+            infos[i]["terminal_observation"] = final
+            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        return self._observations(obs, info), rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 52) bool: each learner's legal cards."""

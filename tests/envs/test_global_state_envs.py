@@ -105,22 +105,34 @@ def test_single_env_state_is_seen_from_the_learner():
         assert obs.tobytes() == plain_obs.tobytes()
 
 
-def test_sb3_infos_carry_the_state_and_the_terminal_state():
+def test_sb3_observations_carry_the_state_beside_the_same_vectors():
     pytest.importorskip("stable_baselines3")
     from hearts_env.sb3 import SB3VecEnv
 
-    vec = SB3VecEnv(num_envs=4, target_score=None, global_state=True)
-    vec.seed(0)
-    vec.reset()
+    with_state, plain = (
+        SB3VecEnv(num_envs=4, target_score=None, global_state=True),
+        SB3VecEnv(num_envs=4, target_score=None),
+    )
+    assert set(with_state.observation_space.spaces) == {"observation", "state"}
+    assert with_state.observation_space["observation"] == plain.observation_space
+    for vec in (with_state, plain):
+        vec.seed(0)
+    obs, plain_obs = with_state.reset(), plain.reset()
     rng = np.random.default_rng(0)
     terminal = 0
     for _ in range(60):
-        masks = vec.action_masks()
-        _, _, dones, infos = vec.step((rng.random(masks.shape) * masks).argmax(axis=1))
-        assert all(info["state"].shape == (vec.env.state_layout.size,) for info in infos)
+        assert obs["observation"].tobytes() == plain_obs.tobytes() and with_state.observation_space.contains(
+            {key: value[0] for key, value in obs.items()}
+        )
+        masks = with_state.action_masks()
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+        obs, _, dones, infos = with_state.step(actions)
+        plain_obs, _, _, plain_infos = plain.step(actions)
         for i in np.flatnonzero(dones):
-            terminal_state = vec.env.state_layout.split(infos[i]["terminal_state"])
-            assert terminal_state["to_play"].sum() == 0 and terminal_state["hands"].sum() == 0
+            final = infos[i]["terminal_observation"]
+            assert final["observation"].tobytes() == plain_infos[i]["terminal_observation"].tobytes()
+            final_state = with_state.env.state_layout.split(final["state"])
+            assert final_state["to_play"].sum() == 0 and final_state["hands"].sum() == 0
             terminal += 1
     assert terminal > 0
 
