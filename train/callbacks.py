@@ -3,7 +3,7 @@ runs between the rollouts and updates of MaskablePPO.
 
 ``PeriodicCallback`` fires every so many timesteps (at the same multiples in a resumed run as in an
 uninterrupted one); on it ``SnapshotCallback`` refreshes the self-play snapshot, ``EvalCallback``
-plays the arena evaluation (``evaluate``: the model as a deterministic ``ModelPolicy`` against three
+plays the arena evaluation (``evaluate``: the model's policy net, deterministic, against three
 ``eval_opponent`` agents on ``eval_deals`` duplicate hands) and ``CheckpointCallback`` writes
 ``checkpoint.pt``. ``ThroughputCallback`` times collection and update apart, evaluation excluded;
 ``ProgressCallback`` draws the bar. The league's callback is ``hearts_env.train.league.LeagueCallback``.
@@ -15,12 +15,9 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from hearts_env.engine.infoset import InfoSet
-from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.play.progress import progress_bar
 from hearts_env.train.checkpoints import CHECKPOINT_FILE, Snapshot, save_checkpoint
 from hearts_env.train.config import PPOSettings
@@ -58,21 +55,11 @@ class SnapshotCallback(PeriodicCallback):
         self.snapshot.load(self.model)
 
 
-class ModelPolicy:
-    """The SB3 model as a ``Policy`` for the arena: deterministic, masked."""
-
-    def __init__(self, model: MaskablePPO, layout: ObservationLayout) -> None:
-        self.model, self.layout = model, layout
-
-    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        obs = encode(info, self.layout)
-        actions, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
-        return np.asarray(actions, np.int64)
-
-
 def evaluate(model: MaskablePPO, config: PPOSettings, seed: int) -> dict[str, float]:
-    """The model against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    candidate = ModelPolicy(model, ObservationLayout(config.rules))
+    """The model's policy net (as its export plays: the legal card of the highest logit; a privileged
+    critic plays no part) against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
+    candidate = Snapshot(config.rules, config.activation, seed=None, sample=False)
+    candidate.load(model)
     return evaluate_policy(candidate, config.rules, config.eval_opponent, config.eval_deals, seed)
 
 

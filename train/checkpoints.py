@@ -121,11 +121,14 @@ def export_policy(model: MaskablePPO, folder: Path, config: PPOSettings) -> None
 
 
 class Snapshot(MLPPolicy):
-    """A frozen copy of the learner's policy that samples its cards: the ``self`` opponent.
+    """A frozen copy of the learner's policy net, as the export plays it: sampling its cards, the
+    ``self`` opponent; with ``sample=False`` the legal card of the highest logit (the evaluations).
     ``load(model)`` copies the current weights (at the start and every ``snapshot_every`` timesteps)."""
 
-    def __init__(self, rules: HeartsRules, activation: str, seed: int | np.random.SeedSequence) -> None:
-        super().__init__(rules, np.ones(0, np.float32), [], activation, sample=True, seed=seed)
+    def __init__(
+        self, rules: HeartsRules, activation: str, seed: int | np.random.SeedSequence | None, sample: bool = True
+    ) -> None:
+        super().__init__(rules, np.ones(0, np.float32), [], activation, sample=sample, seed=seed)
 
     def load(self, model: MaskablePPO) -> None:
         arrays, names = policy_arrays(model)

@@ -106,6 +106,9 @@ class PPOSettings(RunConfig):
     """hidden layer widths of the policy and value MLPs (separate networks), comma separated"""
     activation: str = "relu"
     """hidden layer activation: tanh or relu"""
+    critic: str = "observation"
+    """what the value net reads: observation (the learner's), or state (that and the global state: every
+    hand; the policy net still reads only the observation)"""
     eval_every: int = 500_000
     """timesteps between arena evaluations (0: only at the end)"""
     eval_deals: int = 200
@@ -116,6 +119,8 @@ class PPOSettings(RunConfig):
     """1 prints the training statistics as they come (SB3's tables; with RLlib a line per iteration)"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = ()
+    CRITICS: ClassVar[tuple[str, ...]] = ("observation", "state")
+    """What the trainer's value net can read (``critic``)."""
     """Opponent names the trainer takes besides the agents (``SELF``, ...)."""
 
     def check(self) -> None:
@@ -126,6 +131,7 @@ class PPOSettings(RunConfig):
             check_at_least(name, getattr(self, name), 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
         check_ppo_settings(self, tuple(ACTIVATIONS), (*AGENTS, *self.OPPONENTS))
+        check_choice("critic", self.critic, self.CRITICS)
 
     @property
     def hidden(self) -> list[int]:

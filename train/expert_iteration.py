@@ -235,9 +235,8 @@ def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
         return parts[0]
     offsets = np.cumsum([0] + [int(p.hands.max(initial=-1)) + 1 for p in parts[:-1]])
     parts = [dataclasses.replace(p, hands=p.hands + o) for p, o in zip(parts, offsets, strict=True)]
-    return Demonstrations(
-        **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)}
-    )
+    fields = [f.name for f in dataclasses.fields(Demonstrations) if getattr(parts[0], f.name) is not None]
+    return Demonstrations(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in fields})
 
 
 def main(config: ExItConfig) -> Path:

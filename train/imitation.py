@@ -19,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from gymnasium import spaces
 
 from hearts_env.engine import checks
 from hearts_env.engine.core import new_games
+from hearts_env.engine.global_state import GlobalStateLayout, global_state
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
@@ -45,6 +47,7 @@ class Demonstrations:
     hands: np.ndarray  # (N,) int64: which hand the decision belongs to (numbered in the order dealt)
     seats: np.ndarray  # (N,) int64: the deciding seat
     values: np.ndarray | None = None  # (N, 52) float32: the teacher's value of each card, NaN where it gave none
+    states: np.ndarray | None = None  # (N, state size) uint8: the global state seen from the deciding seat
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -67,7 +70,8 @@ class Demonstrations:
         names = [f.name for f in fields(cls)]
         required = [f.name for f in fields(cls) if f.default is MISSING]
         if not set(required) <= set(found) <= set(names):
-            raise ValueError(f"demonstrations {path}: arrays {sorted(found)}, expected {names} (values optional)")
+            optional = "values, states optional"
+            raise ValueError(f"demonstrations {path}: arrays {sorted(found)}, expected {names} ({optional})")
         if len({len(array) for array in found.values()}) != 1:
             raise ValueError(f"demonstrations {path}: the arrays differ in length")
         return cls(**found)
@@ -84,6 +88,7 @@ def collect(
     values: bool = False,
     player: Policy | None = None,
     player_share: float = 0.0,
+    states: bool = False,
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
@@ -92,7 +97,8 @@ def collect(
     ``values`` the teacher's ``decide_with_values`` (``pimc-ppo``'s) also gives each decision's
     card values, kept in ``values``. With a ``player``, that policy's card is played instead of
     the teacher's at a ``player_share`` of the decisions (drawn from ``seed``), while the teacher's
-    card is still the one recorded: the learner's own positions labelled by the teacher (DAgger)."""
+    card is still the one recorded: the learner's own positions labelled by the teacher (DAgger).
+    ``states`` also keeps the global state seen from each deciding seat (for a privileged critic)."""
     decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
@@ -106,7 +112,8 @@ def collect(
         raise ValueError("player_share needs a player whose cards are played")
     rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
     labeller = _LabellingTeacher(teacher, values, player, player_share, rng)
-    recorder = _Recorder(ObservationLayout(rules), reward, decisions, num_games, progress, labeller)
+    state_layout = GlobalStateLayout(rules) if checks.flag("states", states) else None
+    recorder = _Recorder(ObservationLayout(rules), state_layout, reward, decisions, num_games, progress, labeller)
     games_dealt = 0
     while recorder.complete < decisions:
         state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))
@@ -149,6 +156,7 @@ class _Recorder:
     def __init__(
         self,
         layout: ObservationLayout,
+        state_layout: GlobalStateLayout | None,
         reward: str,
         decisions: int,
         num_games: int,
@@ -156,8 +164,8 @@ class _Recorder:
         labeller: _LabellingTeacher,
     ) -> None:
         self.layout, self.reward, self.decisions, self.num_games = layout, reward, decisions, num_games
-        self.labeller = labeller
-        self.records: list[tuple[np.ndarray, ...]] = []
+        self.state_layout, self.labeller = state_layout, labeller
+        self.records: list[dict[str, np.ndarray]] = []  # a step's arrays by Demonstrations field, and "before"
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []  # (hand ids, (n, P) paid over each hand)
         self.complete = self.next_hand = 0  # decisions of completed hands; hands numbered
         self.bar = progress_bar(decisions, "collect", "decision", enabled=progress)
@@ -173,11 +181,19 @@ class _Recorder:
     def record(self, step: Step) -> bool:
         games, seat = step.games, step.seats.astype(np.int64)
         before = self.paid[games, seat]
-        cards, values = self.labeller.chosen, self.labeller.last
-        extra = () if values is None else (values,)
-        self.records.append(
-            (encode(step.info, self.layout), step.mask, cards, self.hand_id[games], seat, before, *extra)
-        )
+        record = {
+            "observations": encode(step.info, self.layout),
+            "masks": step.mask,
+            "actions": self.labeller.chosen,
+            "hands": self.hand_id[games],
+            "seats": seat,
+            "before": before,
+        }
+        if self.labeller.last is not None:
+            record["values"] = self.labeller.last
+        if self.state_layout is not None:
+            record["states"] = global_state(step.state, self.state_layout, seat)
+        self.records.append(record)
         self.paid[games] += step_rewards(step.state, step.after, self.reward)
         self.in_hand[games] += 1
         ended = games[step.after.hand_over]
@@ -194,26 +210,37 @@ class _Recorder:
 
 
 def _assemble(
-    records: list[tuple[np.ndarray, ...]], finals: list[tuple[np.ndarray, np.ndarray]], hands: int, P: int
+    records: list[dict[str, np.ndarray]], finals: list[tuple[np.ndarray, np.ndarray]], hands: int, P: int
 ) -> Demonstrations:
-    """The kept decisions as one array per field; ``records`` is emptied chunk by chunk as the
-    observations are copied out, so a large collection is not held twice."""
-    ids, seats, before = (np.concatenate([r[k] for r in records]) for k in (3, 4, 5))
+    """The kept decisions as one array per field; the observations and states are copied out chunk
+    by chunk, each chunk let go once copied, so a large collection is not held twice."""
+    ids, seats, before = (np.concatenate([r[k] for r in records]) for k in ("hands", "seats", "before"))
     total = np.full((hands, P), np.nan, np.float32)  # paid over each hand; NaN for hands cut off
     for done_ids, done_paid in finals:
         total[done_ids] = done_paid
     returns = total[ids, seats] - before
     keep = ~np.isnan(returns)
-    masks, cards = (np.concatenate([r[k] for r in records])[keep] for k in (1, 2))
-    values = np.concatenate([r[6] for r in records])[keep] if len(records[0]) > 6 else None
-    obs = np.empty((np.count_nonzero(keep), records[0][0].shape[1]), records[0][0].dtype)
+    arrays = {"returns": returns[keep].astype(np.float32), "hands": ids[keep], "seats": seats[keep]}
+    for name in ("masks", "actions", "values"):
+        if name in records[0]:
+            arrays[name] = np.concatenate([r[name] for r in records])[keep]
+    for name in ("observations", "states"):
+        if name in records[0]:
+            arrays[name] = _kept_rows(records, name, keep)
+    return Demonstrations(**arrays)
+
+
+def _kept_rows(records: list[dict[str, np.ndarray]], name: str, keep: np.ndarray) -> np.ndarray:
+    """The kept rows of every record's ``name`` array in one array; each record lets go of it once copied."""
+    first = records[0][name]
+    out = np.empty((np.count_nonzero(keep), first.shape[1]), first.dtype)
     row = start = 0
-    while records:
-        chunk = records.pop(0)[0]
+    for record in records:
+        chunk = record.pop(name)
         kept = chunk[keep[start : start + len(chunk)]]
-        obs[row : row + len(kept)] = kept
+        out[row : row + len(kept)] = kept
         row, start = row + len(kept), start + len(chunk)
-    return Demonstrations(obs, masks, cards, returns[keep].astype(np.float32), ids[keep], seats[keep], values)
+    return out
 
 
 def pretrain(
@@ -274,7 +301,9 @@ def pretrain(
 
 def _losses(policy: torch.nn.Module, demos: Demonstrations, rows: np.ndarray) -> tuple[torch.Tensor, ...]:
     """Cross-entropy of the masked logits, squared value error, and per-row top-card hits."""
-    obs = torch.as_tensor(demos.observations[rows], device=policy.device)
+    obs: torch.Tensor | dict[str, torch.Tensor] = torch.as_tensor(demos.observations[rows], device=policy.device)
+    if demos.states is not None and isinstance(policy.observation_space, spaces.Dict):  # a privileged critic's
+        obs = {"observation": obs, "state": torch.as_tensor(demos.states[rows], device=policy.device)}
     mask = torch.as_tensor(demos.masks[rows], device=policy.device)
     actions = torch.as_tensor(demos.actions[rows], device=policy.device)
     returns = torch.as_tensor(demos.returns[rows], device=policy.device)

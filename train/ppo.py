@@ -59,6 +59,7 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -70,6 +71,7 @@ from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.cli.commands import command
 from hearts_env.engine import checks
 from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.global_state import GlobalStateLayout
 from hearts_env.engine.observation import ObservationLayout
 from hearts_env.envs.gym_env import HeartsVectorEnv
 from hearts_env.envs.sb3 import SB3VecEnv
@@ -99,6 +101,7 @@ from hearts_env.train.config import (
 )
 from hearts_env.train.imitation import collect, pretrain
 from hearts_env.train.league import LEAGUE, League, LeagueCallback
+from hearts_env.train.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -167,6 +170,8 @@ class PPOConfig(PPOSettings):
             # SB3 would fall back to the CPU without a word
             raise ValueError(f"device: {self.device} is not here (CUDA devices: {torch.cuda.device_count()})")
         obs_bytes = ObservationLayout(self.rules).size
+        if self.critic == "state":
+            obs_bytes += GlobalStateLayout(self.rules).size
         checks.fits_in_memory(
             f"a rollout of {self.num_envs:,} tables x {self.n_steps:,} steps",
             self.num_envs * self.n_steps * (obs_bytes + 4 * NUM_CARDS + 64),  # observations, masks, the rest
@@ -258,9 +263,22 @@ def make_logger(folder: Path, verbose: int) -> Logger:
 
 
 def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
+    """The model: separate policy and value MLPs over the scaled observation, or with ``critic="state"``
+    a value MLP over the observation and the global state (``hearts_env.train.privileged_critic``)."""
     hidden = config.hidden
+    scale = ObservationLayout(config.rules).scale().tolist()
+    if config.critic == "state":
+        policy: type[MaskableActorCriticPolicy] = PrivilegedCriticPolicy
+        state_scale = GlobalStateLayout(config.rules).scale().tolist()
+        features = {
+            "features_extractor_class": ObservationAndState,
+            "features_extractor_kwargs": {"scale": scale, "state_scale": state_scale},
+        }
+    else:
+        policy = MaskableActorCriticPolicy
+        features = {"features_extractor_class": ScaledObservation, "features_extractor_kwargs": {"scale": scale}}
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         VecMonitor(env),
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
@@ -272,8 +290,7 @@ def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
         policy_kwargs={
             "net_arch": {"pi": hidden, "vf": hidden},
             "activation_fn": ACTIVATION_MODULES[config.activation],
-            "features_extractor_class": ScaledObservation,
-            "features_extractor_kwargs": {"scale": ObservationLayout(config.rules).scale().tolist()},
+            **features,
         },
         seed=config.seed,
         device=config.device,
@@ -356,6 +373,7 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
             reward=config.reward,
             episode=config.episode,
             learner_seat="rotate",
+            global_state=config.critic == "state",
         )
     )
     model = build_model(config, env)
@@ -401,7 +419,13 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     else:
         teacher = make_agent(config.bc_teacher, seed=config.seed)
     demos = collect(
-        config.rules, teacher, config.bc_decisions, config.seed, reward=config.reward, progress=config.progress_bar
+        config.rules,
+        teacher,
+        config.bc_decisions,
+        config.seed,
+        reward=config.reward,
+        progress=config.progress_bar,
+        states=config.critic == "state",
     )
     collected = time.perf_counter()
     metrics = pretrain(

@@ -84,6 +84,7 @@ class RLlibPPOConfig(PPOSettings):
     learning_rate: float = 1e-4
 
     OPPONENTS: ClassVar[tuple[str, ...]] = (SELF,)
+    CRITICS: ClassVar[tuple[str, ...]] = ("observation",)  # RLlib's module reads the observation only
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting out of its range."""

@@ -11,7 +11,9 @@ actor and the critic on the decisions only (the (table, step, seat) entries wher
 ``("agents", "mask")`` holds). The update is ``hearts_env.train.ppo``'s: clip range 0.2,
 advantages normalized per minibatch, value loss coefficient 0.5, gradient norm clipped at 0.5,
 separate policy and value MLPs over the scaled observation, and the same flags and defaults
-(learning rate, gamma, lambda, entropy coefficient, epochs, minibatch size, network).
+(learning rate, gamma, lambda, entropy coefficient, epochs, minibatch size, network). With
+``--critic state`` the value MLP also reads the table's global state (the env's ``"state"`` entry)
+and the seat's one-hot: a privileged critic, the policy unchanged.
 
 Every ``eval_every`` timesteps (a timestep is one decision of one seat), and before the first
 update, the policy plays ``eval_deals`` duplicate hands in the arena (``hearts_env.arena.play_match``)
@@ -46,6 +48,7 @@ from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
 from hearts_env.cli.commands import command
 from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.global_state import GlobalStateLayout
 from hearts_env.engine.observation import ObservationLayout
 from hearts_env.play.progress import progress_bar
 from hearts_env.train.config import SELF, PPOSettings, StartError, parse_config
@@ -129,6 +132,21 @@ class ActingSeatPolicy(nn.Module):
         return logits
 
 
+class StateCritic(nn.Module):
+    """The privileged critic (``critic="state"``): an MLP over a seat's scaled observation, the
+    table's scaled global state (in table order) and the seat's one-hot, which says whose value it is."""
+
+    def __init__(self, scale: np.ndarray, state_scale: np.ndarray, sizes: Sequence[int], activation: str) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
+        self.register_buffer("state_scale", torch.as_tensor(state_scale, dtype=torch.float32))
+        self.net = mlp(sizes, activation)
+
+    def forward(self, observation: torch.Tensor, state: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        inputs = [observation.float() * self.scale, state.float() * self.state_scale, seat.float()]
+        return self.net(torch.cat(inputs, -1))
+
+
 def networks(config: TorchRLPPOConfig) -> tuple[ProbabilisticActor, ValueOperator]:
     """The actor (masked categorical over the shared policy's logits) and the critic."""
     layout = ObservationLayout(config.rules)
@@ -146,12 +164,31 @@ def networks(config: TorchRLPPOConfig) -> tuple[ProbabilisticActor, ValueOperato
         return_log_prob=True,
         log_prob_key=(GROUP, "action_log_prob"),
     )
-    critic = ValueOperator(
-        ScaledMLP(scale, [*sizes, 1], config.activation),
-        in_keys=[(GROUP, "observation")],
-        out_keys=[(GROUP, "state_value")],
-    )
+    if config.critic == "state":
+        state_scale = GlobalStateLayout(config.rules).scale()
+        inputs = layout.size + len(state_scale) + config.rules.num_players
+        critic = ValueOperator(
+            StateCritic(scale, state_scale, [inputs, *config.hidden, 1], config.activation),
+            in_keys=[(GROUP, "observation"), (GROUP, "state"), (GROUP, "seat")],
+            out_keys=[(GROUP, "state_value")],
+        )
+    else:
+        critic = ValueOperator(
+            ScaledMLP(scale, [*sizes, 1], config.activation),
+            in_keys=[(GROUP, "observation")],
+            out_keys=[(GROUP, "state_value")],
+        )
     return actor, critic
+
+
+def give_seats_the_state(data: TensorDictBase, num_players: int) -> None:
+    """Every seat's entries get the table's global state and the seat's one-hot (the privileged
+    critic's inputs), before and after each step: views, no copies."""
+    for root in ((), ("next",)):
+        state = data[(*root, "state")]
+        lead = state.shape[:-1]
+        data[(*root, GROUP, "state")] = state.unsqueeze(-2).expand(*lead, num_players, state.shape[-1])
+        data[(*root, GROUP, "seat")] = torch.eye(num_players, dtype=torch.uint8).expand(*lead, num_players, num_players)
 
 
 def numpy_policy(
@@ -188,7 +225,10 @@ def main(config: TorchRLPPOConfig) -> Path:
     folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     torch.manual_seed(config.seed)
-    env = HeartsMultiAgentEnv(config.num_envs, config.rules, reward=config.reward, episode=config.episode)
+    privileged = config.critic == "state"
+    env = HeartsMultiAgentEnv(
+        config.num_envs, config.rules, reward=config.reward, episode=config.episode, global_state=privileged
+    )
     env.set_seed(config.seed)
     actor, critic = networks(config)
     keys = {k: (GROUP, k) for k in ("reward", "done", "terminated")}
@@ -233,6 +273,8 @@ def main(config: TorchRLPPOConfig) -> Path:
         for data in collector:
             collect_seconds = time.perf_counter() - collect_start
             update_start = time.perf_counter()
+            if privileged:
+                give_seats_the_state(data, config.rules.num_players)
             with torch.no_grad():
                 gae(data)
             samples = decisions(data)

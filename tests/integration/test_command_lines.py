@@ -85,6 +85,7 @@ CASES = [
     ("hearts-arena", ["--episode", "game", "--target-score", "0"], "--episode game needs"),
     ("hearts-arena", ["--json", "/no/such/folder/x.json"], "--json: no folder"),
     ("hearts-train", ["--activation", "bogus"], "activation"),
+    ("hearts-train", ["--critic", "oracle"], "critic: unknown 'oracle'; choose from observation, state"),
     ("hearts-train", ["--num-players", "9"], "num_players"),
     ("hearts-train", ["--resume", "MISSING"], "resume: no checkpoint.pt in MISSING"),
     ("hearts-train", ["--exp-name", "../../x"], "exp_name"),
