@@ -270,8 +270,12 @@ def _bitboards(bits: np.ndarray) -> np.ndarray:
 
 def bits_to_cards(bits: int | np.integer) -> list[int]:
     """Card ids in one bitboard, ascending."""
-    bits = int(bits)
-    return [c for c in range(NUM_CARDS) if bits >> c & 1]
+    bits, out = int(bits), []
+    while bits:  # one round per card held, not per card of the deck (views draw many small piles)
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
 
 
 def legal_mask(state: State) -> np.ndarray:
