@@ -101,7 +101,7 @@ def test_openspiels_random_simulation_test(params):
     ],
 )
 def test_openspiels_random_simulation_test_on_whole_games_to_100(params):
-    pyspiel.random_sim_test(load(**params), num_sims=3, serialize=True, verbose=False)
+    pyspiel.random_sim_test(load(**params), num_sims=2, serialize=True, verbose=False)
 
 
 # ---------------------------------------------------------------------------------------------
