@@ -1,6 +1,6 @@
-"""Compiled helpers the rule-based agents share: counting and picking cards of bitboards (the
-lowest and highest card are the core's, ``kernels.low_card``/``high_card``), ranking cards by rank
-across suits, and reading the current trick from an info row.
+"""Compiled helpers the rule-based agents share: picking cards of bitboards (counting them and the
+lowest and highest card are the core's, ``kernels.count``/``low_card``/``high_card``), ranking
+cards by rank across suits, and reading the current trick from an info row.
 
 An info row is one game's row of ``InfoSet.data`` read through 64-, 32- and 8-bit views (``i64``,
 ``i32``, ``i8``); ``ioff`` is ``info.layout.offsets`` (see ``hearts_env.engine.infoset``).
@@ -13,7 +13,7 @@ from numba import njit
 
 from hearts_env.engine.cards import NUM_RANKS, NUM_SUITS, RANK_OF, SUIT_OF
 from hearts_env.engine.infoset import I_PHASE, I_TRICK, I_TRICK_LEADER, I_TRICK_WINNER
-from hearts_env.engine.kernels import PASS, low_card, popcount
+from hearts_env.engine.kernels import PASS, low_card
 
 U64 = np.uint64
 _ONE = U64(1)
@@ -23,12 +23,6 @@ _RANKS, _SUITS = RANK_OF.astype(np.int64), SUIT_OF.astype(np.int64)
 _PASS_TIE = np.array([0, 1, 3, 2])  # equal ranks: spades first, then hearts, diamonds, clubs
 HIGH_KEY = _RANKS * NUM_SUITS + _PASS_TIE[_SUITS] - 7  # 1..52: the highest rank biggest
 LOW_KEY = (16 - _RANKS) * NUM_SUITS - _SUITS  # 1..56: the lowest rank biggest (then clubs, diamonds, ...)
-
-
-@njit(cache=True, inline="always")
-def count(bits: np.uint64) -> int:
-    """Number of cards in a bitboard (an int64: numba would make uint64 arithmetic floats)."""
-    return np.int64(popcount(bits))
 
 
 @njit(cache=True, inline="always")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hearts_env.agents.bitboards import LOW_KEY, best_by_key, count, read_trick
+from hearts_env.agents.bitboards import LOW_KEY, best_by_key, read_trick
 from hearts_env.agents.heuristic_tables import (
     ABOVE_JD,
     AH_BIT,
@@ -72,6 +72,7 @@ from hearts_env.engine.kernels import (
     R_PASS_COUNT,
     R_PLAYERS,
     R_TARGET,
+    count,
     high_card,
     low_card,
     raw_points,

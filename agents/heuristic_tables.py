@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hearts_env.agents.bitboards import count
 from hearts_env.engine.cards import (
     ABOVE,
     BIT,
@@ -30,7 +29,7 @@ from hearts_env.engine.cards import (
     SUIT_OF,
 )
 from hearts_env.engine.infoset import I_PASS_OFFSET, I_POINTS, I_SCORES, I_VOIDS
-from hearts_env.engine.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, game_ends, low_card
+from hearts_env.engine.kernels import R_HAND_SIZE, R_JD, R_PLAYERS, count, game_ends, low_card
 
 U64 = np.uint64
 F32 = np.float32

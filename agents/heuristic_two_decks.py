@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hearts_env.agents.bitboards import count, read_trick
+from hearts_env.agents.bitboards import read_trick
 from hearts_env.agents.heuristic_tables import (
     K_SAFE_RATIO,
     K_SPADE_GUARD,
@@ -57,6 +57,7 @@ from hearts_env.engine.kernels import (
     R_PLAYERS,
     R_TARGET,
     add_piles,
+    count,
     high_card,
     low_card,
     pair_points,

@@ -8,7 +8,7 @@ For each play-phase decision the seat to act
    cards the network finds plausible, and a card it all but rules out is never played on the
    strength of a few noisy rollouts. A single candidate is played without search;
 2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
-   a core state for each (``hearts_env.agents.pimc.sample_worlds`` / ``hearts_env.engine.infoset.world_states``);
+   a core state for each (``hearts_env.engine.worlds.sample_worlds`` / ``hearts_env.engine.infoset.world_states``);
 3. plays each candidate in each world and rolls the hand out with the network's greedy card for
    every seat: games x worlds x candidates are ONE batch of core states stepped together
    (``hearts_env.engine.core.step_in_place``), observed for their seats to act in one compiled pass
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env.agents.pimc import evaluate_in_chunks, sample_worlds, search_bytes
+from hearts_env.agents.pimc import evaluate_in_chunks, search_bytes
 from hearts_env.agents.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -56,6 +56,7 @@ from hearts_env.engine.core import GAME_OVER, PLAY, State, choose_from_bits, han
 from hearts_env.engine.infoset import InfoSet, world_states
 from hearts_env.engine.observation import encode, observe
 from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.worlds import sample_worlds
 
 _U64 = np.uint64
 
@@ -120,7 +121,7 @@ class PIMCPPOPolicy:
     ``min_prob``: a card below this network probability is not searched (the network's top card
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo.py`` (default: the
-    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.agents.pimc.sample_worlds``);
+    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.engine.worlds.sample_worlds``);
     ``max_batch``: most rollout games stepped at once (games are chunked); ``rollout_tricks``:
     with n > 0, a rollout stops at the end of the n-th trick from the decision's own and the
     network's value head (``hearts_env.agents.value_head``, saved in its policy folder) judges the

@@ -270,8 +270,12 @@ def _bitboards(bits: np.ndarray) -> np.ndarray:
 
 def bits_to_cards(bits: int | np.integer) -> list[int]:
     """Card ids in one bitboard, ascending."""
-    bits = int(bits)
-    return [c for c in range(NUM_CARDS) if bits >> c & 1]
+    bits, out = int(bits), []
+    while bits:  # one round per card held, not per card of the deck (views draw many small piles)
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
 
 
 def legal_mask(state: State) -> np.ndarray:
@@ -346,20 +350,44 @@ def new_games(
     data = layout.zeros(batch_size)
     layout.view(data, "key")[:] = key
     if deals is not None:
-        P = rules.num_players
-        if rules.decks == 1:
-            layout.view(data, "hands")[:] = _piles(deals, np.arange(P))
-        else:  # the cards each place holds at least once, and twice (the kitty is place P)
-            places = np.append(np.arange(P), cards.KITTY)
-            copy1, copy2 = _piles(deals[:, :NUM_CARDS], places), _piles(deals[:, NUM_CARDS:], places)
-            once, twice = copy1 | copy2, copy1 & copy2
-            layout.view(data, "hands")[:], layout.view(data, "hands2")[:] = once[:, :P], twice[:, :P]
-            layout.view(data, "kitty")[:] = np.stack([once[:, P], twice[:, P]], axis=1)
+        _write_hands(rules, layout, data, deals)
     state = State(rules, data, layout)
     kernels.new_games(
         data, layout.offsets, state.params, state.deck, deals is not None, np.empty(len(state.deck), np.int8)
     )
     return state
+
+
+def deal_hands(state: State, deals: np.ndarray) -> State:
+    """The games of ``state`` with the hand they are at dealt as ``deals`` (rows as ``new_games``
+    takes them) in place of the deal drawn from their keys, for a caller that deals the cards
+    itself (OpenSpiel's chance nodes, ``hearts_env.envs.openspiel``). Each game must be at the start
+    of a hand: no card picked to pass or played yet. The hand then opens as every hand does (the
+    pass, or the lead of the lowest club); nothing else changes (hand number, totals)."""
+    deals = _check_deals(state.rules, deals)
+    if deals.shape[0] != state.batch_size:
+        raise ValueError(f"deals of {deals.shape[0]} games for a batch of {state.batch_size}")
+    picked = state.passed | state.passed2 if state.decks == 2 else state.passed
+    started = state.done | (state.tricks_played > 0) | (state.trick_size > 0) | (picked != 0).any(axis=1)
+    if started.any():
+        raise ValueError(f"deal_hands: game {int(np.argmax(started))} is not at the start of a hand")
+    data = state.data.copy()
+    _write_hands(state.rules, state.layout, data, deals)
+    kernels.open_hands(data, state.layout.offsets, state.params)
+    return state.with_data(data)
+
+
+def _write_hands(rules: HeartsRules, layout: Layout, data: np.ndarray, deals: np.ndarray) -> None:
+    """The hands (and with two decks the kitty) of checked ``deals`` rows into the games' ``data``."""
+    P = rules.num_players
+    if rules.decks == 1:
+        layout.view(data, "hands")[:] = _piles(deals, np.arange(P))
+    else:  # the cards each place holds at least once, and twice (the kitty is place P)
+        places = np.append(np.arange(P), cards.KITTY)
+        copy1, copy2 = _piles(deals[:, :NUM_CARDS], places), _piles(deals[:, NUM_CARDS:], places)
+        once, twice = copy1 | copy2, copy1 & copy2
+        layout.view(data, "hands")[:], layout.view(data, "hands2")[:] = once[:, :P], twice[:, :P]
+        layout.view(data, "kitty")[:] = np.stack([once[:, P], twice[:, P]], axis=1)
 
 
 def _piles(deals: np.ndarray, places: np.ndarray) -> np.ndarray:

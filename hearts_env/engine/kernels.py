@@ -201,6 +201,12 @@ def popcount(x: np.uint64) -> int:
 
 
 @njit(cache=True, inline="always")
+def count(bits: np.uint64) -> int:
+    """Number of cards in a bitboard (an int64: numba would make uint64 arithmetic floats)."""
+    return np.int64(popcount(bits))
+
+
+@njit(cache=True, inline="always")
 def wrap_seat(x: int, P: int) -> int:
     """``x % P`` for ``x`` in -P..2P - 1, without a division (a division costs more than the
     rest of a seat's update)."""
@@ -534,6 +540,15 @@ def start_hand(r64: np.ndarray, r32: np.ndarray, r8: np.ndarray, off: np.ndarray
     r8[off[F_TO_PLAY]] = 0
     if pass_offset(rp, r32[off[F_HAND_NUMBER]]) == 0:
         start_play(r64, r32, r8, off, rp)
+
+
+@row_kernel
+def open_hands(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
+    """Open the current hand of every game again from the hands it holds now (``core.deal_hands``)."""
+    d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
+    for g in range(data.shape[0]):
+        start_hand(d64[g], d32[g], d8[g], off, rp)
+        d64[g, off[F_LEGAL]] = legal_cards(d64[g], d8[g], off, rp)
 
 
 @row_kernel

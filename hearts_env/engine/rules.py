@@ -167,8 +167,9 @@ class _NegatedFlag(argparse.BooleanOptionalAction):
         setattr(namespace, self.dest, option_string.startswith("--no-"))
 
 
-def _pass_cycle(text: str) -> tuple[str, ...] | None:
-    """``left,right,none`` -> a tuple; ``standard`` -> None (the standard cycle)."""
+def parse_pass_cycle(text: str) -> tuple[str, ...] | None:
+    """``left,right,none`` -> a tuple; ``standard`` -> None (the standard cycle): the knob as text,
+    for a command line or a game parameter (``HeartsRules`` checks the directions)."""
     return None if text.strip() == "standard" else tuple(d.strip() for d in text.split(","))
 
 
@@ -201,7 +202,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         elif f.name == "pass_cycle":
             group.add_argument(
                 "--pass-cycle",
-                type=_pass_cycle,
+                type=parse_pass_cycle,
                 default=default,
                 metavar="DIRECTION,...",
                 help=f"{help_text} (default: standard)",

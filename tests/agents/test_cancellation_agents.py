@@ -23,7 +23,7 @@ from random_states import assert_world_is_the_state
 
 from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic, sample_worlds
+from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.engine import cards
 from hearts_env.engine.core import (
@@ -37,6 +37,7 @@ from hearts_env.engine.core import (
 )
 from hearts_env.engine.infoset import infoset, world_states
 from hearts_env.engine.kernels import remove_pile
+from hearts_env.engine.worlds import sample_worlds
 
 PLAYERS = [6, 7, 8, 9, 10, 11]
 VOID_CARDS = np.array([[c // 13 == s for c in range(52)] for s in range(4)])  # (4, 52)

@@ -1,4 +1,5 @@
-"""Tests of ``hearts_env.agents.pimc``: sampled worlds, determinized states, and the search agent.
+"""Tests of ``hearts_env.agents.pimc``: the engine's sampled worlds it searches (``hearts_env.engine.worlds``),
+determinized states, and the search agent.
 
 * Worlds: over many random play-phase states for 3..7 players, every sampled deal keeps the
   observer's hand, leaves out every played card, gives each seat its true hand size, respects
@@ -23,22 +24,15 @@ from random_states import assert_world_is_the_state
 
 from hearts_env import HeartsRules
 from hearts_env.agents.heuristic import HeuristicPolicy, Weights
-from hearts_env.agents.pimc import (
-    VOID_BITS,
-    PIMCPolicy,
-    constraints,
-    deal_constructive,
-    deal_resampled,
-    pass_high_cards,
-    rollout,
-    sample_worlds,
-)
+from hearts_env.agents.pimc import PIMCPolicy, pass_high_cards, rollout
 from hearts_env.agents.simple import SimplePolicy
 from hearts_env.engine import cards
 from hearts_env.engine.cards import BIT
 from hearts_env.engine.core import PLAY, State, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset, world_states
 from hearts_env.engine.records import concatenate as concatenate_states
+from hearts_env.engine.world_kernels import VOID_BITS
+from hearts_env.engine.worlds import constraints, deal_constructive, deal_resampled, sample_worlds
 from hearts_env.play.policy import RandomPolicy
 
 PLAYERS = [3, 4, 5, 6, 7]

@@ -16,6 +16,7 @@ from hearts_env.engine import cards, kernels
 from hearts_env.engine.core import (
     IllegalMoveError,
     State,
+    deal_hands,
     explain_illegal,
     legal_mask,
     new_games,
@@ -316,6 +317,17 @@ def test_deals_for_the_wrong_player_count():
 
 def test_deals_disagree_with_batch_size():
     _refuse_deals(np.stack([GOOD, GOOD]), "batch_size", batch_size=3)
+
+
+def test_hands_are_dealt_only_at_the_start_of_a_hand():
+    state = new_games(HeartsRules(), batch_size=2, seed=0)
+    with pytest.raises(ValueError, match="deals of 1 games for a batch of 2"):
+        deal_hands(state, GOOD[None])
+    with pytest.raises(ValueError, match="game 1: AH must be dealt"):
+        deal_hands(state, np.stack([GOOD, np.where(np.arange(52) == cards.parse_card("AH"), -1, GOOD)]))
+    picked = step(state, legal_mask(state).argmax(axis=1))
+    with pytest.raises(ValueError, match="game 0 is not at the start of a hand"):
+        deal_hands(picked, np.stack([GOOD, GOOD]))
 
 
 @pytest.mark.parametrize("batch_size", [None, 0, -1, True, 2.5, "3", np.float64(4.0)])

@@ -34,6 +34,7 @@ from hearts_env.engine.core import (
 )
 from hearts_env.engine.infoset import InfoSet, infoset, world_states
 from hearts_env.engine.observation import ObservationLayout, encode, encode_packed
+from hearts_env.engine.worlds import sample_worlds
 
 INFO_FIELDS = list(InfoSet.FIELDS)
 QS = cards.parse_card("QS")
@@ -703,8 +704,6 @@ def test_selecting_no_games_gives_empty_fields():
 def test_a_world_seen_from_the_observer_is_its_info_set_again(rules: HeartsRules) -> None:
     """``world_states`` inverts ``infoset`` on all the observer knows: any world consistent with
     the info set (the true one, and sampled ones) gives back the same info set, field by field."""
-    from hearts_env.agents.pimc import sample_worlds
-
     rng = np.random.default_rng(3)
     checked = 0
     for state in random_states(

@@ -75,6 +75,7 @@ import time
 
 import numpy as np
 import pytest
+from openspiel_cards import DIRECTION_NAME, OS_DIRECTION, OS_TO_OURS, OURS_TO_OS
 
 from hearts_env.engine import cards
 from hearts_env.engine.core import PASS, bits_to_mask, legal_mask, new_games, step
@@ -85,11 +86,6 @@ pyspiel = pytest.importorskip("pyspiel")
 # ---------------------------------------------------------------------------------------------
 # Mapping
 
-_OS_SUIT_OF_OURS = (0, 1, 3, 2)  # our suits C D S H -> OpenSpiel suits C D H S
-OURS_TO_OS = np.array([(c % 13) * 4 + _OS_SUIT_OF_OURS[c // 13] for c in range(52)])
-OS_TO_OURS = np.argsort(OURS_TO_OS)
-OS_DIRECTION = {"none": 0, "left": 1, "across": 2, "right": 3}  # = our pass offset with 4 players
-DIRECTION_NAME = {v: k for k, v in OS_DIRECTION.items()}
 _OS_QS = int(OURS_TO_OS[cards.parse_card("QS")])
 _OS_POINTS = np.array([13 if o == _OS_QS else int(o % 4 == 2) for o in range(52)])  # hearts and QS
 _OURS_POINTS = _OS_POINTS[OURS_TO_OS]

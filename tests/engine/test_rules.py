@@ -19,6 +19,7 @@ from hearts_env.engine.core import (
     PLAY,
     State,
     bits_to_cards,
+    deal_hands,
     hand_score,
     legal_mask,
     new_games,
@@ -678,3 +679,40 @@ def test_pass_across_by_name():
     assert card_set("2S 3S 4S") <= hand(state, 0)
     assert card_set("2H 3H 4H") <= hand(state, 1)
     assert state.to_play[0] == 2 and legal(state) == {"2C"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Hands dealt by the caller (core.deal_hands)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [HeartsRules(), HeartsRules(num_players=5, pass_cycle=("none",)), HeartsRules(num_players=8, decks=2)],
+    ids=["4 players", "5 players, no pass", "8 players, two decks"],
+)
+def test_the_first_hand_dealt_by_the_caller_is_the_game_started_with_that_deal(rules: HeartsRules) -> None:
+    rng = np.random.default_rng(0)
+    seated = rules.num_players * rules.hand_size  # the cards dealt to the seats; the rest is the kitty
+    shuffles = [rng.permutation(cards.deck(rules.num_players, rules.decks)).tolist() for _ in range(6)]
+    deals = np.stack(
+        [
+            cards.deal_from_hands(np.split(np.array(d[:seated]), rules.num_players), d[seated:], rules.decks)
+            for d in shuffles
+        ]
+    )
+    dealt = deal_hands(new_games(rules, batch_size=6, seed=1), deals)
+    assert np.array_equal(dealt.data, new_games(rules, deals=deals, seed=1).data)
+
+
+def test_a_later_hand_dealt_by_the_caller_opens_as_the_core_opens_it() -> None:
+    """Hand 2 of the cycle (left, none) has no pass: the holder of the 2C leads it, whoever the
+    core's own deal gave it to; the totals and the hand number stay."""
+    rules = HeartsRules(pass_cycle=("left", "none"))
+    state = play_out(new_games(rules, batch_size=1, seed=0))
+    assert state.hand_over[0] and state.hand_number[0] == 2 and state.phase[0] == PLAY
+    for seat in range(4):
+        deal = cards.deal_from_hands(FIRST_TRICK[seat:] + FIRST_TRICK[:seat])  # the 2C at seat (4 - seat) % 4
+        dealt = deal_hands(state, deal[None])
+        assert [hand(dealt, s) for s in range(4)] == [card_set(h) for h in FIRST_TRICK[seat:] + FIRST_TRICK[:seat]]
+        assert dealt.to_play[0] == dealt.leader[0] == holder(dealt, "2C") and legal(dealt) == {"2C"}
+        assert dealt.hand_number[0] == 2 and np.array_equal(dealt.scores, state.scores)

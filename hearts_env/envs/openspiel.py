@@ -1,0 +1,476 @@
+"""The OpenSpiel game: Hearts over this project's core, registered with ``pyspiel`` as
+``hearts_env`` when this module is imported, for OpenSpiel's algorithms and bots.
+
+==================== =======================================================================
+short name           ``hearts_env``: ``pyspiel.load_game("hearts_env", {"num_players": 5})``
+players              3 to 7 (one deck), 6 to 11 (``decks=2``, Cancellation Hearts)
+actions              52, card ids (``hearts_env.cards``: ``suit * 13 + rank - 2``): a card to
+                     pass (one per action) or to play
+chance               the deal, card by card, at the start of every hand
+information          imperfect: information-state and observation strings and tensors
+utility              general sum; a reward at the end of every hand
+==================== =======================================================================
+
+Parameters: every knob of ``HeartsRules`` (``docs/rules.md``) with its default: ``num_players``
+(4), ``pass_count`` (3), ``pass_cycle`` (``"standard"``, or the directions separated by slashes,
+as ``"left/right/none"``: a comma would end the parameter in OpenSpiel's game strings),
+``no_points_on_first_trick`` (True), ``queen_breaks_hearts`` (True), ``jack_of_diamonds``
+(False), ``moon`` (``"add_to_others"``), ``target_score`` (100; 0: a game is one hand) and
+``decks`` (1). A bad value raises ``HeartsRules``' error, which names the knob;
+``parameters(rules)`` gives the parameters of a ``HeartsRules``.
+
+Chance: every hand opens with its deal, one chance node per card as OpenSpiel's ``hearts``
+deals: the outcome is a card id, its probability the card's copies left over the cards left
+(with two decks a card whose two copies are left counts twice); the k-th card dealt goes to seat
+k mod P, and with two decks the cards after the seats' last to the kitty. The pass direction
+follows from the hand number (``HeartsRules.pass_direction``), so every random event is a
+chance node and a state is a function of its history: each hand's deal replaces the one the core
+drew itself (``core.deal_hands``).
+
+Observations: the tensors are this project's observation vectors as float32
+(``hearts_env.engine.observation``; ``ObservationLayout.split`` names their sections): the
+observation tensor has the compact layout (``ObservationLayout(rules)``), the information-state
+tensor adds every trick of the hand (``history=True``). The strings show the table as the seat
+sees it (``hearts_env.render``: its hand, the others' card counts, the trick, points and totals)
+and the cards it passed and received; the information-state string adds every completed trick of
+the hand in the order played. Both cover the hand under way and the totals (earlier hands bear on
+what is to come only through the totals). During a deal the tensors are zeros, as in OpenSpiel's
+``hearts``, and the strings give the totals and the seat's cards dealt so far.
+
+Rewards and returns: OpenSpiel maximises, so they are minus points. At the first decision after a
+hand (or at the end of the game) each seat's reward is minus the hand's points (moon and JD rules
+applied); the return is minus the game total. (OpenSpiel's ``hearts`` plays one 4-player hand and
+returns ``26 - points``.)
+
+Length: OpenSpiel needs a bound, so a game stops after ``max_hands(rules)`` hands: the most a
+game lasts when every hand adds points to the totals, as every hand does except a moon under
+``subtract_from_self`` (or a shooter's choice of it), which only such a rule can outlast.
+
+``resample_from_infostate(player, sampler)`` draws what ``player`` cannot see anew, uniformly over
+what it knows, from the sampler's numbers: in the play phase the engine's world sampler
+(``hearts_env.engine.worlds``; the other seats' passes are then unknown, as in its worlds); in
+the pass the unseen cards dealt anew, each seat's picks so far drawn from its new hand; during a
+deal the cards dealt to the other seats. The new state keeps the original's ``history()``.
+
+An illegal card raises ``ValueError`` naming the card and the rule, and changes nothing.
+
+    import numpy as np
+    import pyspiel
+    import hearts_env.openspiel  # registers "hearts_env"
+
+    game = pyspiel.load_game("hearts_env", {"num_players": 5, "target_score": 0})
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    print(state.returns())
+
+Version history: ``hearts_env`` (this one) is the first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError:
+    raise ImportError("hearts_env.openspiel needs OpenSpiel: pip install 'hearts_env[openspiel]'") from None
+
+from hearts_env.engine import cards, core
+from hearts_env.engine.cards import JD_POINTS, KITTY, NUM_CARDS, card_name
+from hearts_env.engine.core import GAME_OVER, PLAY, bits_to_cards, bits_to_mask, mask_to_bits
+from hearts_env.engine.infoset import InfoSet, infoset, world_states
+from hearts_env.engine.observation import ObservationLayout, observe
+from hearts_env.engine.rules import HeartsRules, parse_pass_cycle, rules_or_knobs
+from hearts_env.engine.worlds import sample_worlds
+from hearts_env.render.text import format_cards, pile_cards, render_game
+
+GAME_NAME = "hearts_env"
+CHANCE, TERMINAL = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
+
+
+def _defaults() -> dict[str, Any]:
+    knobs = {f.name: f.default for f in dataclasses.fields(HeartsRules) if f.init}
+    knobs["pass_cycle"] = "standard"  # None: the standard cycle of the player count
+    return knobs
+
+
+PARAMETERS: dict[str, Any] = _defaults()
+"""The game's parameters and their defaults: ``HeartsRules``' knobs, ``pass_cycle`` as text."""
+
+
+def rules_from_parameters(params: Mapping[str, Any]) -> HeartsRules:
+    """The ``HeartsRules`` of game parameters (a missing one takes its default); ``ValueError``
+    naming a bad knob."""
+    knobs = {**PARAMETERS, **params}
+    cycle = knobs["pass_cycle"]
+    if not isinstance(cycle, str):
+        raise ValueError(f"pass_cycle must be 'standard' or directions separated by slashes, got {cycle!r}")
+    knobs["pass_cycle"] = parse_pass_cycle(cycle.replace("/", ","))
+    return rules_or_knobs(None, knobs)
+
+
+def parameters(rules: HeartsRules) -> dict[str, Any]:
+    """The game parameters of ``rules``: ``pyspiel.load_game(GAME_NAME, parameters(rules))``."""
+    assert rules.pass_cycle is not None  # HeartsRules makes None the standard cycle
+    return rules.to_dict() | {"pass_cycle": "/".join(rules.pass_cycle), "target_score": rules.target_score or 0}
+
+
+def max_hands(rules: HeartsRules) -> int:
+    """The hands after which a game stops: one without a target; else as many as it takes the
+    totals' sum, growing by at least the points of a hand without a moon, to put one total at
+    the target."""
+    if rules.target_score is None:
+        return 1
+    fewest = rules.moon_points + (JD_POINTS * rules.decks if rules.jack_of_diamonds else 0)
+    return math.ceil(rules.num_players * rules.target_score / fewest)
+
+
+def game_info(rules: HeartsRules) -> pyspiel.GameInfo:
+    """OpenSpiel's sizes and bounds of a game of ``rules``."""
+    hands = max_hands(rules)
+    # Before its last hand every total is below the target; a hand adds at most a moon to a seat.
+    highest = (rules.target_score - 1 if rules.target_score else 0) + rules.moon_points
+    lowest_hand = (JD_POINTS * rules.decks if rules.jack_of_diamonds else 0) - (
+        rules.moon_points if rules.moon != "add_to_others" else 0
+    )
+    return pyspiel.GameInfo(
+        num_distinct_actions=NUM_CARDS,
+        max_chance_outcomes=NUM_CARDS,
+        num_players=rules.num_players,
+        min_utility=float(-highest),
+        max_utility=float(-hands * lowest_hand),
+        utility_sum=None,
+        max_game_length=hands * rules.num_players * (rules.pass_count + rules.hand_size),
+    )
+
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Hearts (hearts_env)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=max(high for _, high in cards.PLAYERS_BY_DECKS.values()),
+    min_num_players=min(low for low, _ in cards.PLAYERS_BY_DECKS.values()),
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=PARAMETERS,
+)
+
+
+class _Table:
+    """What every state of one game shares and never changes: the rules, the core state before
+    the first deal, the deck, the observation layouts. ``clone()`` deep-copies a state's
+    attributes and ``serialize()`` pickles them: a table stays one object, made again from its
+    rules."""
+
+    def __init__(self, rules: HeartsRules) -> None:
+        P = rules.num_players
+        self.rules = rules
+        self.opening = core.new_games(rules, batch_size=1, seed=0, history=True)  # its deal is replaced
+        self.copies = np.bincount(cards.deck(P, rules.decks), minlength=NUM_CARDS)  # copies of each card
+        self.deck_size = int(self.copies.sum())
+        self.seated = P * rules.hand_size  # the cards dealt to the seats; the rest go to the kitty
+        self.max_hands = max_hands(rules)
+        self.layouts = {history: ObservationLayout(rules, history=history) for history in (False, True)}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Table:
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[HeartsRules], _Table], tuple[HeartsRules]]:
+        return _table, (self.rules,)
+
+
+@functools.cache
+def _table(rules: HeartsRules) -> _Table:
+    return _Table(rules)
+
+
+class HeartsGame(pyspiel.Game):
+    """The game of one set of parameters (see the module docstring); ``pyspiel.load_game`` makes it."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        rules = rules_from_parameters(params)
+        super().__init__(GAME_TYPE, game_info(rules), params)
+        self.table = _table(rules)
+
+    @property
+    def rules(self) -> HeartsRules:
+        return self.table.rules
+
+    def new_initial_state(self) -> HeartsState:
+        return HeartsState(self)
+
+    def max_chance_nodes_in_history(self) -> int:
+        return self.table.max_hands * self.table.deck_size
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
+    ) -> HeartsObserver:
+        """The observer of one seat: the information state (``perfect_recall``) or the observation."""
+        if isinstance(iig_obs_type, Mapping):  # OpenSpiel's default observer passes only its parameters
+            iig_obs_type, params = None, iig_obs_type
+        return HeartsObserver(self.table, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class HeartsState(pyspiel.State):
+    """A state of the game: a one-game core ``State`` (``core_state``), and during a deal the
+    cards dealt so far."""
+
+    def __init__(self, game: HeartsGame) -> None:
+        super().__init__(game)
+        self._table = game.table
+        self._data = self._table.opening.data  # the core state's bytes; every change makes new ones
+        self._dealt: list[int] | None = []  # the cards dealt so far while a deal is under way
+        self._rewards = [0.0] * game.num_players()  # of the last decision
+        self._player = CHANCE
+
+    @property
+    def core_state(self) -> core.State:
+        """The core ``State`` (a batch of one game). During a deal it has opened the hand with a
+        deal of its own, which the chance nodes' replaces."""
+        return self._table.opening.with_data(self._data)
+
+    def current_player(self) -> int:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self._player == TERMINAL
+
+    def between_hands(self) -> bool:
+        """A deal is under way, or the game stopped after its most hands: the core holds no hand."""
+        return self._dealt is not None or (self._player == TERMINAL and not self.core_state.done[0])
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return bits_to_cards(self.core_state.scalars(0, "legal")[0])
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        left = self._left_to_deal().tolist()  # Python ints: a tenth of the time of numpy's scalars here
+        total = sum(left)
+        return [(card, n / total) for card, n in enumerate(left) if n]
+
+    def _left_to_deal(self) -> np.ndarray:
+        return self._table.copies - np.bincount(self._dealt or [], minlength=NUM_CARDS)
+
+    def _apply_action(self, action: int) -> None:
+        if self._dealt is not None:
+            self._deal(action)
+            return
+        if self._player == TERMINAL:
+            raise ValueError("the game is over")
+        try:
+            after = core.step(self.core_state, np.array([action], np.int64))
+        except core.IllegalMoveError as error:
+            raise ValueError(error.describe()) from None
+        to_play, phase, hand_over, hand_number = after.scalars(0, "to_play", "phase", "hand_over", "hand_number")
+        self._data = after.data
+        self._rewards = [float(-p) for p in after.last_hand_points[0]] if hand_over else [0.0] * len(self._rewards)
+        if phase == GAME_OVER or (hand_over and hand_number > self._table.max_hands):
+            self._player = TERMINAL
+        elif hand_over:
+            self._dealt, self._player = [], CHANCE
+        else:
+            self._player = to_play
+
+    def _deal(self, card: int) -> None:
+        if not 0 <= card < NUM_CARDS:
+            raise ValueError(f"deal: action {card} is not a card id (0..{NUM_CARDS - 1})")
+        if not self._left_to_deal()[card]:
+            raise ValueError(f"deal: {card_name(card)} is dealt already")
+        assert self._dealt is not None  # a deal is under way
+        dealt = [*self._dealt, card]
+        if len(dealt) < self._table.deck_size:
+            self._dealt = dealt
+            return
+        opened = core.deal_hands(self.core_state, self._deal_row(dealt))
+        self._data, self._dealt, self._player = opened.data, None, opened.scalars(0, "to_play")[0]
+
+    def _deal_row(self, dealt: list[int]) -> np.ndarray:
+        """(1, 52 * decks): the place of each card (``core.new_games``' ``deals``) of a deal in order."""
+        rules = self._table.rules
+        row = np.full(NUM_CARDS * rules.decks, -1)
+        for k, card in enumerate(dealt):
+            slot = card + NUM_CARDS if row[card] != -1 else card  # the second copy (two decks)
+            row[slot] = k % rules.num_players if k < self._table.seated else KITTY
+        return row[None]
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def returns(self) -> list[float]:
+        return [float(-total) for total in self.core_state.scores[0]]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return f"deal {card_name(action)}" if player == CHANCE else card_name(action)
+
+    def __str__(self) -> str:
+        if self.between_hands():
+            return self._between_hands_text(range(self._table.rules.num_players))
+        return render_game(self.core_state)
+
+    # ---- What one seat sees
+
+    def seat_text(self, player: int, history: bool) -> str:
+        """The table as ``player`` sees it (see the module docstring); ``history`` adds the hand's
+        completed tricks (the information-state string)."""
+        if self.between_hands():
+            return self._between_hands_text([player])
+        state = self.core_state
+        info = infoset(state, player)
+        P = state.num_players
+        lines = [f"seat {player}'s view", render_game(state, face_up=[player])]
+        offset = int(info.pass_offset[0])
+        if offset and info.phase[0] == PLAY:
+            lines.append(f"passed to seat {(player + offset) % P}: {format_cards(_pile(info, 'passed'))}")
+            lines.append(f"received from seat {(player - offset) % P}: {format_cards(_pile(info, 'received'))}")
+        if history:
+            for h in range(int(info.tricks_played[0])):
+                order = [(int(info.trick_leaders[0, h]) + i) % P for i in range(P)]
+                played = " ".join(f"{(player + r) % P}:{card_name(info.tricks[0, h, r])}" for r in order)
+                lines.append(f"trick {h + 1}: {played}")
+        return "\n".join(lines)
+
+    def _between_hands_text(self, seats: range | list[int]) -> str:
+        state, P = self.core_state, self._table.rules.num_players
+        totals = " ".join(f"{s}:{int(t)}" for s, t in enumerate(state.scores[0]))
+        if self._dealt is None:
+            return f"game over: stopped after {self._table.max_hands} hands, the most it plays\ntotals {totals}"
+        dealing = f"{len(self._dealt)} of {self._table.deck_size} cards dealt"
+        lines = [f"hand {int(state.hand_number[0])}: dealing, {dealing}", f"totals {totals}"]
+        for seat in seats:
+            held = [c for k, c in enumerate(self._dealt) if k < self._table.seated and k % P == seat]
+            lines.append(f"seat {seat}: {format_cards(held)}")
+        return "\n".join(lines)
+
+    # ---- Resampling what a seat cannot see
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> HeartsState:
+        """A state ``player_id`` cannot tell from this one, its hidden cards drawn anew (see the
+        module docstring) from ``probability_sampler()``'s number in [0, 1)."""
+        rng = np.random.default_rng(int(probability_sampler() * 2**53))
+        other = self.clone()
+        if self._dealt is not None:
+            other._dealt = self._redealt(player_id, rng)
+        elif not self.is_terminal():
+            state = self.core_state
+            info = infoset(state, player_id)
+            hidden = _play_world(info, rng) if info.phase[0] == PLAY else self._pass_world(info, rng)
+            other._data = core.recompute_legal(state.replace(**hidden)).data
+        return other
+
+    def _redealt(self, player: int, rng: np.random.Generator) -> list[int]:
+        """The deal so far with the other places' cards drawn anew from the copies not dealt to ``player``."""
+        dealt = np.array(self._dealt, np.int64)
+        k = np.arange(len(dealt))
+        mine = (k < self._table.seated) & (k % self._table.rules.num_players == player)
+        pool = np.repeat(np.arange(NUM_CARDS), self._table.copies - np.bincount(dealt[mine], minlength=NUM_CARDS))
+        dealt[~mine] = rng.permutation(pool)[: int((~mine).sum())]
+        return dealt.tolist()
+
+    def _pass_world(self, info: InfoSet, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """The hidden fields of a pass-phase world: the copies ``info``'s seat has not seen dealt
+        anew to the others (and the kitty), each seat's picks so far drawn from its new hand."""
+        state, rules, player = self.core_state, self._table.rules, int(info.seat[0])
+        P, two = rules.num_players, rules.decks == 2
+        held = np.zeros((P + 1, NUM_CARDS), np.int64)  # copies each place holds, the kitty last
+        picked = np.zeros((P, NUM_CARDS), np.int64)  # copies each seat picked to pass
+        for field, counts in (("hands", held), ("passed", picked)):  # the seat's own stay
+            counts[player] = bits_to_mask(getattr(state, field)[0, player]).astype(np.int64)
+            if two:
+                counts[player] += bits_to_mask(getattr(state, field + "2")[0, player])
+        unseen = np.array(pile_cards(info.unseen[0], info.unseen2[0]), np.int64)
+        deal = iter(np.split(rng.permutation(unseen), np.arange(1, P) * rules.hand_size))
+        for seat in (s for s in range(P) if s != player):
+            cards_ = next(deal)
+            picks = int(np.bitwise_count(state.passed[0, seat])) + (
+                int(np.bitwise_count(state.passed2[0, seat])) if two else 0
+            )
+            chosen = np.zeros(len(cards_), bool)
+            chosen[rng.choice(len(cards_), picks, replace=False)] = True
+            np.add.at(held[seat], cards_[~chosen], 1)
+            np.add.at(picked[seat], cards_[chosen], 1)
+        np.add.at(held[P], next(deal), 1)  # the kitty: the rest (nothing with one deck)
+        hidden = {"hands": mask_to_bits(held[:P] > 0), "passed": mask_to_bits(picked > 0)}
+        if two:
+            hidden |= {
+                "hands2": mask_to_bits(held[:P] > 1),
+                "passed2": mask_to_bits(picked > 1),
+                "kitty": mask_to_bits(np.stack([held[P] > 0, held[P] > 1])),
+            }
+        return hidden
+
+
+def _play_world(info: InfoSet, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The hidden fields of a play-phase world: the engine's sampler's hands (and kitty); the
+    other seats' passes unknown, as in its worlds."""
+    world = world_states(info, sample_worlds(info, 1, rng))
+    fields = ("hands", "passed", "hands2", "passed2", "kitty") if info.rules.decks == 2 else ("hands", "passed")
+    return {field: getattr(world, field) for field in fields}
+
+
+def _pile(info: InfoSet, field: str) -> list[int]:
+    """The cards of an info set's pile (with two decks a card held twice shows twice)."""
+    return pile_cards(getattr(info, field)[0], getattr(info, field + "2")[0])
+
+
+class HeartsObserver:
+    """OpenSpiel's observer of one seat (``make_observation``, and the states' tensors and
+    strings): ``tensor`` the observation vector as float32 and ``dict`` its named sections."""
+
+    def __init__(
+        self, table: _Table, iig_obs_type: pyspiel.IIGObservationType, params: Mapping[str, Any] | None
+    ) -> None:
+        if params:
+            raise ValueError(f"the {GAME_NAME} observer takes no parameters, got {dict(params)}")
+        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError(
+                f"the {GAME_NAME} observer shows one seat's view (public information and the seat's own), "
+                f"not {iig_obs_type}"
+            )
+        self.history = iig_obs_type.perfect_recall
+        self.layout = table.layouts[self.history]
+        self.tensor = np.zeros(self.layout.size, np.float32)
+        self.dict = self.layout.split(self.tensor)
+        self._vector = np.zeros((1, self.layout.size), np.uint8)
+
+    def set_from(self, state: HeartsState, player: int) -> None:
+        if state.between_hands():
+            self.tensor.fill(0)
+            return
+        observe(state.core_state, player, self.layout, out=self._vector)
+        self.tensor[:] = self._vector[0]
+
+    def string_from(self, state: HeartsState, player: int) -> str:
+        return state.seat_text(player, self.history)
+
+
+pyspiel.register_game(GAME_TYPE, HeartsGame)
+
+__all__ = [
+    "GAME_NAME",
+    "GAME_TYPE",
+    "PARAMETERS",
+    "HeartsGame",
+    "HeartsObserver",
+    "HeartsState",
+    "game_info",
+    "max_hands",
+    "parameters",
+    "rules_from_parameters",
+]
