@@ -295,7 +295,8 @@ async function newGame() {
 // Keys: the letter on a card plays it (or picks it to pass); Enter passes, or goes on.
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey || $("play").hidden || !game) return;
-  if (event.target.closest("input, select, textarea, button, a")) return; // typing, or a focused control's own key
+  if (event.target.closest("input, select, textarea")) return; // typing
+  if (event.key === "Enter" && event.target.closest("button, a, summary")) return; // the focused control's own Enter
   if (event.key === "Enter") {
     const next = $("next-hand");
     if (!$("hand-result").hidden && !next.hidden) next.click();
