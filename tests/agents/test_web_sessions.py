@@ -321,6 +321,21 @@ def test_the_database_is_made_migrated_and_refused_when_foreign(tmp_path: Path) 
         Store(str(tmp_path / "no" / "such" / "folder.sqlite"))
 
 
+def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from command_errors import refused as refused_line
+
+    from hearts_env.agents.web.app import main
+
+    text = tmp_path / "notes.txt"
+    text.write_text("a page of notes, not a database " * 8)
+    refused_line(capsys, lambda: main(["--db", str(text)]), "hearts-web: error: --db:", "not a hearts-web database")
+    newer = tmp_path / "newer.sqlite"
+    Store(str(newer)).close()
+    with sqlite3.connect(newer) as db:
+        db.execute("UPDATE schema_version SET version = 99")
+    refused_line(capsys, lambda: main(["--db", str(newer)]), "--db:", "its schema is version 99, newer than")
+
+
 # ---------------------------------------------------------------------------------------------
 # In Chromium
 
