@@ -137,8 +137,7 @@ class Settings:
         return hand_rules(self.rules, deal)
 
     def direction(self, deal: int) -> str:
-        cycle = direction_cycle(self.rules)
-        return cycle[deal % len(cycle)]
+        return self.deal_rules(deal).pass_cycle[0]
 
     def deal_seed(self, deal: int) -> int:
         """The seed of the agents of ``deal``, in both of its games."""
@@ -187,6 +186,11 @@ def game_result(final: core.State, seconds: float) -> Result:
 
 # ---------------------------------------------------------------------------------------------
 # The figures
+
+
+def deals_over(results: dict[tuple[int, str], Result]) -> int:
+    """How many deals are over: they end in order, both games at once."""
+    return sum(1 for _, side in results if side == YOU)
 
 
 def paired_deals(results: dict[tuple[int, str], Result]) -> list[int]:
@@ -304,7 +308,7 @@ class Session:
         self.id, self.created, self.settings = session_id, created, settings
         self.results = results
         self.store, self.executor, self.policy_dirs = store, executor, list(policy_dirs)
-        self.deal = sum(1 for _, side in results if side == YOU)  # deals end in order, both games at once
+        self.deal = deals_over(results)
         self.restored = [cards.parse_card(card) for _, card in played]  # the current deal's cards so far
         self.table: WebTable | None = None
         self.showing = False  # the deal that just ended is on show until ``next_deal``
@@ -491,8 +495,7 @@ class Sessions:
                     raise WebError(f"no session {session_id!r:.40} here", 404)
                 self._room()
                 settings = Settings.from_dict(stored.settings)
-                deal = sum(1 for _, side in stored.results if side == YOU)
-                played = stored.decisions.get((deal, YOU), [])
+                played = stored.decisions.get((deals_over(stored.results), YOU), [])
                 session = Session(
                     stored.id,
                     stored.created,
@@ -518,7 +521,6 @@ class Sessions:
         out = []
         for session_id, created, data, results in self.store.listing(most):
             settings = Settings.from_dict(data)
-            done = sum(1 for _, side in results if side == YOU)
             figure = figures(settings, results)
             out.append(
                 {
@@ -526,7 +528,7 @@ class Sessions:
                     "created": created,
                     "settings": settings.to_dict(),
                     "agent_name": settings.agent_name,
-                    "deals_done": done,
+                    "deals_done": deals_over(results),
                     "difference": figure["difference"],
                 }
             )

@@ -8,7 +8,9 @@ number of cards played in the game so far, as the view it answers showed it: a r
 game that has moved on is refused, so a repeated click never plays a second card. A refused
 request (``WebError``: out of turn, a card not held, an illegal card with the rule it breaks)
 changes nothing. ``WebTables`` holds the games by random id and drops those idle longer than
-``idle_seconds``.
+``idle_seconds``. A duplicate session's deal is a ``WebTable`` too (``hearts_env.agents.web.sessions``):
+its ``key`` deals its cards, ``played`` takes it up where it was left, ``decisions`` holds every
+card played, and its opponents are built by ``seat_agents``, as those of the agent's game of the deal.
 """
 
 from __future__ import annotations

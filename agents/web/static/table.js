@@ -63,9 +63,9 @@ function backEl() {
 
 // A row of cards that fans to fit its width (table.css reads --n).
 function fan(className, cards) {
-  const row = el("div", `fan ${className}`, ...cards);
-  row.style.setProperty("--n", String(cards.length));
-  return row;
+  const line = el("div", `fan ${className}`, ...cards);
+  line.style.setProperty("--n", String(cards.length));
+  return line;
 }
 
 // ---------------------------------------------------------------------------------------------
