@@ -85,12 +85,13 @@ def browser_pictures() -> None:
         )
 
     def play(cards: int | None) -> None:
-        """Pass the last three cards, then play the first legal card each turn: ``cards`` of them
-        (None: on to the end of the hand)."""
+        """Pass the last three cards (unless the hand keeps its cards), then play the first legal
+        card each turn: ``cards`` of them (None: on to the end of the hand)."""
         picks = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.legal"))
-        for card in picks[-3:]:
-            card.click()
-        driver.find_element(By.ID, "pass-button").click()
+        if driver.find_element(By.ID, "prompt").text.startswith("Pick"):
+            for card in picks[-3:]:
+                card.click()
+            driver.find_element(By.ID, "pass-button").click()
         played = 0
         while cards is None or played < cards:
             ready = wait.until(lambda d: d.find_element(By.ID, "hand-result").is_displayed() or my_turn(d))
