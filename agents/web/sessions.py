@@ -128,16 +128,22 @@ class Settings:
         """The opponents' specs by seat."""
         return seat_specs(self.rules.num_players, self.seat, self.opponents)
 
-    def key(self, deal: int) -> int:
+    def keys(self, deals: Sequence[int]) -> np.ndarray:
+        """(n,) uint64: the keys of ``deals``."""
         if self.deal_set == "dev":
-            return int(seeding.derive(DEV_DEALS[0], DEV_DEALS[1], deal)[()])
-        return int(seeding.game_keys(self.seed, deal)[()])
+            return seeding.derive(DEV_DEALS[0], DEV_DEALS[1], np.asarray(deals, np.int64))
+        return seeding.game_keys(self.seed, np.asarray(deals, np.int64))
+
+    def key(self, deal: int) -> int:
+        return int(self.keys([deal])[0])
 
     def deal_rules(self, deal: int) -> HeartsRules:
         return hand_rules(self.rules, deal)
 
     def direction(self, deal: int) -> str:
-        return self.deal_rules(deal).pass_cycle[0]
+        """The way ``deal`` passes (its rules' cycle begins there: ``deal_rules``)."""
+        cycle = direction_cycle(self.rules)
+        return cycle[deal % len(cycle)]
 
     def deal_seed(self, deal: int) -> int:
         """The seed of the agents of ``deal``, in both of its games."""
@@ -225,7 +231,7 @@ def matches(
                 names=names,
                 entries=np.array([names.index(name) for name in seat_names]),
                 seating=np.arange(P)[None, :],
-                deal_keys=np.array([settings.key(d) for d in deals], np.uint64),
+                deal_keys=settings.keys(deals),
                 directions=np.array([settings.direction(d) for d in deals], dtype=str),
                 hands=np.ones((n, 1), np.int64),
                 scores=per_seat("points", np.int64),
