@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from web_browser import browser, layout_problems, serving, viewport, wait  # noqa: E402
+from web_browser import browser, contrast_problems, layout_problems, serving, viewport, wait  # noqa: E402
 
 from hearts_env.agents.specs import agent_from_spec  # noqa: E402
 from hearts_env.agents.web.app import create_app  # noqa: E402
@@ -450,13 +450,15 @@ SIZES = [(360, 740), (390, 844), (1300, 900)]
 @pytest.mark.browser
 def test_the_table_fits_from_a_phone_to_a_wide_screen(tmp_path: Path) -> None:
     """At each size: no sideways scroll, and none of the hand's cards under a label or a panel, no
-    label over a card, no seat over another, while passing, in play, at a deal's result, on the
-    results page and side by side; at 1300 px the 13 cards of a hand in one row."""
+    label over a card, no seat over another, all text at WCAG's contrast, while passing, in play,
+    at a deal's result, on the results page and side by side; at 1300 px the 13 cards of a hand
+    in one row."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     def fits(what: str) -> None:
         assert layout_problems(driver) == [], what
+        assert contrast_problems(driver) == [], what
 
     with browser(tmp_path) as driver, serving(create_app()) as url:
         for width, height in SIZES:

@@ -123,3 +123,37 @@ def layout_problems(driver) -> list[str]:
     hand's cards over a label or a panel, a label on the table over a card, two seats (or two
     cards of the trick) over each other, a card or a label outside the window."""
     return driver.execute_script(LAYOUT)
+
+
+CONTRAST = """
+const rgb = (colour) => colour.match(/[\\d.]+/g).map(Number);
+const luminance = ([r, g, b]) => {
+  const f = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+};
+const behind = (e) => {
+  for (; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length < 4 || c[3] > 0) return c;
+  }
+  return [255, 255, 255];
+};
+const problems = [];
+for (const e of document.body.querySelectorAll('*')) {
+  const text = [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+  if (!text || !e.getClientRects().length || e.matches(':disabled')) continue;
+  const style = getComputedStyle(e);
+  const [a, b] = [luminance(rgb(style.color)), luminance(behind(e))];
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+  const what = `${e.tagName} ${e.className} '${e.textContent.slice(0, 20)}'`;
+  if (ratio < (large ? 3 : 4.5)) problems.push(`${what}: ${ratio.toFixed(2)}:1`);
+}
+return problems;
+"""
+
+
+def contrast_problems(driver) -> list[str]:
+    """The text shown whose contrast with what lies behind it is under WCAG's 4.5:1 (3:1 for
+    large text), disabled controls aside."""
+    return driver.execute_script(CONTRAST)

@@ -6,7 +6,7 @@
 
 let sessionAnswer = null; // the last answer about the session being played: { session, table }
 let results = null;       // the summary of the session whose results show
-let sideBySide = null;    // { deal, step, steps } of the deal shown side by side
+let sideBySide = null;    // { deal, step, steps } of the deal shown side by side (step: the one asked for last)
 
 function signed(x, digits = 2) {
   return x === null ? "—" : `${x > 0 ? "+" : ""}${x.toFixed(digits)}`;
@@ -131,8 +131,10 @@ function showResults(s) {
 }
 
 async function showSideBySide(deal, step) {
+  if (sideBySide && sideBySide.deal === deal) sideBySide.step = step; // clicks step on from here meanwhile
   const answer = await api("GET", `/api/sessions/${encodeURIComponent(results.id)}/deals/${deal}/steps/${step}`);
-  sideBySide = { deal, step: answer.you.step, steps: answer.you.steps };
+  if (sideBySide && sideBySide.deal === deal && sideBySide.step !== step) return; // a later step was asked for
+  sideBySide = { deal, step, steps: answer.you.steps };
   $("session-results").hidden = true;
   $("side-by-side").hidden = false;
   drawTable($("sbs-you"), answer.you);

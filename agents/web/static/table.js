@@ -344,7 +344,9 @@ function chooseReplay() {
 }
 
 async function showStep(step) {
+  replay.wanted = step; // clicks step on from here before the answer comes
   const view = await api("GET", `/api/replays/${replay.id}/games/${replay.game}/steps/${step}`);
+  if (replay.wanted !== step) return; // a later step was asked for meanwhile
   replay.view = view;
   drawTable($("replay-table"), view);
   $("replay-step").textContent = `step ${view.step} of ${view.steps - 1}`;
@@ -361,7 +363,7 @@ async function showStep(step) {
 
 function stepBy(delta) {
   if (!replay || !replay.view) return;
-  const step = Math.max(0, Math.min(replay.view.steps - 1, replay.view.step + delta));
+  const step = Math.max(0, Math.min(replay.view.steps - 1, replay.wanted + delta));
   showStep(step);
 }
 
