@@ -1,8 +1,9 @@
 """The pictures of docs/viewing.md, made by the real programs: ``python docs/make_screenshots.py``.
 
 Draws two tables with ``render_mode="rgb_array"``, then starts ``hearts-web``'s app on a loopback
-port and has headless Chromium (Debian's ``chromium`` and ``chromium-driver``) play into a hand
-and open a replay recorded by ``hearts-arena --record``.
+port and has headless Chromium (Debian's ``chromium`` and ``chromium-driver``) play into a hand on
+a wide screen (1300x900) and on a phone (390x844), play a short duplicate session to its results
+and one of its deals side by side, and open a replay recorded by ``hearts-arena --record``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -52,7 +54,8 @@ def browser_pictures() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(seed=5), host="127.0.0.1", port=port, log_level="warning"))
+    app = create_app(seed=5, db=str(folder / "sessions.sqlite"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
@@ -60,29 +63,74 @@ def browser_pictures() -> None:
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1300,800", f"--user-data-dir={folder / 'chromium'}"):  # fmt: skip
+                 "--hide-scrollbars", f"--user-data-dir={folder / 'chromium'}"):  # fmt: skip
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    wait = WebDriverWait(driver, 30)
-    try:
+    wait = WebDriverWait(driver, 60)
+
+    def viewport(width: int, height: int) -> None:
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
         driver.get(f"http://127.0.0.1:{port}/")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"))
-        opponents = driver.find_element(By.ID, "opponents")
-        opponents.clear()
-        opponents.send_keys("ppo pimc-ppo heuristic")
-        driver.find_element(By.ID, "start").click()
-        cards = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#seat-0 .hand .card.legal"))
-        for card in cards[-3:]:
-            card.click()
-        driver.find_element(By.ID, "pass-button").click()
-        for _ in range(3):  # a few tricks in, then a hint from ppo
-            wait.until(lambda d: d.find_element(By.ID, "prompt").text.startswith("Your turn"))
-            driver.find_element(By.CSS_SELECTOR, "#seat-0 .card.legal").click()
-            time.sleep(1)
-        wait.until(lambda d: d.find_element(By.ID, "prompt").text.startswith("Your turn"))
-        driver.find_element(By.ID, "hint-button").click()
-        wait.until(lambda d: d.find_elements(By.ID, "hint-card"))
-        driver.save_screenshot(str(DOCS / "web_play.png"))
+
+    def fill(field: str, value: str) -> None:
+        element = driver.find_element(By.ID, field)
+        element.clear()
+        element.send_keys(value)
+
+    def my_turn(d: Any) -> Any:
+        return d.find_element(By.ID, "prompt").text.startswith("Your turn") and d.find_elements(
+            By.CSS_SELECTOR, "#hand .card.legal"
+        )
+
+    def play(cards: int | None) -> None:
+        """Pass the last three cards (unless the hand keeps its cards), then play the first legal
+        card each turn: ``cards`` of them (None: on to the end of the hand)."""
+        picks = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.legal"))
+        if driver.find_element(By.ID, "prompt").text.startswith("Pick"):
+            for card in picks[-3:]:
+                card.click()
+            driver.find_element(By.ID, "pass-button").click()
+        played = 0
+        while cards is None or played < cards:
+            ready = wait.until(lambda d: d.find_element(By.ID, "hand-result").is_displayed() or my_turn(d))
+            if ready is True:  # the hand's result shows
+                return
+            status = driver.find_element(By.ID, "status").text
+            ready[0].click()
+            wait.until(lambda d, s=status: d.find_element(By.ID, "status").text != s)
+            played += 1
+        wait.until(my_turn)
+
+    try:
+        for (width, height), name in (((1300, 900), "web_play.png"), ((390, 844), "web_phone.png")):
+            viewport(width, height)
+            fill("opponents", "ppo pimc-ppo heuristic")
+            driver.find_element(By.ID, "start").click()
+            play(3)  # a few tricks in, then (on the wide screen) a hint from ppo
+            if width > 600:
+                driver.find_element(By.ID, "hint-button").click()
+                wait.until(lambda d: d.find_elements(By.ID, "hint-card"))
+            driver.save_screenshot(str(DOCS / name))
+
+        viewport(1300, 900)  # a duplicate session of four deals against heuristic players, ppo in your seat
+        driver.find_element(By.ID, "show-duplicate").click()
+        for field, value in (("opponents", "heuristic"), ("agent", "ppo"), ("deals", "4"), ("game-seed", "2")):
+            fill(field, value)
+        driver.find_element(By.ID, "start-session").click()
+        for deal in range(4):
+            wait.until(lambda d, n=deal: d.find_element(By.ID, "session-bar").text.startswith(f"Deal {n + 1} of"))
+            play(None)
+            driver.find_element(By.ID, "next-hand").click()
+        wait.until(lambda d: d.find_element(By.ID, "session-results").is_displayed())
+        driver.save_screenshot(str(DOCS / "web_session.png"))
+        driver.find_element(By.CSS_SELECTOR, "#most-different button").click()
+        for _ in range(24):
+            driver.find_element(By.ID, "sbs-next").click()
+        wait.until(lambda d: "step 24 of" in d.find_element(By.ID, "sbs-step").text)
+        driver.save_screenshot(str(DOCS / "web_side_by_side.png"))
+
         driver.find_element(By.ID, "show-replay").click()
         driver.find_element(By.ID, "replay-file").send_keys(str(games))
         wait.until(lambda d: d.find_element(By.ID, "replay-step").text.startswith("step 0"))

@@ -1,12 +1,13 @@
 """``hearts-web``: the browser table, a small Starlette app served by uvicorn.
 
     hearts-web                       # http://127.0.0.1:8000, the agents as opponents
-    hearts-web --port 8080 --seed 7 --replay games.jsonl --policy-dir runs
+    hearts-web --port 8080 --seed 7 --replay games.jsonl --policy-dir runs --db sessions.sqlite
 
 A person plays one seat against agents by spec (``ppo``, ``pimc-ppo``, ``heuristic``,
 ``trained:path=runs/...`` under a ``--policy-dir``), with any rules; asks any agent for a hint;
-and plays back recorded games (``hearts-arena --record``) step by step. The page is plain HTML,
-CSS and JavaScript (``static/``); the API it calls is JSON:
+measures themself against an agent in duplicate sessions (``hearts_env.agents.web.sessions``,
+kept in a SQLite database: ``--db``); and plays back recorded games (``hearts-arena --record``)
+step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API it calls is JSON:
 
 | request | does |
 |---|---|
@@ -20,11 +21,20 @@ CSS and JavaScript (``static/``); the API it calls is JSON:
 | ``DELETE /api/games/{id}`` | leave the game |
 | ``POST /api/replays?name=...`` (the file as an ``application/x-ndjson`` body) | check and keep an uploaded replay |
 | ``GET /api/replays/{id}/games/{g}/steps/{i}`` | the table at step ``i`` of game ``g`` |
+| ``POST /api/sessions`` ``{"seat", "opponents", "agent", "rules", "deals", "deal_set", "seed"}`` | a new session |
+| ``GET /api/sessions`` | the latest sessions with their figures |
+| ``GET /api/sessions/{id}`` | the session (taken up from the database after a restart) |
+| ``POST /api/sessions/{id}/pass``, ``/play`` (as a game's), ``/next`` ``{"deal"}`` | a move; the next deal |
+| ``GET /api/sessions/{id}/deals/{d}/steps/{i}`` | both games of deal ``d`` at step ``i``, side by side |
+| ``GET /api/sessions/{id}/export/{name}`` | ``arena.json`` (the arena's JSON), ``you.jsonl``, ``agent.jsonl`` |
+| ``DELETE /api/sessions/{id}`` | delete the session from the database |
+
+A session's requests answer ``{"session": {...settings, deal, state, figures}, "table": view}``.
 
 Bodies are JSON sent as ``application/json``. A refused request gets ``{"error": "..."}`` with
 status 400 (malformed, illegal card), 403 (another site's page, or a host not the server's), 404
-(unknown game), 409 (out of turn), 413 (too large), 415 (not JSON) or 503 (too many games), and
-changes nothing. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
+(unknown game), 409 (out of turn), 413 (too large), 415 (not JSON) or 503 (too many games or
+sessions), and changes nothing. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
 site's page act for the person (``hearts_env.agents.web.guard``), loads no pickle and runs no code
 from a request, bounds what a request's agents may search (``hearts_env.agents.web.request_specs``), and
 drops a game idle for ``--idle-minutes``.
@@ -33,17 +43,21 @@ drops a game idle for ``--idle-minutes``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from hearts_env.agents import AGENTS
 from hearts_env.agents.web.guard import Guard, allowed_hosts
 from hearts_env.agents.web.replays import MAX_UPLOAD_BYTES, Replays
+from hearts_env.agents.web.sessions import DEAL_SETS, MAX_DEALS, Sessions
+from hearts_env.agents.web.store import Store, StoreError
 from hearts_env.agents.web.tables import WebError, WebTables
 from hearts_env.cli.commands import Parser
 from hearts_env.engine.rules import HeartsRules
@@ -52,6 +66,13 @@ from hearts_env.play import replay
 STATIC = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64_000  # a move or a new game; replay uploads have their own limit
 MOVES = ("pass", "play", "next", "hint")
+SESSION_MOVES = ("pass", "play", "next")
+
+
+def default_db() -> Path:
+    """Where ``hearts-web`` keeps its sessions unless told (``--db``): the user's data folder."""
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data) / "hearts_env" / "hearts-web.sqlite"
 
 
 def create_app(
@@ -61,13 +82,16 @@ def create_app(
     replays: Sequence[str] = (),
     policy_dirs: Sequence[str] = (),
     host: str = "127.0.0.1",
+    db: str = ":memory:",
+    max_sessions: int = 16,
 ) -> Any:
-    """The ASGI app for a server listening on ``host`` (``ReplayError`` if a replay file is refused)."""
+    """The ASGI app for a server listening on ``host``, its sessions in the SQLite database ``db``
+    (``ReplayError`` if a replay file is refused, ``StoreError`` if the database is)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.requests import Request
-    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -75,6 +99,7 @@ def create_app(
     store = Replays()
     for path in replays:
         store.add_file(path)
+    sessions = Sessions(Store(db), [Path(d) for d in policy_dirs], max_live=max_sessions, idle_seconds=idle_seconds)
 
     async def read(request: Request, limit: int, media_type: str) -> bytes:
         """The body, which must be of ``media_type`` (a type no other site's page can send without a
@@ -113,7 +138,13 @@ def create_app(
         return endpoint
 
     async def options(request: Request) -> dict[str, Any]:
-        return {"agents": sorted(AGENTS), "rules": HeartsRules().to_dict(), "replays": store.listing()}
+        return {
+            "agents": sorted(AGENTS),
+            "rules": HeartsRules().to_dict(),
+            "replays": store.listing(),
+            "max_deals": MAX_DEALS,
+            "deal_sets": list(DEAL_SETS),
+        }
 
     # The games' work (agents thinking, replays checked) runs in worker threads, so one game's
     # search never holds up another's requests.
@@ -160,8 +191,55 @@ def create_app(
         p = request.path_params
         return await run_in_threadpool(store.view, p["id"], p["game"], p["step"])
 
+    # Sessions: the same bounds as games (a body of MAX_BODY_BYTES, one move at a time per
+    # session, agents from request_specs), their work in worker threads.
+    async def new_session(request: Request) -> dict[str, Any]:
+        data = await body(request)
+        return await run_in_threadpool(lambda: sessions.new(data).view())
+
+    async def session_list(request: Request) -> dict[str, Any]:
+        return {"sessions": await run_in_threadpool(sessions.listing)}
+
+    async def session(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(lambda: sessions.get(request.path_params["id"]).view())
+
+    def session_move(kind: str) -> Any:
+        async def handler(request: Request) -> dict[str, Any]:
+            data = await body(request)
+
+            def act() -> dict[str, Any]:
+                played = sessions.get(request.path_params["id"])
+                return played.next_deal(data.get("deal")) if kind == "next" else played.move(kind, data)
+
+            return await run_in_threadpool(act)
+
+        return handler
+
+    async def delete_session(request: Request) -> dict[str, Any]:
+        await run_in_threadpool(sessions.delete, request.path_params["id"])
+        return {"deleted": request.path_params["id"]}
+
+    async def side_by_side(request: Request) -> dict[str, Any]:
+        p = request.path_params
+        return await run_in_threadpool(sessions.side_by_side, p["id"], p["deal"], p["step"])
+
+    async def export(request: Request) -> Response:
+        session_id, name = request.path_params["id"], request.path_params["name"]
+        try:
+            text, media_type = await run_in_threadpool(sessions.export, session_id, name)
+        except WebError as error:
+            return refused(error)
+        filename = f"hearts-session-{session_id}-{name}"  # an id the store knows: letters, digits, - and _
+        headers = {"content-disposition": f'attachment; filename="{filename}"'}
+        return PlainTextResponse(text, media_type=media_type, headers=headers)
+
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        sessions.close()
 
     routes = [
         Route("/", index),
@@ -173,10 +251,18 @@ def create_app(
         Route("/api/replays", route(upload), methods=["POST"]),
         Route("/api/replays", route(replay_list), methods=["GET"]),
         Route("/api/replays/{id}/games/{game:int}/steps/{step:int}", route(replay_step)),
+        Route("/api/sessions", route(new_session), methods=["POST"]),
+        Route("/api/sessions", route(session_list), methods=["GET"]),
+        Route("/api/sessions/{id}", route(session), methods=["GET"]),
+        Route("/api/sessions/{id}", route(delete_session), methods=["DELETE"]),
+        *(Route(f"/api/sessions/{{id}}/{kind}", route(session_move(kind)), methods=["POST"]) for kind in SESSION_MOVES),
+        Route("/api/sessions/{id}/deals/{deal:int}/steps/{step:int}", route(side_by_side)),
+        Route("/api/sessions/{id}/export/{name}", export),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(Guard, hosts=allowed_hosts(host))])
-    app.state.tables, app.state.replays = tables, store
+    middleware = [Middleware(Guard, hosts=allowed_hosts(host))]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.tables, app.state.replays, app.state.sessions = tables, store, sessions
     return app
 
 
@@ -200,6 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--idle-minutes", type=float, default=30, help="drop a game idle this long (default 30)")
     parser.add_argument("--max-games", type=int, default=64, help="most games held at once (default 64)")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help=f"the SQLite database of the duplicate sessions, made if missing (default {default_db()})",
+    )
+    parser.add_argument("--max-sessions", type=int, default=16, help="most sessions in play at once (default 16)")
     return parser
 
 
@@ -214,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--idle-minutes must be a number of minutes > 0, got {args.idle_minutes}")
     if args.max_games < 1:
         parser.error(f"--max-games must be >= 1, got {args.max_games}")
+    if args.max_sessions < 1:
+        parser.error(f"--max-sessions must be >= 1, got {args.max_sessions}")
     try:
         socket.getaddrinfo(args.host, args.port)
     except (OSError, UnicodeError):
@@ -221,16 +315,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     for folder in args.policy_dir:
         if not Path(folder).is_dir():
             parser.error(f"--policy-dir: no folder {folder}")
+    db = args.db
+    if db is None:
+        db = default_db()
+        db.parent.mkdir(parents=True, exist_ok=True)
+    elif not Path(db).parent.is_dir():
+        parser.error(f"--db: no folder {Path(db).parent} for {db}")
     try:
         import uvicorn
 
-        app = create_app(args.seed, args.idle_minutes * 60, args.max_games, args.replay, args.policy_dir, args.host)
+        app = create_app(
+            args.seed,
+            args.idle_minutes * 60,
+            args.max_games,
+            args.replay,
+            args.policy_dir,
+            args.host,
+            str(db),
+            args.max_sessions,
+        )
     except ImportError as error:
         parser.error(f'hearts-web needs {error.name}: pip install "hearts_env[web]"')
     except replay.ReplayError as error:
         parser.error(f"--replay: {error}")
+    except StoreError as error:
+        parser.error(f"--db: {error}")
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"hearts-web: http://{host}:{args.port}/", file=sys.stderr, flush=True)
+    print(f"hearts-web: http://{host}:{args.port}/ (sessions in {db})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

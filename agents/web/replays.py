@@ -114,15 +114,8 @@ class Replays:
         states = self._states(replay_id, loaded, game)
         if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < len(states):
             raise WebError(f"step must be in 0..{len(states) - 1}, got {step!r:.20}")
-        record = loaded.games[game]
-        names = [f"seat {s}: {agent}" for s, agent in enumerate(record.seats)]
-        starts = [0]
-        for hand in record.hands[:-1]:
-            starts.append(starts[-1] + len(hand.cards))
-        view = describe(states[step], names=names).to_dict()
-        view.update(replay=replay_id, game=game, step=step, steps=len(states), hand_starts=starts)
-        if step:  # the card that led here
-            view["played"] = {"seat": int(states[step - 1].to_play[0]), "card": _played(record, step - 1)}
+        view = step_view(loaded.games[game], states, step)
+        view.update(replay=replay_id, game=game)
         return view
 
     def _get(self, replay_id: str) -> replay.Replay:
@@ -144,6 +137,21 @@ class Replays:
             while len(self.states) > _CACHED_GAMES:
                 self.states.popitem(last=False)
         return states
+
+
+def step_view(record: replay.GameRecord, states: list[core.State], step: int, viewer: int = 0) -> dict[str, Any]:
+    """The table at ``step`` (0..len(states) - 1) of the game ``record`` whose states are
+    ``states``, every hand face up, ``viewer``'s seat at the bottom, with where each hand starts
+    and the card that led here."""
+    names = [f"seat {s}: {agent}" for s, agent in enumerate(record.seats)]
+    starts = [0]
+    for hand in record.hands[:-1]:
+        starts.append(starts[-1] + len(hand.cards))
+    view = describe(states[step], names=names, viewer=viewer).to_dict()
+    view.update(step=step, steps=len(states), hand_starts=starts)
+    if step:
+        view["played"] = {"seat": int(states[step - 1].to_play[0]), "card": _played(record, step - 1)}
+    return view
 
 
 def _played(record: replay.GameRecord, index: int) -> str:

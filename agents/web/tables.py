@@ -8,7 +8,9 @@ number of cards played in the game so far, as the view it answers showed it: a r
 game that has moved on is refused, so a repeated click never plays a second card. A refused
 request (``WebError``: out of turn, a card not held, an illegal card with the rule it breaks)
 changes nothing. ``WebTables`` holds the games by random id and drops those idle longer than
-``idle_seconds``.
+``idle_seconds``. A duplicate session's deal is a ``WebTable`` too (``hearts_env.agents.web.sessions``):
+its ``key`` deals its cards, ``played`` takes it up where it was left, ``decisions`` holds every
+card played, and its opponents are built by ``seat_agents``, as those of the agent's game of the deal.
 """
 
 from __future__ import annotations
@@ -43,8 +45,42 @@ class WebError(ValueError):
         self.status = status
 
 
+def other_seats(num_players: int, seat: int) -> list[int]:
+    """The seats other than the person's ``seat``, clockwise from the person's left."""
+    return [(seat + i) % num_players for i in range(1, num_players)]
+
+
+def seat_specs(num_players: int, seat: int, opponents: Sequence[str]) -> dict[int, str]:
+    """The agent spec at each other seat: ``opponents`` holds one spec for all, or one per seat
+    clockwise from the person's left."""
+    if not 0 <= seat < num_players:
+        raise WebError(f"seat must be in 0..{num_players - 1}, got {seat}")
+    others = other_seats(num_players, seat)
+    if len(opponents) not in (1, len(others)):
+        raise WebError(f"opponents: give 1 agent for every other seat, or {len(others)} (one per seat)")
+    names = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
+    return dict(zip(others, names, strict=True))
+
+
+def seat_agents(rules: HeartsRules, specs: dict[int, str], seed: int, policy_dirs: Sequence[Path]) -> dict[int, Policy]:
+    """The agents of ``specs`` (seat -> spec), checked against ``rules``; the one at the k-th
+    seat of ``specs`` seeded with value k of ``seed``'s agents stream, so agents built from the
+    same specs and seed are the same agents."""
+    seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(specs))) >> np.uint64(1)
+    try:
+        agents = {
+            s: request_specs.build(n, int(k), policy_dirs) for (s, n), k in zip(specs.items(), seeds, strict=True)
+        }
+        check_agents(rules, [(n, agents[s]) for s, n in specs.items()])
+    except ValueError as error:
+        raise WebError(str(error)) from None
+    return agents
+
+
 class WebTable:
-    """One game: the person at ``seat``, the agents of ``opponents`` (specs) at the other seats."""
+    """One game: the person at ``seat``, the agents of ``opponents`` (specs) at the other seats.
+    ``key``: the game's key (default: game 0 of ``seed``); ``played``: cards already played in
+    the game, played again first (a game taken up where it was left)."""
 
     def __init__(
         self,
@@ -54,34 +90,30 @@ class WebTable:
         opponents: Sequence[str],
         seed: int,
         policy_dirs: Sequence[Path],
+        key: int | None = None,
+        played: Sequence[int] = (),
     ) -> None:
         P = rules.num_players
-        if not 0 <= seat < P:
-            raise WebError(f"seat must be in 0..{P - 1}, got {seat}")
-        others = [(seat + i) % P for i in range(1, P)]  # clockwise from the person's left
-        if len(opponents) not in (1, len(others)):
-            raise WebError(f"opponents: give 1 agent for every other seat, or {len(others)} (one per seat)")
-        names = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
-        seeds = seeding.derive(seed, seeding.AGENTS, np.arange(len(others))) >> np.uint64(1)
+        self.specs = seat_specs(P, seat, opponents)
         self.policy_dirs = list(policy_dirs)
-        try:
-            agents = {
-                s: request_specs.build(n, int(k), self.policy_dirs)
-                for s, n, k in zip(others, names, seeds, strict=True)
-            }
-            check_agents(rules, [(n, agents[s]) for s, n in zip(others, names, strict=True)])
-        except ValueError as error:
-            raise WebError(str(error)) from None
+        agents = seat_agents(rules, self.specs, seed, self.policy_dirs)
         self.id, self.rules, self.seat, self.seed = game_id, rules, seat, seed
         self.agents: list[Policy | None] = [agents.get(s) for s in range(P)]
-        self.specs = {s: n for s, n in zip(others, names, strict=True)}
         self.names = [f"you (seat {s})" if s == seat else f"seat {s}: {self.specs[s]}" for s in range(P)]
-        self.state = core.new_games(rules, batch_size=1, seed=seed)
+        if key is None:
+            self.state = core.new_games(rules, batch_size=1, seed=seed)
+        else:
+            self.state = core.new_games(rules, keys=np.array([key], np.uint64))
+        self.decisions: list[tuple[int, int]] = []  # (seat, card) of every card played, passes included
         self.turn = 0  # cards played so far in the game
         self.hand_ended = False  # a hand is over and its score is on show until next_hand
         self.hint_agents: dict[str, Policy] = {}
         self.lock = threading.Lock()
         self.used = time.monotonic()
+        for card in played:
+            seat_to_play = int(self.state.to_play[0])
+            self.state = core.step(self.state, np.array([card]))  # IllegalMoveError for a card out of place
+            self._record(seat_to_play, card)
         self._advance()
 
     # -- what the page shows
@@ -116,14 +148,15 @@ class WebTable:
         count = self.rules.pass_count - int(np.bitwise_count(self.state.passed[0, self.seat]))
         if not isinstance(names, list) or len(names) != count:
             raise WebError(f'cards: pick {count} card names to pass, e.g. ["QS", "AS", "2H"]')
-        state = self.state
+        state, picked = self.state, []
         for name in names:
             card = _card(name)
             try:
                 state = core.step(state, np.array([card]))
             except core.IllegalMoveError as error:
                 raise WebError(f"you cannot pass {cards.card_name(card)}: {error.rule(you=True)}") from None
-        self._moved(state, len(names))
+            picked.append(card)
+        self._moved(state, picked)
 
     def play(self, name: object, turn: object) -> None:
         """Play the card ``name``."""
@@ -133,7 +166,7 @@ class WebTable:
             state = core.step(self.state, np.array([card]))
         except core.IllegalMoveError as error:
             raise WebError(f"you cannot play {cards.card_name(card)}: {error.rule(you=True)}") from None
-        self._moved(state, 1)
+        self._moved(state, [card])
 
     def next_hand(self, turn: object) -> None:
         """Leave the score of the hand that ended and play on."""
@@ -167,8 +200,14 @@ class WebTable:
         if waiting not in moves:
             raise WebError(f"out of turn: the game waits for {waiting!r}, not {' or '.join(moves)}", 409)
 
-    def _moved(self, state: core.State, cards_played: int) -> None:
-        self.state, self.turn = state, self.turn + cards_played
+    def _record(self, seat: int, card: int) -> None:
+        self.decisions.append((seat, card))
+        self.turn += 1
+
+    def _moved(self, state: core.State, played: list[int]) -> None:
+        self.state = state
+        for card in played:
+            self._record(self.seat, card)
         if state.hand_over[0] and not state.done[0]:
             self.hand_ended = True
         else:
@@ -180,7 +219,7 @@ class WebTable:
         ended = []
 
         def count(step: runner.Step) -> None:
-            self.turn += 1
+            self._record(int(step.seats[0]), int(step.actions[0]))
             ended.append(bool(step.after.hand_over[0]))
 
         self.state = runner.play(self.state, self.agents, until="hand", on_step=count, names=self._policy_names())

@@ -175,6 +175,14 @@ def direction_cycle(rules: HeartsRules) -> tuple[str, ...]:
     return rules.pass_cycle if rules.pass_count else ("none",)
 
 
+def hand_rules(rules: HeartsRules, deal: int) -> HeartsRules:
+    """The rules single-hand deal ``deal`` is played under: the pass cycle rotated to begin at the
+    deal's direction (entry ``deal`` mod L of ``direction_cycle``), so it passes that way."""
+    cycle = direction_cycle(rules)
+    c = deal % len(cycle)
+    return dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c])
+
+
 def play_match(
     rules: HeartsRules | None,
     agents: AgentsArg,
@@ -356,11 +364,8 @@ def _play_block(match: MatchPlan, b: int, bar: Any = None) -> BlockOutcome:
     deals = np.array(match.block_deals(b))
     _seed_agents(list({id(a): a for a in match.entry_agents}.values()), match.seed, b)
     if match.episode == "hand":
-        cycle = direction_cycle(rules)
-        batches = [
-            (dataclasses.replace(rules, pass_cycle=cycle[c:] + cycle[:c]), deals[deals % len(cycle) == c])
-            for c in range(len(cycle))
-        ]
+        L = len(direction_cycle(rules))
+        batches = [(hand_rules(rules, c), deals[deals % L == c]) for c in range(L)]
     else:
         batches = [(rules, deals)]
     G = len(deals) * R  # game (d, r) of the block is (d - first deal) * R + r
@@ -442,7 +447,7 @@ def _play_games(
     def count(step: runner.Step) -> None:
         ended = np.flatnonzero(step.after.hand_over)
         if len(ended):
-            took_qs, shot = _hand_outcomes(step.after, ended)
+            took_qs, shot = hand_outcomes(step.after, ended)
             qs[step.games[ended]] += took_qs
             moons[step.games[ended]] += shot
         if bar is not None:
@@ -508,7 +513,7 @@ def _deals_passing(directions: np.ndarray | None, direction: str) -> np.ndarray:
     return directions == direction
 
 
-def _hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def hand_outcomes(after: core.State, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(n, P) bool: who took the QS and who shot the moon in the hand that just ended in the
     games ``ended`` (``after`` already holds the next deal)."""
     ended_games = after[ended]

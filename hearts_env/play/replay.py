@@ -134,15 +134,11 @@ class Recorder:
 
     def hands(self) -> list[list[HandRecord]]:
         """Each game's hands, in the batch's order."""
-        B, two = self.start.batch_size, self.start.decks == 2
+        B = self.start.batch_size
         deals: list[dict[int, tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]]] = [{} for _ in range(B)]
         for games, state in self._deals:
             for i, g in enumerate(games):
-                seats = tuple(
-                    tuple(_pile(state.hands[i, s], state.hands2[i, s] if two else 0)) for s in range(state.num_players)
-                )
-                kitty = tuple(_pile(*state.kitty[i])) if two else ()
-                deals[g][int(state.hand_number[i])] = (seats, kitty)
+                deals[g][int(state.hand_number[i])] = dealt(state, i)
         games, hand_numbers, played = (np.concatenate(parts) for parts in zip(*self._cards, strict=True))
         order = np.argsort(games, kind="stable")  # by game, each game's cards in the order played
         bounds = np.searchsorted(games[order], np.arange(B + 1))
@@ -159,9 +155,19 @@ class Recorder:
         return out
 
 
-def save(path: str | os.PathLike, matches: Sequence[Any]) -> int:
-    """Write the recorded games of ``matches`` (``MatchResult``s of one rules and episode, played
-    with ``record=True``) to ``path``; returns the number of games written."""
+def dealt(state: core.State, game: int = 0) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """The hand game ``game`` of ``state`` holds now, as a ``HandRecord``'s ``deal`` and ``kitty``:
+    each seat's cards (sorted; a card held twice, twice) and, with two decks, the kitty's."""
+    two = state.decks == 2
+    seats = tuple(
+        tuple(_pile(state.hands[game, s], state.hands2[game, s] if two else 0)) for s in range(state.num_players)
+    )
+    return seats, tuple(_pile(*state.kitty[game])) if two else ()
+
+
+def lines(matches: Sequence[Any]) -> list[str]:
+    """The lines of the replay file of ``matches`` (``MatchResult``s of one rules and episode,
+    played with ``record=True``), each ending in a newline."""
     first = matches[0]
     games = [g for m in matches for g in m.games]
     if any(not m.games for m in matches):
@@ -176,11 +182,16 @@ def save(path: str | os.PathLike, matches: Sequence[Any]) -> int:
         "games": len(games),
         "hearts_env": _version(),
     }
+    return [json.dumps(header) + "\n", *(json.dumps(g.to_json(), separators=(",", ":")) + "\n" for g in games)]
+
+
+def save(path: str | os.PathLike, matches: Sequence[Any]) -> int:
+    """Write the recorded games of ``matches`` (see ``lines``) to ``path``; returns the number of
+    games written."""
+    written = lines(matches)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(header) + "\n")
-        for game in games:
-            f.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
-    return len(games)
+        f.writelines(written)
+    return len(written) - 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,17 +379,13 @@ def _replay_batch(rules: HeartsRules, games: list[GameRecord], ids: list[int], n
 
 def _check_deals(state: core.State, rows: np.ndarray, games: list[GameRecord], hand_of: np.ndarray, refuse) -> None:
     """The deal of the hand each game of ``rows`` now starts must be the one recorded."""
-    two = state.decks == 2
     for i, g in enumerate(rows):
         h = int(hand_of[g])
         if h >= len(games[g].hands):
             refuse(int(g), f"the game goes on to hand {h + 1}, its record ends after {h} hands (truncated)")
         record = games[g].hands[h]
-        dealt = tuple(
-            tuple(_pile(state.hands[i, s], state.hands2[i, s] if two else 0)) for s in range(state.num_players)
-        )
-        kitty = tuple(_pile(*state.kitty[i])) if two else ()
-        if tuple(tuple(sorted(s)) for s in record.deal) != dealt or tuple(sorted(record.kitty)) != kitty:
+        seats, kitty = dealt(state, i)
+        if tuple(tuple(sorted(s)) for s in record.deal) != seats or tuple(sorted(record.kitty)) != kitty:
             refuse(int(g), f"hand {h + 1}: the recorded deal is not the one the game's key deals (edited?)")
 
 

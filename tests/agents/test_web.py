@@ -10,8 +10,6 @@ import contextlib
 import functools
 import http.server
 import json
-import shutil
-import socket
 import threading
 import time
 import warnings
@@ -23,6 +21,8 @@ pytest.importorskip("starlette")
 with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either drives the app
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
+
+from web_browser import browser, names, serving, wait  # noqa: E402
 
 from hearts_env.agents.web import replays  # noqa: E402
 from hearts_env.agents.web.app import create_app  # noqa: E402
@@ -296,73 +296,6 @@ def test_the_games_cap_holds_under_concurrent_requests(monkeypatch: pytest.Monke
 # ---------------------------------------------------------------------------------------------
 # In a real browser
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-)
-
-
-@contextlib.contextmanager
-def serving(app) -> str:
-    """The app on a free loopback port, in a thread, for as long as the block runs."""
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-@contextlib.contextmanager
-def browser(tmp_path: Path):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="no browser: pip install selenium")
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("no browser: install Debian's chromium and chromium-driver (apt-get; .ci/run does, as root)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def wait(driver, condition, what: str, timeout: float = 120):
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiting = WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
-    return waiting.until(lambda d: condition(d), message=f"waiting for {what}")
-
-
-def names(driver, selector: str) -> set[str]:
-    """The cards of the elements ``selector`` finds, read in one go (the page redraws often)."""
-    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.dataset.card)"
-    return set(driver.execute_script(script, selector))
-
 
 @pytest.mark.browser
 def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -> None:
@@ -376,7 +309,7 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
         field.clear()
         field.send_keys("ppo")
         driver.find_element(By.ID, "start").click()
-        cards = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#seat-0 .hand .card.legal"), "the deal")
+        cards = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.legal"), "the deal")
         assert "Pick 3 cards" in driver.find_element(By.ID, "prompt").text
         passed = [c.get_attribute("data-card") for c in cards[:3]]
         for card in cards[:3]:
@@ -385,7 +318,7 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
         driver.find_element(By.ID, "pass-button").click()
 
         def held(d) -> set[str]:
-            return names(d, "#seat-0 .hand .card")
+            return names(d, "#hand .card")
 
         wait(driver, lambda d: len(held(d)) == 13 and not set(passed) & held(d), "the passed cards gone")
         table = next(iter(app.state.tables.games.values()))
@@ -396,7 +329,7 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
                 if d.find_element(By.ID, "hand-result").is_displayed():
                     return "over"
                 return (
-                    d.find_elements(By.CSS_SELECTOR, "#seat-0 .hand .card.legal")
+                    d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
                     and "play" in d.find_element(By.ID, "prompt").text
                     and d.find_element(By.ID, "prompt").text.startswith("Your turn")
                 )
@@ -404,9 +337,9 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
             if wait(driver, my_turn, "the person's turn") == "over":
                 break
             status = driver.find_element(By.ID, "status").text
-            legal = names(driver, "#seat-0 .card.legal")
+            legal = names(driver, "#hand .card.legal")
             assert legal == set(table.view()["legal_names"])  # the server's legal cards, and only those
-            illegal = driver.find_elements(By.CSS_SELECTOR, "#seat-0 .card.illegal")
+            illegal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.illegal")
             if illegal:  # not playable: a click sends nothing
                 illegal[0].click()
                 time.sleep(0.2)
@@ -417,7 +350,7 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
                 assert "ppo would play" in shown[0].text and shown[0].text.split()[-1] in legal
                 assert driver.find_elements(By.CSS_SELECTOR, "#hint-output table tr")  # the probabilities
                 hinted = True
-            driver.find_element(By.CSS_SELECTOR, "#seat-0 .card.legal").click()
+            driver.find_element(By.CSS_SELECTOR, "#hand .card.legal").click()
             wait(driver, lambda d, s=status: d.find_element(By.ID, "status").text != s, "the next view")
         assert hinted
         assert driver.find_element(By.ID, "hand-result-title").text == "Hand 1 scored"

@@ -16,7 +16,7 @@ from test_gym_env import play_episode, random_legal
 
 from hearts_env.agents.arena_cli import main as arena_main
 from hearts_env.arena import play_match
-from hearts_env.arena.match import _hand_outcomes
+from hearts_env.arena.match import hand_outcomes
 from hearts_env.engine import cards
 from hearts_env.engine.cards import POINT_BITS
 from hearts_env.engine.core import new_games, sample_actions, step
@@ -139,5 +139,5 @@ def test_arena_counts_a_moon_only_with_every_copy() -> None:
     twice = once.copy()
     twice[1, 0] = 0  # game 1: seat 0 took one copy of each point card only
     after = state.replace(last_hand_taken=once, last_hand_taken2=twice)
-    _, moon = _hand_outcomes(after, np.array([0, 1]))
+    _, moon = hand_outcomes(after, np.array([0, 1]))
     assert moon[:, 0].tolist() == [True, False] and not moon[:, 1:].any()

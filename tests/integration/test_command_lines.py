@@ -31,7 +31,9 @@ def web(argv: list[str], tmp_path: Path) -> None:
     pytest.importorskip("starlette")
     from hearts_env.agents.web.app import main
 
-    main(argv)
+    with pytest.MonkeyPatch.context() as patch:  # the default database's folder, made in the user's data folder
+        patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+        main(argv)
 
 
 def arena(argv: list[str], tmp_path: Path) -> None:
@@ -78,6 +80,8 @@ CASES = [
     ("hearts-web", ["--policy-dir", "/no/such/folder"], "--policy-dir: no folder"),
     ("hearts-web", ["--replay", "/no/such/file.jsonl"], "--replay: /no/such/file.jsonl"),
     ("hearts-web", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("hearts-web", ["--max-sessions", "0"], "--max-sessions must be >= 1"),
+    ("hearts-web", ["--db", "/no/such/folder/sessions.sqlite"], "--db: no folder /no/such/folder"),
     ("hearts-arena", ["--num-players", "2"], "rules: num_players must be in 3..7, got 2"),
     ("hearts-arena", ["--moon", "sideways"], "rules: moon must be one of"),
     ("hearts-arena", ["--pass-count", "99"], "rules: pass_count must be"),

@@ -1,9 +1,11 @@
 // The browser table: draws the server's views (hearts_env.render.describe, as JSON) and sends
 // the person's moves. No build step, no library: plain DOM. Everything the server sends is drawn
 // as text (el() sets textContent), never parsed as HTML: a name in a replay stays a name.
+// session.js adds the duplicate sessions on the same table.
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
+const KEYS = "abcdefghijklmnopqrstuvwxyz"; // the key of each card of the hand, left to right
 const $ = (id) => document.getElementById(id);
 
 // An element with a class and children (strings become text nodes).
@@ -17,9 +19,14 @@ function el(tag, className = "", ...children) {
 function row(...cells) {
   return el("tr", "", ...cells.map((cell) => (cell instanceof Node ? cell : el("td", "", String(cell)))));
 }
-let game = null;        // the current game's view
+
+let tab = "play";
+let game = null;        // the view of the game (or the session's deal) on the table
+let session = null;     // the summary of the session being played, or null for a plain game
+let plainGame = null;   // the last view of the plain game, kept while another tab shows
 let selected = [];      // cards picked to pass
 let replay = null;      // { id, game, view }
+let busy = false;       // a move is on its way: keys and clicks wait for its answer
 
 function setStatus(text, error = false) {
   const status = $("status");
@@ -54,121 +61,149 @@ function backEl() {
   return el("div", "card back");
 }
 
-// Where a seat sits, in % of the table: the viewer at the bottom; up to four players evenly
-// around an ellipse, more on its upper half (as the image renderer lays them out).
-function seatPosition(relative, players) {
-  if (relative === 0) return [50, 83];
-  const angle = players <= 4 ? (2 * Math.PI * relative) / players : Math.PI / 2 + ((relative - 1) * Math.PI) / (players - 2);
-  const mid = players <= 4 ? 46 : 62;
-  const ry = players <= 4 ? 34 : 50;
-  return [50 - 37 * Math.sin(angle), mid + ry * Math.cos(angle)];
+// A row of cards that fans to fit its width (table.css reads --n).
+function fan(className, cards) {
+  const line = el("div", `fan ${className}`, ...cards);
+  line.style.setProperty("--n", String(cards.length));
+  return line;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table: a grid with the viewer at the bottom, the next seat clockwise at the left, the last
+// at the right and the others along the top, left to right; the trick in the middle, each card
+// on the side of the seat that played it.
+
+function placeOf(relative, players) {
+  if (relative === 0) return "bottom";
+  if (relative === 1) return "left";
+  return relative === players - 1 ? "right" : "top";
 }
 
 function drawTable(container, view, mine) {
-  container.replaceChildren();
   const P = view.num_players;
-  const info = document.createElement("div");
-  info.className = "info";
   const phase = view.phase === "pass" ? `passing ${view.pass_direction}` :
     view.phase === "play" ? `trick ${view.tricks_played + 1} of ${view.hand_size} · hearts ${view.hearts_broken ? "broken" : "not broken"}` : "game over";
   const pot = view.decks === 2 ? ` · kitty ${view.kitty} face down · pot ${view.pot_names.join(" ") || "empty"}` : "";
-  info.textContent = `Hand ${view.hand_number} · ${phase} · ${view.target_score ? "game to " + view.target_score : "one-hand game"}${pot}`;
-  container.appendChild(info);
-  for (const seat of view.seats) {
-    const relative = (seat.seat - view.viewer + P) % P;
-    const [x, y] = seatPosition(relative, P);
-    const box = document.createElement("div");
-    box.className = `seat${seat.to_play ? " to-play" : ""}${seat.winner ? " winner" : ""}`;
-    box.id = `seat-${seat.seat}`;
-    box.style.left = `${x}%`;
-    box.style.top = `${y}%`;
-    box.appendChild(el("div", "name", seat.name, el("br"), el("span", "pts", `${seat.score} pts · +${seat.points} this hand`)));
-    const cards = document.createElement("div");
-    const isMine = mine !== undefined && seat.seat === mine;
-    cards.className = `cards ${isMine ? "hand" : relative === 0 ? "" : "small"}`;
-    if (seat.face_up) {
-      for (const name of seat.hand_names) cards.appendChild(cardEl(name));
-    } else {
-      for (let i = 0; i < Math.min(seat.held, 4); i++) cards.appendChild(backEl());
-      const count = document.createElement("span");
-      count.className = "count";
-      count.textContent = ` ${seat.held} cards`;
-      cards.appendChild(count);
-    }
-    box.appendChild(cards);
-    container.appendChild(box);
-    const spot = [50 + 0.45 * (x - 50), 47 + 0.45 * (y - 47)];
-    if (seat.trick_card !== null) {
-      const played = view.trick.find((t) => t.seat === seat.seat);
-      placeCard(container, spot, played.name, `${seat.seat === view.leader ? "led" : ""}`, seat.winning);
-    } else if (view.phase === "pass" && seat.picks) {
-      placeCard(container, spot, seat.picked_names.length ? seat.picked_names.join(" ") : null,
-        `${seat.picks} to ${view.seats[(seat.seat + view.pass_offset) % P].name}`, false);
-    }
+  const target = view.target_score ? `game to ${view.target_score}` : "one-hand game";
+  const seats = { top: el("div", "seats-top"), left: el("div", "seats-left"), right: el("div", "seats-right"), bottom: el("div", "seats-bottom") };
+  const slots = { top: el("div", "slots-top"), left: el("div", "slots-left"), right: el("div", "slots-right"), bottom: el("div", "slots-bottom") };
+  const relative = (seat) => (seat.seat - view.viewer + P) % P;
+  for (const seat of [...view.seats].sort((a, b) => relative(a) - relative(b))) {
+    const place = placeOf(relative(seat), P);
+    seats[place].appendChild(seatBox(view, seat, seat.seat === mine));
+    const slot = trickSlot(view, seat);
+    if (slot) slots[place].appendChild(slot);
   }
+  const trick = el("div", "trick-area", slots.top, slots.left, slots.right, slots.bottom);
+  container.classList.toggle("open", mine === undefined);
+  container.replaceChildren(el("div", "info", `Hand ${view.hand_number} · ${phase} · ${target}${pot}`),
+    seats.top, seats.left, trick, seats.right, seats.bottom);
 }
 
-function placeCard(container, [x, y], names, label, winning) {
-  const el = document.createElement("div");
-  el.className = `trick-card${winning ? " winning" : ""}`;
-  el.style.left = `${x}%`;
-  el.style.top = `${y}%`;
-  const row = document.createElement("div");
-  row.className = "cards small";
-  if (names) for (const name of names.split(" ")) row.appendChild(cardEl(name));
-  else row.appendChild(backEl());
-  el.appendChild(row);
-  const who = document.createElement("div");
-  who.className = "who";
-  who.textContent = label;
-  el.appendChild(who);
-  container.appendChild(el);
+// A seat: its name, its points, and its cards (the person's own hand is drawn apart, below).
+function seatBox(view, seat, mine) {
+  const box = el("div", `seat${seat.to_play ? " to-play" : ""}${seat.winner ? " winner" : ""}`);
+  box.id = `seat-${seat.seat}`;
+  const held = seat.face_up ? "" : ` · ${seat.held} cards`;
+  const pts = el("div", "pts", `${seat.score} pts · +${seat.points}`, el("span", "long", " this hand"), held);
+  box.append(el("div", "name", seat.name), pts);
+  if (!mine) {
+    const cards = seat.face_up ? seat.hand_names.map((name) => cardEl(name)) : Array.from({ length: seat.held }, backEl);
+    box.appendChild(fan(seat.face_up ? "open" : "backs", cards));
+  }
+  return box;
+}
+
+// The seat's card in the trick, or while passing the cards it picked and where they go.
+function trickSlot(view, seat) {
+  let cards, label = "";
+  if (seat.trick_card !== null) {
+    cards = [cardEl(view.trick.find((t) => t.seat === seat.seat).name)];
+    if (seat.seat === view.leader) label = "led";
+  } else if (view.phase === "pass" && seat.picks) {
+    cards = seat.picked_names.length ? seat.picked_names.map((name) => cardEl(name)) : Array.from({ length: seat.picks }, backEl);
+    label = `→ seat ${(seat.seat + view.pass_offset) % view.num_players}`;
+  } else {
+    return null;
+  }
+  const slot = el("div", `slot${seat.winning ? " winning" : ""}`, el("div", "pile", ...cards));
+  if (label) slot.appendChild(el("div", "who", label));
+  return slot;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Playing
 
+function moveUrl(kind) {
+  return session ? `/api/sessions/${session.id}/${kind}` : `/api/games/${game.id}/${kind}`;
+}
+
+// Send a move (one at a time) and draw the answer.
+async function send(kind, body) {
+  if (busy) return;
+  busy = true;
+  try {
+    const answer = await api("POST", moveUrl(kind), body);
+    if (session) showSession(answer);
+    else showGame(answer);
+  } finally {
+    busy = false;
+  }
+}
+
 function showGame(view) {
   game = view;
+  if (!session) plainGame = view;
   selected = [];
   drawTable($("table"), view, view.seat);
-  const hand = document.querySelectorAll(`#seat-${view.seat} .hand .card`);
+  drawHand(view);
   const waiting = view.waiting_for;
-  for (const el of hand) {
-    if (waiting === "play") {
-      if (view.legal_names.includes(el.dataset.card)) {
-        el.classList.add("legal");
-        el.addEventListener("click", () => play(el.dataset.card));
-      } else {
-        el.classList.add("illegal");
-      }
-    } else if (waiting === "pass") {
-      el.classList.add("legal");
-      el.addEventListener("click", () => togglePick(el));
-    }
-  }
-  const me = view.seats[view.seat];
   const receiver = view.seats[(view.seat + view.pass_offset) % view.num_players].name;
-  const need = view.pass_count - me.picks;
+  const need = view.pass_count - view.seats[view.seat].picks;
   $("prompt").textContent = waiting === "pass" ? `Pick ${need} cards to pass ${view.pass_direction} to ${receiver}.` :
     waiting === "play" ? "Your turn: play a highlighted card." : waiting === "next hand" ? "The hand is over." : "The game is over.";
   $("pass-button").hidden = waiting !== "pass";
   $("pass-button").disabled = true;
+  $("hint-box").hidden = Boolean(session); // a session measures the person alone
   drawLastTrick(view);
   drawScores(view);
   drawResult(view);
   setStatus(waiting === "game over" ? "Game over" : `Turn ${view.turn}`);
 }
 
-function togglePick(el) {
-  const name = el.dataset.card;
+// The person's hand: one row, each card with its key; legal cards raised and clickable.
+function drawHand(view) {
+  const waiting = view.waiting_for;
+  const cards = view.seats[view.seat].hand_names.map((name, i) => {
+    const card = cardEl(name);
+    if (i < KEYS.length) {
+      card.dataset.key = KEYS[i];
+      card.appendChild(el("span", "key", KEYS[i]));
+    }
+    if (waiting === "play") {
+      const legal = view.legal_names.includes(name);
+      card.classList.add(legal ? "legal" : "illegal");
+      if (legal) card.addEventListener("click", () => send("play", { card: name, turn: game.turn }).catch(() => {}));
+    } else if (waiting === "pass") {
+      card.classList.add("legal");
+      card.addEventListener("click", () => togglePick(card));
+    }
+    return card;
+  });
+  const hand = $("hand");
+  hand.replaceChildren(...cards);
+  hand.style.setProperty("--n", String(cards.length));
+}
+
+function togglePick(card) {
+  const name = card.dataset.card;
   const need = game.pass_count - game.seats[game.seat].picks;
   if (selected.includes(name)) {
     selected.splice(selected.indexOf(name), 1);
-    el.classList.remove("selected");
+    card.classList.remove("selected");
   } else if (selected.length < need) {
     selected.push(name);
-    el.classList.add("selected");
+    card.classList.add("selected");
   }
   $("pass-button").disabled = selected.length !== need;
 }
@@ -178,11 +213,8 @@ function drawLastTrick(view) {
   box.replaceChildren();
   for (const seat of view.seats) {
     if (seat.last_trick_card === null) continue;
-    const slot = document.createElement("div");
-    slot.className = `slot${seat.took_last_trick ? " took" : ""}`;
-    slot.appendChild(cardEl(cardName(seat.last_trick_card)));
-    slot.appendChild(document.createTextNode(`seat ${seat.seat}${seat.took_last_trick ? " took" : ""}`));
-    box.appendChild(slot);
+    const took = seat.took_last_trick ? " took" : "";
+    box.appendChild(el("div", `slot${took}`, cardEl(cardName(seat.last_trick_card)), `seat ${seat.seat}${took}`));
   }
   if (!box.children.length) box.textContent = "none yet";
 }
@@ -195,28 +227,24 @@ function drawScores(view) {
   $("scores").replaceChildren(row("", "total", "this hand"), ...view.seats.map((s) => row(s.name, s.score, `+${s.points}`)));
 }
 
+// The score of a hand that ended (a session's deal: drawSessionResult).
 function drawResult(view) {
+  if (session) return drawSessionResult(view);
   const banner = $("hand-result");
   const show = view.waiting_for === "next hand" || view.waiting_for === "game over";
   banner.hidden = !show;
   if (!show) return;
   const winners = view.seats.filter((s) => s.winner).map((s) => s.name).join(" and ");
   $("hand-result-title").textContent = view.game_over ? `Game over: ${winners} won` : `Hand ${view.hand_number - 1} scored`;
-  $("hand-result-scores").replaceChildren(...view.seats.map((s) =>
-    row(s.name, el("td", "hand-points", `+${s.last_hand_points}`), `total ${s.score}`)));
+  $("deal-result").hidden = true;
+  drawHandPoints(view);
+  $("next-hand").textContent = "Next hand";
   $("next-hand").hidden = view.game_over;
 }
 
-async function play(card) {
-  showGame(await api("POST", `/api/games/${game.id}/play`, { card, turn: game.turn }));
-}
-
-async function passCards() {
-  showGame(await api("POST", `/api/games/${game.id}/pass`, { cards: selected, turn: game.turn }));
-}
-
-async function nextHand() {
-  showGame(await api("POST", `/api/games/${game.id}/next`, { turn: game.turn }));
+function drawHandPoints(view) {
+  $("hand-result-scores").replaceChildren(...view.seats.map((s) =>
+    row(s.name, el("td", "hand-points", `+${s.last_hand_points}`), `total ${s.score}`)));
 }
 
 async function hint() {
@@ -235,24 +263,53 @@ async function hint() {
     out.appendChild(el("table", "", row("card", what, ...(both ? ["points"] : [])),
       ...rows.map(([card, v]) => row(card, v.toFixed(3), ...(both ? [card in result.values ? result.values[card].toFixed(2) : ""] : [])))));
   }
-  for (const el of document.querySelectorAll(".hand .card")) el.classList.toggle("suggested", el.dataset.card === result.card);
+  for (const card of document.querySelectorAll("#hand .card")) card.classList.toggle("suggested", card.dataset.card === result.card);
 }
 
-async function newGame(event) {
-  event.preventDefault();
+// The rules and the seating of the settings form (shared by games and sessions).
+function settings() {
   const num = (id) => Number($(id).value);
   const rules = {
     num_players: num("num-players"), decks: num("decks"), pass_count: num("pass-count"), moon: $("moon").value,
-    jack_of_diamonds: $("jack-of-diamonds").checked, target_score: num("target-score"),
+    jack_of_diamonds: $("jack-of-diamonds").checked,
   };
   const request = { seat: num("seat"), opponents: $("opponents").value.trim().split(/\s+/), rules };
   if ($("game-seed").value !== "") request.seed = num("game-seed");
+  return request;
+}
+
+async function newGame() {
+  const request = settings();
+  request.rules.target_score = Number($("target-score").value);
   setStatus("dealing…");
-  if (game) api("DELETE", `/api/games/${game.id}`).catch(() => {});
+  if (plainGame) api("DELETE", `/api/games/${plainGame.id}`).catch(() => {});
   const view = await api("POST", "/api/games", request);
+  session = null;
+  $("settings-box").open = false;
   $("play").hidden = false;
   $("hint-output").textContent = "";
+  $("session-bar").hidden = true;
   showGame(view);
+}
+
+// Keys: the letter on a card plays it (or picks it to pass); Enter passes, or goes on.
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || $("play").hidden || !game) return;
+  if (event.target.closest("input, select, textarea")) return; // typing
+  if (event.key === "Enter" && event.target.closest("button, a, summary")) return; // the focused control's own Enter
+  if (event.key === "Enter") {
+    const next = $("next-hand");
+    if (!$("hand-result").hidden && !next.hidden) next.click();
+    else if (!$("pass-button").hidden && !$("pass-button").disabled) $("pass-button").click();
+    else return;
+  } else if (event.key.length === 1 && KEYS.includes(event.key)) {
+    const card = document.querySelector(`#hand .card[data-key="${event.key}"]`);
+    if (!card) return;
+    card.click();
+  } else {
+    return;
+  }
+  event.preventDefault();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +344,9 @@ function chooseReplay() {
 }
 
 async function showStep(step) {
+  replay.wanted = step; // clicks step on from here before the answer comes
   const view = await api("GET", `/api/replays/${replay.id}/games/${replay.game}/steps/${step}`);
+  if (replay.wanted !== step) return; // a later step was asked for meanwhile
   replay.view = view;
   drawTable($("replay-table"), view);
   $("replay-step").textContent = `step ${view.step} of ${view.steps - 1}`;
@@ -304,26 +363,45 @@ async function showStep(step) {
 
 function stepBy(delta) {
   if (!replay || !replay.view) return;
-  const step = Math.max(0, Math.min(replay.view.steps - 1, replay.view.step + delta));
+  const step = Math.max(0, Math.min(replay.view.steps - 1, replay.wanted + delta));
   showStep(step);
 }
 
 // ---------------------------------------------------------------------------------------------
 
+// The tabs: Play (a game), Measure yourself (sessions: session.js), Replays.
 function showTab(name) {
-  $("play-setup").hidden = name !== "play";
-  $("play").hidden = name !== "play" || !game;
-  $("replay-panel").hidden = name !== "replay";
-  $("show-play").classList.toggle("active", name === "play");
-  $("show-replay").classList.toggle("active", name === "replay");
+  tab = name;
+  for (const id of ["setup", "sessions", "play", "session-results", "side-by-side", "replay-panel"]) $(id).hidden = true;
+  for (const [button, shows] of [["show-play", "play"], ["show-duplicate", "duplicate"], ["show-replay", "replay"]]) {
+    $(button).classList.toggle("active", name === shows);
+  }
+  $("setup").className = `panel ${name === "duplicate" ? "session" : "game"}`;
+  if (name === "play") {
+    $("setup").hidden = false;
+    session = null;
+    $("session-bar").hidden = true;
+    if (plainGame) {
+      $("play").hidden = false;
+      showGame(plainGame);
+    }
+  } else if (name === "duplicate") {
+    showSessionsTab();
+  } else {
+    $("replay-panel").hidden = false;
+  }
 }
 
 async function start() {
-  $("new-game").addEventListener("submit", (e) => newGame(e).catch(() => {}));
-  $("pass-button").addEventListener("click", () => passCards().catch(() => {}));
-  $("next-hand").addEventListener("click", () => nextHand().catch(() => {}));
+  $("new-game").addEventListener("submit", (e) => {
+    e.preventDefault();
+    (tab === "duplicate" ? newSession() : newGame()).catch(() => {});
+  });
+  $("pass-button").addEventListener("click", () => send("pass", { cards: selected, turn: game.turn }).catch(() => {}));
+  $("next-hand").addEventListener("click", () => (session ? nextDeal() : send("next", { turn: game.turn })).catch(() => {}));
   $("hint-button").addEventListener("click", () => hint().catch(() => { $("hint-output").textContent = ""; }));
   $("show-play").addEventListener("click", () => showTab("play"));
+  $("show-duplicate").addEventListener("click", () => showTab("duplicate"));
   $("show-replay").addEventListener("click", () => showTab("replay"));
   $("replay-file").addEventListener("change", () => uploadReplay().catch(() => {}));
   $("replay-list").addEventListener("change", chooseReplay);
@@ -333,10 +411,14 @@ async function start() {
   $("replay-next").addEventListener("click", () => stepBy(1));
   $("replay-first").addEventListener("click", () => stepBy(-1e9));
   $("replay-last").addEventListener("click", () => stepBy(1e9));
+  document.addEventListener("keydown", onKey);
+  startSessions();
+  showTab("play");
   const options = await api("GET", "/api/options");
   for (const name of options.agents) $("agent-names").appendChild(new Option(name));
   for (const summary of options.replays) addReplay(summary);
+  $("deals").max = options.max_deals;
   setStatus("Pick your opponents and start a game.");
 }
 
-start();
+window.addEventListener("DOMContentLoaded", () => start().catch(() => {}));

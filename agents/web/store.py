@@ -1,0 +1,248 @@
+"""The browser table's database: duplicate sessions kept in SQLite (the standard library's
+``sqlite3``), so they outlive the server.
+
+One file holds every session (``hearts-web --db PATH``; ``":memory:"`` keeps them for the
+server's life only). Its tables:
+
+| table | a row per | holds |
+|---|---|---|
+| ``schema_version`` | (one row) | the schema's version |
+| ``sessions`` | session | its id, when it began, its settings (JSON) |
+| ``deals`` | deal begun | its key and pass direction |
+| ``decisions`` | card played | which side's game (``you``, ``agent``), its order, the seat, the card |
+| ``results`` | finished game | per seat its points, win share, QS taken, moon shot (JSON lists); its seconds |
+
+The person's cards are written as they are played, so a session taken up after a restart goes
+on from its last card; a deal's two results are written together, in one transaction.
+
+The schema is versioned: ``MIGRATIONS[v]`` takes a database from version ``v`` to ``v + 1``, each
+in one transaction, when the store opens it. A file that is not a SQLite database, a database
+of something else, or one of a newer version than this code knows is refused (``StoreError``,
+one line naming the file) and left as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE schema_version (version INTEGER NOT NULL);
+    INSERT INTO schema_version VALUES (0);
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        created TEXT NOT NULL,
+        settings TEXT NOT NULL
+    );
+    CREATE TABLE deals (
+        session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        deal INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        direction TEXT NOT NULL,
+        PRIMARY KEY (session, deal)
+    );
+    CREATE TABLE decisions (
+        session TEXT NOT NULL,
+        deal INTEGER NOT NULL,
+        side TEXT NOT NULL CHECK (side IN ('you', 'agent')),
+        n INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        card TEXT NOT NULL,
+        PRIMARY KEY (session, deal, side, n),
+        FOREIGN KEY (session, deal) REFERENCES deals (session, deal) ON DELETE CASCADE
+    );
+    CREATE TABLE results (
+        session TEXT NOT NULL,
+        deal INTEGER NOT NULL,
+        side TEXT NOT NULL CHECK (side IN ('you', 'agent')),
+        points TEXT NOT NULL,
+        wins TEXT NOT NULL,
+        qs TEXT NOT NULL,
+        moons TEXT NOT NULL,
+        seconds REAL NOT NULL,
+        PRIMARY KEY (session, deal, side),
+        FOREIGN KEY (session, deal) REFERENCES deals (session, deal) ON DELETE CASCADE
+    );
+    """,
+)
+"""``MIGRATIONS[v]``: the SQL that takes the schema from version ``v`` to ``v + 1``."""
+SCHEMA_VERSION = len(MIGRATIONS)
+RESULT_FIELDS = ("points", "wins", "qs", "moons")
+"""A result's per-seat lists, stored as JSON."""
+
+
+class StoreError(Exception):
+    """A database the store cannot use; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished game of a deal: per seat its points, win share, QS taken (0/1) and moon (0/1)."""
+
+    points: tuple[int, ...]
+    wins: tuple[float, ...]
+    qs: tuple[int, ...]
+    moons: tuple[int, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A session as stored: its settings (JSON-ready), its decisions and results by (deal, side)."""
+
+    id: str
+    created: str
+    settings: dict[str, Any]
+    decisions: dict[tuple[int, str], list[tuple[int, str]]]  # (seat, card name), in order
+    results: dict[tuple[int, str], Result]
+
+
+class Store:
+    """The sessions of one database file, safe to share between threads (one connection, a lock)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        try:
+            self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(f"{path}: cannot open it as a database ({error})") from None
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            self.db.close()
+            raise StoreError(f"{path}: not a hearts-web database ({error})") from None
+        except StoreError:
+            self.db.close()
+            raise
+
+    def _migrate(self) -> None:
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" in tables:
+            version = self.db.execute("SELECT version FROM schema_version").fetchone()[0]
+        elif tables:
+            raise StoreError(f"{self.path}: a database of something else (no schema_version table), not hearts-web's")
+        else:
+            version = 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: its schema is version {version}, newer than this hearts-web's {SCHEMA_VERSION}: "
+                "use a newer hearts_env, or another --db"
+            )
+        for v in range(version, SCHEMA_VERSION):
+            with self._transaction():
+                for statement in MIGRATIONS[v].split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute("UPDATE schema_version SET version = ?", (v + 1,))
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """The connection inside one transaction: committed at the end of the block, rolled back
+        if it raises."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    # -- writing
+
+    def create(self, session_id: str, created: str, settings: dict[str, Any], most: int) -> bool:
+        """Add a session, unless the database holds ``most`` already (False then)."""
+        with self.lock, self._transaction() as db:
+            if db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] >= most:
+                return False
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, created, json.dumps(settings)))
+            return True
+
+    def begin_deal(self, session_id: str, deal: int, key: int, direction: str) -> None:
+        with self.lock, self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO deals VALUES (?, ?, ?, ?)", (session_id, deal, str(key), direction))
+
+    def add_decisions(
+        self, session_id: str, deal: int, side: str, first: int, decisions: Sequence[tuple[int, str]]
+    ) -> None:
+        """Decisions ``first``, ``first + 1``, ... of one side's game of a deal."""
+        with self.lock, self._transaction() as db:
+            _insert_decisions(db, session_id, deal, side, first, decisions)
+
+    def finish_deal(
+        self,
+        session_id: str,
+        deal: int,
+        games: dict[str, tuple[int, Sequence[tuple[int, str]], Result]],
+    ) -> None:
+        """A deal's games at their ends, in one transaction: for each side, its decisions from the
+        first not yet stored (``first``, decisions) and its result."""
+        with self.lock, self._transaction() as db:
+            for side, (first, decisions, result) in games.items():
+                _insert_decisions(db, session_id, deal, side, first, decisions)
+                fields = [json.dumps(list(getattr(result, f))) for f in RESULT_FIELDS]
+                db.execute(
+                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, deal, side, *fields, result.seconds),
+                )
+
+    def delete(self, session_id: str) -> bool:
+        with self.lock, self._transaction() as db:
+            return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+    # -- reading
+
+    def load(self, session_id: str, deal: int | None = None) -> Stored | None:
+        """The session ``session_id`` (None if there is none), with the decisions of every deal or
+        of ``deal`` alone."""
+        with self.lock:
+            row = self.db.execute("SELECT id, created, settings FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                return None
+            decisions: dict[tuple[int, str], list[tuple[int, str]]] = {}
+            query = "SELECT deal, side, seat, card FROM decisions WHERE session = ? AND (? IS NULL OR deal = ?)"
+            rows = self.db.execute(query + " ORDER BY deal, side, n", (session_id, deal, deal))
+            for d, side, seat, card in rows:
+                decisions.setdefault((d, side), []).append((seat, card))
+            results = self._results([session_id]).get(session_id, {})
+        return Stored(row[0], row[1], json.loads(row[2]), decisions, results)
+
+    def listing(self, most: int) -> list[tuple[str, str, dict[str, Any], dict[tuple[int, str], Result]]]:
+        """The ``most`` latest sessions, latest first: id, created, settings and results."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT id, created, settings FROM sessions ORDER BY created DESC, rowid DESC LIMIT ?", (most,)
+            ).fetchall()
+            results = self._results([r[0] for r in rows])
+        return [(i, created, json.loads(settings), results.get(i, {})) for i, created, settings in rows]
+
+    def _results(self, ids: list[str]) -> dict[str, dict[tuple[int, str], Result]]:
+        out: dict[str, dict[tuple[int, str], Result]] = {}
+        if not ids:
+            return out
+        marks = ",".join("?" * len(ids))
+        query = f"SELECT session, deal, side, points, wins, qs, moons, seconds FROM results WHERE session IN ({marks})"
+        for session, deal, side, *fields, seconds in self.db.execute(query, ids):
+            lists = (tuple(json.loads(f)) for f in fields)
+            out.setdefault(session, {})[(deal, side)] = Result(*lists, seconds=seconds)
+        return out
+
+
+def _insert_decisions(
+    db: sqlite3.Connection, session_id: str, deal: int, side: str, first: int, decisions: Sequence[tuple[int, str]]
+) -> None:
+    db.executemany(
+        "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?)",
+        [(session_id, deal, side, first + i, seat, card) for i, (seat, card) in enumerate(decisions)],
+    )
