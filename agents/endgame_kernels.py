@@ -154,7 +154,7 @@ def paranoid(
                 frame[depth, ALPHA0], frame[depth, BETA0], frame[depth, SLOT] = alpha, beta, slot
                 frame[depth, BEST_VALUE], frame[depth, BEST_CARD] = (INFINITE if minimise else -INFINITE), -1
                 moves = distinct_moves(r64, r8, soff, rp, k.legal_cards(r64, r8, soff, rp))
-                card = first if first >= 0 and moves & BIT[first] else low_card(moves)
+                card = first if first >= 0 and moves & BIT[first] else high_card(moves)
                 frame[depth, CARD], left[depth] = card, moves ^ BIT[card]
         else:  # ``value``: the score after this position's card
             if (value < frame[depth, BEST_VALUE]) if minimise else (value > frame[depth, BEST_VALUE]):
@@ -172,8 +172,8 @@ def paranoid(
                     entries[slot, UPPER] = value if value < frame[depth, BETA0] else INFINITE  # else a lower bound
                     entries[slot, BEST] = frame[depth, BEST_CARD]
             else:
-                frame[depth, CARD] = low_card(left[depth])
-                left[depth] &= left[depth] - U64(1)
+                frame[depth, CARD] = high_card(left[depth])
+                left[depth] ^= BIT[frame[depth, CARD]]
         if done:  # back to the position before, with this one's value
             if depth == 0:
                 return value
