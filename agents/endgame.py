@@ -54,13 +54,18 @@ def endgame_scores(
     would. ``table_bits``: the transposition table holds 2^table_bits entries (0: none; the
     values are the same either way). The cost grows fast with the cards left: a 4-player endgame of
     4 tricks takes well under a millisecond, of 6 tricks tens of milliseconds (docs/speed.md)."""
-    return _solve(state, seats, rules, search, table_bits)[0]
+    return solve(state, seats, rules, search, table_bits)[0]
 
 
-def _solve(
-    state: State, seats: np.ndarray, rules: HeartsRules | None, search: str, table_bits: int
+def solve(
+    state: State,
+    seats: np.ndarray,
+    rules: HeartsRules | None = None,
+    search: str = "paranoid",
+    table_bits: int = TABLE_BITS,
 ) -> tuple[np.ndarray, int]:
-    """``endgame_scores`` and the number of positions it searched."""
+    """``endgame_scores``, and the number of positions it searched (what the equivalent cards and
+    the table save: tests and docs/speed.md count them)."""
     rules = state.rules if rules is None else rules
     checks.choice("search", search, list(SEARCHES))
     table_bits = checks.integer("table_bits", table_bits, 0, 24)

@@ -18,7 +18,7 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import make_agent
-from hearts_env.agents.endgame import SEARCHES, _solve, endgame_scores
+from hearts_env.agents.endgame import SEARCHES, solve, endgame_scores
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.engine.cards import BIT, HEART_BITS, POINT_BITS, deck, parse_cards
 from hearts_env.engine.core import (
@@ -33,7 +33,7 @@ from hearts_env.engine.core import (
     step,
 )
 from hearts_env.engine.infoset import infoset
-
+from hearts_env.engine.records import concatenate
 
 HAND = HeartsRules(target_score=None)
 
@@ -106,7 +106,7 @@ def endgame_positions(rules: HeartsRules, count: int, tricks: int, seed: int) ->
         (4, False, "shooter_choice", (70, 99)),
     ],
 )
-def test_the_solver_agrees_with_brute_force(players, jd, moon, totals):
+def test_thesolver_agrees_with_brute_force(players, jd, moon, totals):
     """Every search, on the last 2 and 3 tricks; game totals near the target make ``shooter_choice``
     subtract for some moons. The positions include moons (seat 0 holds the high cards)."""
     rules = HeartsRules(num_players=players, jack_of_diamonds=jd, moon=moon, target_score=100 if totals else None)
@@ -133,7 +133,7 @@ def test_the_table_changes_no_value():
     state = endgame_positions(HAND, 24, 4, seed=7)
     seats = state.to_play
     for search in SEARCHES:
-        (full, searched), (none, unaided), (tiny, _) = (_solve(state, seats, None, search, b) for b in (16, 0, 2))
+        (full, searched), (none, unaided), (tiny, _) = (solve(state, seats, None, search, b) for b in (16, 0, 2))
         np.testing.assert_array_equal(full, none)
         np.testing.assert_array_equal(tiny, none)
         assert searched < unaided
@@ -175,7 +175,7 @@ def test_a_moon_made_by_the_order_of_the_leads(search):
     assert endgame_scores(lost, 0, HAND, search)[0] == 24
 
 
-def test_refuses_what_it_cannot_solve():
+def test_refuses_what_it_cannotsolve():
     state = new_games(HAND, batch_size=2, seed=0)
     with pytest.raises(ValueError, match="play-phase"):
         endgame_scores(new_games(HAND.__class__(), batch_size=1, seed=0), 0)
@@ -185,3 +185,57 @@ def test_refuses_what_it_cannot_solve():
         endgame_scores(state, 0, search="minimax")
     with pytest.raises(ValueError, match="one deck"):
         endgame_scores(new_games(HeartsRules(num_players=6, decks=2), batch_size=1, seed=0), 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# pimc-ppo with an endgame
+
+
+def late_positions(count: int, seed: int, tricks: int = 3) -> State:
+    """States of ``count`` random games (default rules, one hand) within their last ``tricks``
+    tricks, where the seat to act has more than one legal card."""
+    rng = np.random.default_rng(seed)
+    state = new_games(HAND, batch_size=count, seed=seed)
+    picked = []
+    for _ in range(52):
+        mask = legal_mask(state)
+        late = (state.phase == PLAY) & (HAND.hand_size - state.tricks_played <= tricks) & (mask.sum(axis=1) > 1)
+        picked.append(state[np.flatnonzero(late & (rng.random(count) < 0.3))])
+        state = step(state, sample_actions(state, rng))
+    return concatenate(picked)
+
+
+def test_pimc_pposolves_the_last_tricks_and_plays_legal_reproducible_cards():
+    """Within ``endgame`` tricks of the end each candidate's value is the mean over the sampled
+    worlds of the solver's score after it (the same worlds, drawn from the same seed); the cards
+    are legal and the same for the same seed, with and without the value head for earlier tricks."""
+    start = late_positions(32, seed=1)
+    info, mask = infoset(start), legal_mask(start)
+    agent, twin = (make_agent("pimc-ppo", seed=3, worlds=4, endgame=3) for _ in range(2))
+    values = agent.evaluate(info, mask)
+    game, card, worlds = twin.rollout_starts(info, mask)
+    scores = endgame_scores(step(worlds, np.repeat(card, 4)), worlds.to_play, HAND)
+    np.testing.assert_allclose(values[game, card], scores.reshape(-1, 4).mean(axis=1))
+    for options in ({"endgame": 3}, {"endgame": 2, "rollout_tricks": 1, "endgame_search": "maxn"}):
+        played = make_agent("pimc-ppo", seed=5, worlds=4, **options)(info, mask)
+        assert np.all(mask[np.arange(len(mask)), played])
+        np.testing.assert_array_equal(make_agent("pimc-ppo", seed=5, worlds=4, **options)(info, mask), played)
+    early = late_positions(16, seed=2, tricks=HAND.hand_size)  # anywhere in the hand
+    info, mask = infoset(early), legal_mask(early)
+    played = make_agent("pimc-ppo", seed=5, worlds=4, endgame=2, rollout_tricks=1)(info, mask)
+    assert np.all(mask[np.arange(len(mask)), played])
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ("endgame=-1", "endgame must be an int in 0..6"),
+        ("endgame=7", "endgame must be an int in 0..6"),
+        ("endgame=2.0", "endgame must be an int"),
+        ("endgame=True", "endgame must be an int"),
+        ("endgame=3,endgame_search=minimax", "endgame_search must be one of paranoid, maxn"),
+    ],
+)
+def test_pimc_ppo_refuses_bad_endgame_options(options, fragment):
+    with pytest.raises(ValueError, match=f"agent 'pimc-ppo:{options}': {fragment}"):
+        agent_from_spec(f"pimc-ppo:{options}", 0)
