@@ -40,13 +40,14 @@ def tricks_left(state: State) -> np.ndarray:
 
 def endgame_scores(
     state: State,
-    seats: np.ndarray,
+    seats: int | np.ndarray,
     rules: HeartsRules | None = None,
     search: str = "paranoid",
     table_bits: int = TABLE_BITS,
 ) -> np.ndarray:
-    """(B,) int32: the hand score of ``seats[g]`` in each game of ``state`` when the rest of the hand
-    is played out perfectly under ``search`` (module docstring), every hand known.
+    """(B,) int32: the hand score of ``seats[g]`` (one seat for all, or (B,) seats) in each game of
+    ``state`` when the rest of the hand is played out perfectly under ``search`` (module
+    docstring), every hand known.
 
     ``state``: one deck, play phase; the search ends with the hand, scored under ``rules``
     (default: the state's) with the state's game totals, so the states of a search that plays
@@ -59,7 +60,7 @@ def endgame_scores(
 
 def solve(
     state: State,
-    seats: np.ndarray,
+    seats: int | np.ndarray,
     rules: HeartsRules | None = None,
     search: str = "paranoid",
     table_bits: int = TABLE_BITS,

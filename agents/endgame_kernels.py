@@ -306,6 +306,8 @@ def solve_rows(
                 frame, left, nodes,
             )  # fmt: skip
         else:
-            maxn(stack, soff, rp, rp_real, totals, seats[g], keys, entries, salt, scoring, deck, shuffled, values,
-                 frame, left, nodes)  # fmt: skip
+            maxn(
+                stack, soff, rp, rp_real, totals, seats[g], keys, entries, salt, scoring, deck, shuffled, values,
+                frame, left, nodes,
+            )  # fmt: skip
             out[g] = values[0, seats[g]]

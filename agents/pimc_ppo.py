@@ -250,18 +250,18 @@ class PIMCPPOPolicy:
         game, card, start = self.rollout_starts(info, candidates)
         seat = start.to_play.astype(np.int64)
         after = step(start, np.repeat(card, W))
-        roll = np.flatnonzero(tricks_left(after) > self.endgame) if self.endgame else np.arange(len(seat))
+        roll = np.flatnonzero(tricks_left(after) > self.endgame)  # the others are solved from here
         until = self.rollout_stops(start)
         after.data[roll] = network_play(after[roll], self.network, rules, self.max_batch, until[roll]).data
         own = hand_score(rules, after.taken, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
         cut = np.flatnonzero(~settled(after, rules))
-        if self.endgame:
-            solve = cut[tricks_left(after[cut]) <= self.endgame]
+        solve = cut[tricks_left(after[cut]) <= self.endgame]
+        if len(solve):
             own[solve] = endgame_scores(after[solve], seat[solve], rules, self.endgame_search)
-            cut = np.setdiff1d(cut, solve)
-        if len(cut):  # stopped by rollout_tricks: the value head judges the rest
-            assert self.value is not None
-            own[cut] = self.value.expected_points(after[cut], rules, start.scores[cut])[np.arange(len(cut)), seat[cut]]
+        rest = np.setdiff1d(cut, solve)  # stopped by rollout_tricks: the value head judges the rest
+        if self.value is not None and len(rest):
+            expected = self.value.expected_points(after[rest], rules, start.scores[rest])
+            own[rest] = expected[np.arange(len(rest)), seat[rest]]
         values = np.full(candidates.shape, np.nan)
         values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values

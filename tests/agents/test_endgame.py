@@ -18,7 +18,7 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import make_agent
-from hearts_env.agents.endgame import SEARCHES, solve, endgame_scores
+from hearts_env.agents.endgame import SEARCHES, endgame_scores, solve
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.engine.cards import BIT, HEART_BITS, POINT_BITS, deck, parse_cards
 from hearts_env.engine.core import (
