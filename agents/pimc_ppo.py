@@ -17,7 +17,10 @@ For each play-phase decision the seat to act
    rollout stops as soon as every card that scores has been taken. With ``rollout_tricks=n`` it
    stops at the end of the n-th trick from the decision's own at the latest, and the network's
    value head (``hearts_env.agents.value_head``) gives the expected score of the rest of the hand:
-   ``rollout_tricks=1`` decides 7 to 10 times as fast, at the same strength (docs/results.md);
+   ``rollout_tricks=1`` decides 7 to 10 times as fast, at the same strength (docs/results.md).
+   With ``endgame=n`` a rollout also stops once n tricks are left (at once, if the searched card
+   leaves no more) and the rest of the hand is solved exactly in that world
+   (``hearts_env.agents.endgame``: every hand is known there; ``endgame_search`` picks the search);
 4. plays the candidate with the lowest mean hand score (the real rules' moon and totals applied),
    keeping the network's card unless another beats it by more than ``margin`` points; ties go to
    the network's more probable card.
@@ -40,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hearts_env.agents.endgame import SEARCHES, endgame_scores, tricks_left
 from hearts_env.agents.pimc import evaluate_in_chunks, search_bytes
 from hearts_env.agents.trained import (
     SHIPPED_DIR,
@@ -59,6 +63,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds
 
 _U64 = np.uint64
+MAX_ENDGAME = 6  # tricks: 6 take some 12 ms a world, 3 s a decision of 256 worlds (docs/speed.md)
 
 
 def _scoring_bits(rules: HeartsRules) -> np.uint64:
@@ -125,7 +130,9 @@ class PIMCPPOPolicy:
     ``max_batch``: most rollout games stepped at once (games are chunked); ``rollout_tricks``:
     with n > 0, a rollout stops at the end of the n-th trick from the decision's own and the
     network's value head (``hearts_env.agents.value_head``, saved in its policy folder) judges the
-    rest of the hand; 0 plays the hand out.
+    rest of the hand; 0 plays the hand out. ``endgame``: with n > 0, the last n tricks of each
+    rollout are solved exactly (``hearts_env.agents.endgame``) by the search ``endgame_search``
+    (``"paranoid"`` or ``"maxn"``); 0 leaves them to the network.
     """
 
     def __init__(
@@ -140,10 +147,14 @@ class PIMCPPOPolicy:
         proposals: int = 16,
         max_batch: int = 32768,
         rollout_tricks: int = 0,
+        endgame: int = 0,
+        endgame_search: str = "paranoid",
     ) -> None:
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
+        self.endgame = checks.integer("endgame", endgame, 0, MAX_ENDGAME)
+        self.endgame_search = checks.choice("endgame_search", endgame_search, list(SEARCHES))
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
         checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
@@ -166,6 +177,8 @@ class PIMCPPOPolicy:
 
     def __repr__(self) -> str:
         tricks = f", rollout_tricks={self.rollout_tricks}" if self.rollout_tricks else ""
+        if self.endgame:
+            tricks += f", endgame={self.endgame}, endgame_search={self.endgame_search!r}"
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
@@ -236,14 +249,32 @@ class PIMCPPOPolicy:
     def _evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
         W, rules = self.worlds, info.rules
         game, card, start = self.rollout_starts(info, candidates)
-        until = start.tricks_played.astype(np.int64) + self.rollout_tricks if self.value is not None else None
-        after = network_play(step(start, np.repeat(card, W)), self.network, rules, self.max_batch, until)
-        points = hand_score(rules, after.taken, start.scores).astype(np.float64)
-        if self.value is not None:
-            cut = np.flatnonzero(~settled(after, rules))
-            if len(cut):
-                points[cut] = self.value.expected_points(after[cut], rules, start.scores[cut])
-        own = points[np.arange(len(points)), start.to_play.astype(np.intp)]
+        seat = start.to_play.astype(np.int64)
+        after = step(start, np.repeat(card, W))
+        roll = np.flatnonzero(tricks_left(after) > self.endgame)  # the others are solved from here
+        until = self.rollout_stops(start)
+        after.data[roll] = network_play(after[roll], self.network, rules, self.max_batch, until[roll]).data
+        own = hand_score(rules, after.taken, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
+        cut = np.flatnonzero(~settled(after, rules))
+        solve = cut[tricks_left(after[cut]) <= self.endgame]
+        if len(solve):
+            own[solve] = endgame_scores(after[solve], seat[solve], rules, self.endgame_search)
+        rest = np.setdiff1d(cut, solve)  # stopped by rollout_tricks: the value head judges the rest
+        if self.value is not None and len(rest):
+            expected = self.value.expected_points(after[rest], rules, start.scores[rest])
+            own[rest] = expected[np.arange(len(rest)), seat[rest]]
         values = np.full(candidates.shape, np.nan)
         values[game, card] = own.reshape(len(game), W).mean(axis=1)
         return values
+
+    def rollout_stops(self, start: State) -> np.ndarray:
+        """(N,) int: the trick at whose end each rollout from ``start`` stops (before the candidate
+        card): ``rollout_tricks`` on for the value head, or where ``endgame`` tricks are left;
+        the hand's last trick for neither."""
+        H = start.rules.hand_size
+        stop = np.full(start.batch_size, H, np.int64)
+        if self.value is not None:
+            stop = np.minimum(stop, start.tricks_played.astype(np.int64) + self.rollout_tricks)
+        if self.endgame:
+            stop = np.minimum(stop, H - self.endgame)
+        return stop

@@ -6,12 +6,15 @@ Each agent is measured at its default budget: ``pimc-random`` (``PIMCPolicy()``:
 random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes) and
 ``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts), and
 ``pimc-ppo:rollout_tricks=1`` (the same, its rollouts stopped at the end of the searched trick
-and the rest judged by the network's value head). ``pimc-ppo`` leaves positions where the network
+and the rest judged by the network's value head); on request also ``pimc-ppo`` with the exact
+endgame (``pimc-ppo:endgame=n``, n = 2 to 4, each with ``endgame_search=maxn`` and with
+``rollout_tricks=1``). ``pimc-ppo`` leaves positions where the network
 keeps a single candidate unsearched, as in play; its batches step the rollouts of all their games
 together, so it gains most from batching.
 
-    python speed/speed_pimc.py                                # every agent, batches of 1 and 64
+    python speed/speed_pimc.py                                # the four above, batches of 1 and 64
     python speed/speed_pimc.py --agents pimc --batch-sizes 1 --seconds 10
+    python speed/speed_pimc.py --agents pimc-ppo pimc-ppo:endgame=3 pimc-ppo:endgame=4 --batch-sizes 1
 
 Rates are given per second of wall-clock time and per second of the process's CPU time (steadier
 on a shared machine; the search runs on one thread).
@@ -38,6 +41,13 @@ AGENTS = {
     "pimc-ppo": PIMCPPOPolicy,
     "pimc-ppo:rollout_tricks=1": functools.partial(PIMCPPOPolicy, rollout_tricks=1),
 }
+DEFAULT_AGENTS = list(AGENTS)
+for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.endgame``), measured on request
+    AGENTS[f"pimc-ppo:endgame={n}"] = functools.partial(PIMCPPOPolicy, endgame=n)
+    AGENTS[f"pimc-ppo:endgame={n},endgame_search=maxn"] = functools.partial(
+        PIMCPPOPolicy, endgame=n, endgame_search="maxn"
+    )
+    AGENTS[f"pimc-ppo:rollout_tricks=1,endgame={n}"] = functools.partial(PIMCPPOPolicy, rollout_tricks=1, endgame=n)
 
 
 def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:
@@ -80,17 +90,17 @@ def measure_agent(name: str, batch_size: int, seconds: float, seed: int, info: I
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = agent_speed_args(__doc__, list(AGENTS), list(AGENTS), [1, 64], argv)
+    args = agent_speed_args(__doc__, list(AGENTS), DEFAULT_AGENTS, [1, 64], argv)
     info, mask = positions(1024, args.seed)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
         measure_agent(name, 2, 0.0, args.seed, info, mask)
     results = [
         measure_agent(name, b, args.seconds, args.seed, info, mask) for name in args.agents for b in args.batch_sizes
     ]
-    print(f"{'agent':>26} {'batch':>6} {'decisions/s':>12} {'per CPU s':>10}")
+    print(f"{'agent':>40} {'batch':>6} {'decisions/s':>12} {'per CPU s':>10}")
     for r in results:
         print(
-            f"{r['agent']:>26} {r['batch_size']:>6} {r['decisions_per_s']:>12,.1f} {r['decisions_per_cpu_s']:>10,.1f}"
+            f"{r['agent']:>40} {r['batch_size']:>6} {r['decisions_per_s']:>12,.1f} {r['decisions_per_cpu_s']:>10,.1f}"
         )
     save_json(args.json, results)
 

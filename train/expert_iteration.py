@@ -63,6 +63,9 @@ class ExItConfig(RunConfig):
     rollout_tricks: int = 0
     """pimc-ppo's rollouts stop this many tricks on and its value head judges the rest (0: whole
     rollouts; the head must be in --policy's folder)"""
+    endgame: int = 0
+    """pimc-ppo's rollouts stop this many tricks before the hand's end and the rest is solved
+    exactly in each world (0: none; hearts_env.agents.endgame)"""
     play_share: float = 0.0
     """share of the decisions at which --policy's network plays its own card while the search's
     card is still the one recorded (DAgger: the network's own positions, labelled by the search)"""
@@ -89,6 +92,7 @@ class ExItConfig(RunConfig):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_deals", self.eval_deals, 0)
         check_at_least("rollout_tricks", self.rollout_tricks, 0)
+        check_at_least("endgame", self.endgame, 0)
         if not self.temperature >= 0:
             raise ValueError(f"temperature must be at least 0, got {self.temperature}")
         if not 0 <= self.play_share <= 1:
@@ -109,6 +113,7 @@ class ExItConfig(RunConfig):
             worlds=self.worlds,
             top_k=self.top_k,
             rollout_tricks=self.rollout_tricks,
+            endgame=self.endgame,
             path=self.policy or None,
         )
 

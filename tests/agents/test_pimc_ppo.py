@@ -11,7 +11,8 @@
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
   policy that loads, plays legal cards and agrees more with the search than before; a collection
   split over two processes holds the one-process collection of the seed, then other deals; the
-  teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold.
+  teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold,
+  and end in the exact endgame (``--endgame``).
 """
 
 from __future__ import annotations
@@ -262,6 +263,16 @@ def test_expert_iteration_teacher_cuts_its_rollouts_with_the_head_and_needs_one(
         ExItConfig(policy=str(tmp_path), rollout_tricks=1, run_dir=str(tmp_path / "runs"))
     with pytest.raises(ValueError, match="rollout_tricks must be >= 0"):
         ExItConfig(rollout_tricks=-1, run_dir=str(tmp_path / "runs"))
+
+
+def test_expert_iteration_teacher_can_solve_the_endgame(tmp_path):
+    pytest.importorskip("torch")
+    from hearts_env.train.expert_iteration import ExItConfig
+
+    assert "endgame=3" in repr(ExItConfig(endgame=3, run_dir=str(tmp_path)).teacher())
+    for bad, message in ((-1, "endgame must be >= 0"), (7, "endgame must be an int in 0..6")):
+        with pytest.raises(ValueError, match=message):
+            ExItConfig(endgame=bad, run_dir=str(tmp_path))
 
 
 def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):
