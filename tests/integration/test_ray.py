@@ -52,16 +52,6 @@ def mixed_table() -> list:
     return [("random", shared), ("heuristic", make_agent("heuristic")), ("random", shared), ("other", RandomPolicy())]
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
 # ---------------------------------------------------------------------------------------------
 # The arena in blocks, without Ray
 
