@@ -29,8 +29,8 @@ from hearts_env.envs.sharded import ShardedVecEnv
 
 tables = partial(HeartsVectorEnv, opponents=make_agent("heuristic"), learner_seat="rotate")
 env = ShardedVecEnv(tables, num_envs=64, shards=2)  # ray="" or ray="auto": the shards on Ray actors
-model = MaskablePPO("MlpPolicy", env, n_steps=32, seed=0)
-model.learn(total_timesteps=4096)
+model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=512, seed=0)
+model.learn(total_timesteps=2048)
 env.close()
 ```
 
