@@ -118,7 +118,11 @@ class ShardedVecEnv(VecEnv):
         self._shards = _Here(TableShard, args) if ray is None else RayActors(TableShard, args, ray or None, **ray_init)
         self._masks = np.zeros((num_envs, 0), bool)  # the learners' legal cards, from each reset and step
         self._actions: np.ndarray | None = None
-        observation_space, action_space = self._each("spaces")[0]  # the shards are up (or fail here)
+        try:
+            observation_space, action_space = self._each("spaces")[0]  # the shards are up (or fail here)
+        except BaseException:
+            self._shards.shutdown()  # the actors, and Ray if it was started for them
+            raise
         super().__init__(num_envs, observation_space, action_space)
 
     def _each(self, method: str, args: Sequence[tuple] | None = None) -> list[Any]:
