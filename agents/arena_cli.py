@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
-from hearts_env.arena.sharding import add_ray_argument
+from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
 from hearts_env.cli.commands import Parser, add_progress_argument, command, positive_int
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 from hearts_env.engine.seeding import parse_seed
@@ -137,8 +137,7 @@ def _join_ray(address: str, parser: Parser) -> RayExecutor:
     try:
         return RayExecutor(address or None, include_dashboard=False, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
-        where = f"join the Ray cluster at {address}" if address else "start Ray"
-        parser.error(f"--ray: cannot {where}: {error}")
+        parser.error(f"--ray: {ray_failure(address, error)}")
 
 
 @command("hearts-arena")
@@ -175,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.round_robin and not args.no_ratings and importlib.util.find_spec("openskill") is None:
         parser.error("--round-robin ratings need openskill: pip install openskill (or pass --no-ratings)")
     if args.ray is not None and importlib.util.find_spec("ray") is None:
-        parser.error('--ray needs Ray: pip install -e ".[ray]"')
+        parser.error(f"--ray {RAY_MISSING}")
     try:
         agents = build_agents(args.agents, args.seed)
         check_agents(rules, agents, history=args.history)

@@ -86,3 +86,14 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(json.dumps(TINY))
     freeze(path)
     return path
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A Ray of 2 CPUs started here for a module's tests (skipped where Ray is not installed), shut down after."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -1,8 +1,9 @@
 """Training settings as typed dataclasses parsed into command lines (CleanRL's pattern): each field
 is a flag (``--total-timesteps 100000``; a list takes several values, ``--opponents heuristic
 pimc:worlds=8``, as the agents of ``hearts-arena``; a ``HeartsRules`` field becomes the rules flags
-of ``hearts_env.engine.rules.add_rules_arguments``) whose help is the field's docstring, and each value is
-checked against the type of the field's default.
+of ``hearts_env.engine.rules.add_rules_arguments``; a ``ray`` field, None by default, the ``--ray
+[ADDRESS]`` flag of ``hearts_env.arena.sharding.add_ray_argument``) whose help is the field's
+docstring, and each value is checked against the type of the field's default.
 
 ``RunConfig`` holds what every training run has (its name, seed, rules, runs folder, progress
 bar); ``PPOSettings`` adds the PPO settings that ``hearts_env.train.ppo`` (MaskablePPO) and
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import math
 import os
 from collections.abc import Sequence
@@ -22,6 +24,7 @@ from typing import Any, ClassVar, TypeVar
 from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import parse_spec
 from hearts_env.agents.trained import ACTIVATIONS
+from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, check_address, ray_failure
 from hearts_env.cli.commands import Parser
 from hearts_env.engine import seeding
 from hearts_env.engine.rewards import REWARD_MODES
@@ -174,8 +177,11 @@ def _default(f: dataclasses.Field) -> Any:
 
 
 def _check_type(name: str, value: object, default: object) -> None:
-    """``value`` has the type of the field's default (no bool for an int; lists of str)."""
-    kind = type(default)
+    """``value`` has the type of the field's default (no bool for an int; lists of str; None or a
+    str where the default is None)."""
+    if default is None and value is None:
+        return
+    kind = str if default is None else type(default)
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
         raise ValueError(f"{name} must be {kind.__name__}, got {value!r:.80}")
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
@@ -218,6 +224,19 @@ def net_arch_widths(net_arch: str) -> list[int]:
     return [int(width) for width in net_arch.split(",")]
 
 
+def check_ray(address: str | None) -> None:
+    """A ``ray`` setting (None: no Ray; "": Ray started here; else a cluster's address): Ray
+    installed, and a ``HOST:PORT`` that answers; ``ValueError`` at once otherwise."""
+    if address is None:
+        return
+    if importlib.util.find_spec("ray") is None:
+        raise ValueError(f"ray {RAY_MISSING}")
+    try:
+        check_address(address)
+    except ConnectionError as error:
+        raise ValueError(f"ray: {ray_failure(address, error)}") from None
+
+
 def check_name(name: str, value: str) -> None:
     """A part of a folder name: not empty, not . or .., no path separator."""
     if value in ("", ".", "..") or any(sep in value for sep in ("/", "\\", os.sep)):
@@ -243,6 +262,9 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
         default = _default(f)
         if isinstance(default, HeartsRules):
             add_rules_arguments(parser)
+            continue
+        if f.name == "ray":
+            add_ray_argument(parser, docs.get(f.name) or "run on Ray")
             continue
         kind = {int: int, float: float, bool: _parse_bool}.get(type(default), str)
         listed = isinstance(default, list)

@@ -9,12 +9,14 @@ of the cards it searched), exports the result as a weights-only policy folder th
 network it started from (duplicate single hands). Run it again on its output for the next round.
 
     python -m hearts_env.train.expert_iteration --decisions 30000 --seed 0
+    python -m hearts_env.train.expert_iteration --decisions 300000 --workers 32 --ray auto   # on a Ray cluster
     hearts-arena trained:path=runs/hearts_v0__exit__0__1700000000 ppo ppo ppo --episode hand --deals 2000
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import multiprocessing
 import sys
@@ -31,10 +33,11 @@ import torch
 from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
 from hearts_env.agents.trained import META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.arena import play_match
+from hearts_env.arena.sharding import RayExecutor, ray_failure
 from hearts_env.cli.commands import command
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.seeding import COLLECTION, derive
-from hearts_env.train.config import RunConfig, check_at_least, parse_config
+from hearts_env.train.config import RunConfig, StartError, check_at_least, check_ray, parse_config
 from hearts_env.train.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
@@ -82,6 +85,8 @@ class ExItConfig(RunConfig):
     """duplicate single-hand deals of the new network against three of the old one (0: none)"""
     workers: int = 1
     """processes collecting at once (one core each; the decisions are split evenly)"""
+    ray: str | None = None
+    """collect the workers' shares as Ray tasks (the decisions those processes would collect)"""
     demos: str = ""
     """a demonstrations.npz of an earlier round to fit instead of collecting (made by --policy's network)"""
 
@@ -99,6 +104,7 @@ class ExItConfig(RunConfig):
             raise ValueError(f"play_share must be in [0, 1], got {self.play_share}")
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        check_ray(self.ray)
         # The search it runs: a bad folder, a network of other rules or reading the history, refused here.
         self.teacher().check_rules(self.rules)
 
@@ -211,30 +217,38 @@ def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: i
 
 
 def map_over_workers(collect_one: Callable[..., T], config: RunConfig, rules: HeartsRules, total: int) -> list[T]:
-    """``collect_one(config, rules, seed, n, progress)`` on ``config.workers`` processes, ``total``
-    split evenly between them (``worker_seeds``; worker 0 shows the progress bar); the parts in
-    worker order. One worker runs here, in this process."""
-    seeds = worker_seeds(config.seed, config.workers)
-    if config.workers == 1:
-        return [collect_one(config, rules, seeds[0], total, config.progress_bar)]
+    """``collect_one(config, rules, seed, n, progress)`` for ``config.workers`` shares of ``total``
+    (split evenly, ``worker_seeds``): on as many processes, or as Ray tasks with ``config.ray``
+    (the same parts: where a share ran changes nothing); one share without Ray runs here, in this
+    process. The parts in worker order; worker 0 shows the progress bar (not on Ray)."""
     shares = np.diff(np.linspace(0, total, config.workers + 1).round().astype(int))
+    work = [
+        (seed, max(1, int(n)), config.progress_bar and w == 0 and config.ray is None)
+        for w, (seed, n) in enumerate(zip(worker_seeds(config.seed, config.workers), shares, strict=True))
+    ]
+    one = functools.partial(_share, collect_one, config, rules)
+    if config.ray is not None:
+        try:
+            ray_tasks = RayExecutor(config.ray or None, include_dashboard=False, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise StartError(f"ray: {ray_failure(config.ray, error)}") from None
+        with ray_tasks:
+            return list(ray_tasks.map(one, work))
+    if config.workers == 1:
+        return [one(work[0])]
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
     with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
-        return list(
-            pool.map(
-                collect_one,
-                [config] * config.workers,
-                [rules] * config.workers,
-                seeds,
-                [max(1, int(n)) for n in shares],
-                [config.progress_bar] + [False] * (config.workers - 1),
-            )
-        )
+        return list(pool.map(one, work))
+
+
+def _share(collect_one: Callable[..., T], config: RunConfig, rules: HeartsRules, work: tuple[int, int, bool]) -> T:
+    seed, decisions, progress = work
+    return collect_one(config, rules, seed, decisions, progress)
 
 
 def collect_parallel(config: ExItConfig, rules: HeartsRules) -> Demonstrations:
-    """``config.decisions`` pimc-ppo decisions, split over ``config.workers`` processes (worker 0
-    shows the progress bar); the workers' hands are numbered apart."""
+    """``config.decisions`` pimc-ppo decisions, split over ``config.workers`` processes or Ray
+    tasks (``map_over_workers``); the workers' hands are numbered apart."""
     parts = map_over_workers(_collect_one, config, rules, config.decisions)
     if len(parts) == 1:
         return parts[0]

@@ -23,6 +23,11 @@ training statistics (``policy_gradient_loss``, ``value_loss``, ``entropy_loss``,
 ``clip_fraction``, ``explained_variance``, ...; CleanRL calls some of them ``policy_loss``,
 ``entropy`` and ``clipfrac``), and ``bc/`` (the cloning fit).
 
+With slow opponents (search agents) collecting a rollout costs more than the update: ``shards``
+splits the tables into shards, each with its own copy of the opponents
+(``hearts_env.envs.sharded``), and ``ray`` steps them side by side on Ray actors, the learner
+staying here; the same ``shards`` and seed give the same training with or without Ray.
+
 Everything is checked before the run folder is made: the settings (a bad one raises
 ``ValueError`` naming it; the command line prints one line and exits), the opponents against the
 rules, and the checkpoint to resume from; a run that cannot start writes nothing.
@@ -39,6 +44,7 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
     python -m hearts_env.train.ppo --bc-teacher "" --opponents random simple heuristic   # PPO from scratch
     python -m hearts_env.train.ppo --resume runs/hearts_v0__ppo__1__1700000000 --total-timesteps 4000000
     python -m hearts_env.train.ppo --init-policy agents/policies/ppo --learning-rate 1e-4   # fine-tune an export
+    python -m hearts_env.train.ppo --opponents pimc:worlds=4 --shards 32 --ray auto  # the tables on a Ray cluster
 
 This module holds the settings (``PPOConfig``), the network (``build_model``), the opponents and the
 run itself (``main``, ``cli``); what runs during the training is in ``hearts_env.train.callbacks``,
@@ -47,6 +53,8 @@ the checkpoint, the export and the snapshots of the learner in ``hearts_env.trai
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
 import time
@@ -63,11 +71,12 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.vec_env import VecMonitor
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from hearts_env.agents import AGENTS, make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.agents.trained import TrainedPolicy
+from hearts_env.arena.sharding import ray_failure
 from hearts_env.cli.commands import command
 from hearts_env.engine import checks
 from hearts_env.engine.cards import NUM_CARDS
@@ -75,6 +84,7 @@ from hearts_env.engine.global_state import GlobalStateLayout
 from hearts_env.engine.observation import ObservationLayout
 from hearts_env.envs.gym_env import HeartsVectorEnv
 from hearts_env.envs.sb3 import SB3VecEnv
+from hearts_env.envs.sharded import ShardedVecEnv
 from hearts_env.play.policy import Policy
 from hearts_env.train.callbacks import (
     CheckpointCallback,
@@ -97,6 +107,7 @@ from hearts_env.train.config import (
     StartError,
     check_at_least,
     check_choice,
+    check_ray,
     parse_config,
 )
 from hearts_env.train.imitation import collect, pretrain
@@ -105,6 +116,8 @@ from hearts_env.train.privileged_critic import ObservationAndState, PrivilegedCr
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+RAY_INIT = {"include_dashboard": False, "log_to_driver": False}
+"""``ray.init``'s arguments when a run starts Ray for its shards."""
 
 
 @dataclass
@@ -140,6 +153,11 @@ class PPOConfig(PPOSettings):
     """run folder whose checkpoint.pt the training continues from (same network; counts its timesteps)"""
     device: str = "cpu"
     """torch device"""
+    shards: int = 1
+    """shards of the tables, each with its own copy of the opponents, their cards from its own
+    seeds (hearts_env.envs.sharded): stepped here in turn, or side by side with --ray"""
+    ray: str | None = None
+    """step the shards on Ray actors, one CPU each (the learner stays here)"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = (SELF, LEAGUE)
 
@@ -162,6 +180,12 @@ class PPOConfig(PPOSettings):
             check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
         if self.init_policy and self.resume:
             raise ValueError("init_policy and resume both given: a run starts from one of them")
+        check_at_least("shards", self.shards, 1)
+        if self.shards > self.num_envs:
+            raise ValueError(f"shards must be at most num_envs ({self.num_envs}), got {self.shards}")
+        if self.sharded and {SELF, LEAGUE} & set(self.opponents):
+            raise ValueError("opponents: self and league change in this process as it trains: they cannot play shards")
+        check_ray(self.ray)
         try:
             device = torch.device(self.device)
         except RuntimeError:
@@ -176,6 +200,11 @@ class PPOConfig(PPOSettings):
             f"a rollout of {self.num_envs:,} tables x {self.n_steps:,} steps",
             self.num_envs * self.n_steps * (obs_bytes + 4 * NUM_CARDS + 64),  # observations, masks, the rest
         )
+
+    @property
+    def sharded(self) -> bool:
+        """Whether the tables are ``hearts_env.envs.sharded``'s (in shards, or on Ray)."""
+        return self.shards > 1 or self.ray is not None
 
 
 def parse_args(argv: Sequence[str] | None = None) -> PPOConfig:
@@ -262,7 +291,7 @@ def make_logger(folder: Path, verbose: int) -> Logger:
     return Logger(str(folder), [_Renamed(make_output_format(f, str(folder))) for f in formats])
 
 
-def build_model(config: PPOConfig, env: SB3VecEnv) -> MaskablePPO:
+def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     """The model: separate policy and value MLPs over the scaled observation, or with ``critic="state"``
     a value MLP over the observation and the global state (``hearts_env.train.privileged_critic``)."""
     hidden = config.hidden
@@ -304,6 +333,14 @@ def main(config: PPOConfig) -> Path:
     torch.manual_seed(config.seed)
     try:
         env, model, opponents = _prepare(config)
+    except ValueError as error:
+        raise StartError(str(error)) from None
+    with contextlib.closing(env):  # the tables end with the run, however it ends (on Ray: its actors)
+        return _run(config, env, model, opponents)
+
+
+def _run(config: PPOConfig, env: VecEnv, model: MaskablePPO, opponents: Opponents) -> Path:
+    try:
         folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     except ValueError as error:
         raise StartError(str(error)) from None
@@ -344,11 +381,10 @@ def main(config: PPOConfig) -> Path:
     if league is not None:
         report["league"] = league.table()
     (folder / "train.json").write_text(json.dumps(report, indent=2) + "\n")
-    env.close()
     return folder
 
 
-def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
+def _prepare(config: PPOConfig) -> tuple[VecEnv, MaskablePPO, Opponents]:
     """The environments and the model, checked (agents against the rules, the checkpoint to resume
     from loaded), with nothing written yet."""
     if config.resume and not (Path(config.resume) / CHECKPOINT_FILE).is_file():
@@ -365,23 +401,40 @@ def _prepare(config: PPOConfig) -> tuple[SB3VecEnv, MaskablePPO, Opponents]:
     if config.bc_teacher and not config.resume and not config.init_policy:
         others.append((config.bc_teacher, make_agent(config.bc_teacher)))
     check_agents(config.rules, named + others)
-    env = SB3VecEnv(
-        HeartsVectorEnv(
-            config.num_envs,
-            config.rules,
-            opponents=opponents.seats,
-            reward=config.reward,
-            episode=config.episode,
-            learner_seat="rotate",
-            global_state=config.critic == "state",
-        )
-    )
-    model = build_model(config, env)
-    if config.resume:
-        load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
-    if config.init_policy:
-        load_policy(model, config)
+    env: VecEnv
+    if config.sharded:
+        make_tables = functools.partial(training_tables, config, opponents.seats)
+        try:
+            env = ShardedVecEnv(make_tables, config.num_envs, config.shards, config.ray, **RAY_INIT)
+        except (ConnectionError, RuntimeError) as error:
+            raise ValueError(f"ray: {ray_failure(config.ray, error)}") from None
+        except ValueError as error:  # more shards than Ray's CPUs
+            raise ValueError(f"shards: {error}") from None
+    else:
+        env = SB3VecEnv(training_tables(config, opponents.seats, config.num_envs))
+    try:
+        model = build_model(config, env)
+        if config.resume:
+            load_checkpoint(model, Path(config.resume) / CHECKPOINT_FILE)
+        if config.init_policy:
+            load_policy(model, config)
+    except BaseException:
+        env.close()  # on Ray: its actors
+        raise
     return env, model, opponents
+
+
+def training_tables(config: PPOConfig, opponents: Policy | list[Policy], num_envs: int) -> HeartsVectorEnv:
+    """``num_envs`` training tables: the learner at a seat drawn each game, ``opponents`` at the others."""
+    return HeartsVectorEnv(
+        num_envs,
+        config.rules,
+        opponents=opponents,
+        reward=config.reward,
+        episode=config.episode,
+        learner_seat="rotate",
+        global_state=config.critic == "state",
+    )
 
 
 def _as_list(opponents: Policy | list[Policy]) -> list[Policy]:

@@ -54,7 +54,7 @@ import numpy as np
 
 from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.agents.trained import MLPPolicy
-from hearts_env.arena.sharding import init_ray
+from hearts_env.arena.sharding import init_ray, ray_failure
 from hearts_env.cli.commands import command
 from hearts_env.engine.observation import ObservationLayout
 from hearts_env.engine.rules import HeartsRules
@@ -349,8 +349,7 @@ def main(config: RLlibPPOConfig) -> Path:
     try:
         started = init_ray(config.address or None)
     except (ConnectionError, RuntimeError, ValueError) as error:
-        where = f"join the Ray cluster at {config.address}" if config.address else "start Ray"
-        raise StartError(f"address: cannot {where}: {error}") from None
+        raise StartError(f"address: {ray_failure(config.address, error)}") from None
     try:
         return _train(config)
     finally:

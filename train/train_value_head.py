@@ -12,6 +12,7 @@ that ``pimc-ppo:path=RUN,rollout_tricks=1`` reads; copy its ``value.npz`` and ``
 ``agents/policies/ppo`` to ship it with ``ppo``.
 
     python -m hearts_env.train.train_value_head --hands 16384 --workers 2 --seed 0
+    python -m hearts_env.train.train_value_head --hands 65536 --workers 32 --ray auto   # on a Ray cluster
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from hearts_env.engine.seeding import game_keys
 from hearts_env.play.progress import progress_bar
 from hearts_env.play.runner import play
 from hearts_env.train.bench.identity import weights_hash
-from hearts_env.train.config import RunConfig, check_at_least, net_arch_widths, parse_config
+from hearts_env.train.config import RunConfig, check_at_least, check_ray, net_arch_widths, parse_config
 from hearts_env.train.expert_iteration import map_over_workers
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
@@ -75,6 +76,8 @@ class ValueConfig(RunConfig):
     """Adam's peak step size (a one-cycle schedule)"""
     workers: int = 1
     """processes collecting at once (one core each; the hands are split evenly)"""
+    ray: str | None = None
+    """collect the workers' shares as Ray tasks (the hands those processes would collect)"""
 
     def check(self) -> None:
         super().check()
@@ -85,6 +88,7 @@ class ValueConfig(RunConfig):
             raise ValueError(f"share must be in (0, 1], got {self.share}")
         if not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        check_ray(self.ray)
         PIMCPPOPolicy(worlds=self.worlds, path=self.policy or None).check_rules(self.rules)
 
 
@@ -169,7 +173,7 @@ def collect(config: ValueConfig, rules: HeartsRules, seed: int, hands: int, prog
 
 
 def collect_parallel(config: ValueConfig, rules: HeartsRules) -> Examples:
-    """``config.hands`` hands split over ``config.workers`` processes (worker 0 shows the bar)."""
+    """``config.hands`` hands split over ``config.workers`` processes or Ray tasks (``map_over_workers``)."""
     return Examples.concatenate(map_over_workers(collect, config, rules, config.hands))
 
 

@@ -104,7 +104,8 @@ a panel of each agent's difference to the field by pass direction).
 Modules: ``match`` (``play_match``, ``plan_match`` and their results), ``tournament``
 (``round_robin``, its result and ratings), ``statistics``
 (``Estimate``, ``DealSums``, t-quantiles), ``report`` (summaries, tables,
-plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; imports Ray when used).
+plots), ``sharding`` (``RayExecutor``: blocks as Ray tasks; ``RayActors``: objects on Ray
+actors; imports Ray when used).
 """
 
 from hearts_env.arena.match import (

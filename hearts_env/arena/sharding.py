@@ -14,39 +14,53 @@ at once; Ray spreads the tasks over the cluster's CPUs.
 
 Every node of the cluster needs the project installed (``pip install -e ".[ray]"``, the same
 version), since each task unpickles the agents and imports ``hearts_env`` there; the agents
-travel with the task (a trained policy's arrays included). Ray is imported only here, by the
-functions that need it.
+travel with the task (a trained policy's arrays included). ``RayActors`` keeps objects on Ray
+actors instead, for work that holds state between calls (the training tables of
+``hearts_env.envs.sharded``). Ray is imported only here, by the functions that need it.
 """
 
 from __future__ import annotations
 
 import argparse
 import socket
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["RayExecutor", "add_ray_argument", "init_ray"]
+__all__ = ["RAY_MISSING", "RayActors", "RayExecutor", "add_ray_argument", "check_address", "init_ray", "ray_failure"]
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a cluster's ``HOST:PORT`` has to answer before ``init_ray`` gives up."""
+RAY_MISSING = 'needs Ray: pip install -e ".[ray]"'
+"""What a ``--ray`` flag says where Ray is not installed."""
 
 
-def init_ray(address: str | None = None, **init_kwargs: Any) -> bool:
-    """Start Ray on this machine (``address`` None: or join the cluster ``ray start`` made here,
-    or ``RAY_ADDRESS``) or join the cluster at ``address`` (``auto``, ``HOST:PORT``,
-    ``ray://HOST:PORT``), unless this process has initialized Ray already; returns whether it
-    did. A ``HOST:PORT`` that does not answer within ``CONNECT_TIMEOUT`` seconds raises
-    ``ConnectionError`` at once (Ray itself keeps retrying for minutes)."""
-    import ray
-
-    if ray.is_initialized():
-        return False
+def check_address(address: str | None) -> None:
+    """Raise ``ConnectionError`` at once if ``address`` is a ``HOST:PORT`` (or ``ray://HOST:PORT``)
+    that does not answer within ``CONNECT_TIMEOUT`` seconds (Ray itself keeps retrying for minutes)."""
     host, _, port = (address or "").removeprefix("ray://").rpartition(":")
     if host and port.isdigit():
         try:
             socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
         except OSError as error:
             raise ConnectionError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+
+
+def ray_failure(address: str | None, error: BaseException) -> str:
+    """Why Ray could not be had, in one line: ``cannot join the Ray cluster at ADDRESS: ...``, or
+    ``cannot start Ray: ...`` (no address: Ray started here)."""
+    return f"cannot {f'join the Ray cluster at {address}' if address else 'start Ray'}: {error}"
+
+
+def init_ray(address: str | None = None, **init_kwargs: Any) -> bool:
+    """Start Ray on this machine (``address`` None: or join the cluster ``ray start`` made here,
+    or ``RAY_ADDRESS``) or join the cluster at ``address`` (``auto``, ``HOST:PORT``,
+    ``ray://HOST:PORT``), unless this process has initialized Ray already; returns whether it
+    did. A ``HOST:PORT`` that does not answer raises ``ConnectionError`` at once (``check_address``)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    check_address(address)
     ray.init(address=address, **init_kwargs)
     return True
 
@@ -90,14 +104,58 @@ class RayExecutor:
         self.shutdown()
 
 
-def add_ray_argument(parser: argparse._ActionsContainer) -> None:  # a parser, or a group of one
-    """The ``--ray [ADDRESS]`` flag of the commands that play blocks of deals (``hearts-arena``,
-    ``hearts-bench run``): None without it, "" for Ray started here, else the cluster's address."""
+class RayActors:
+    """One object ``cls(*args)`` on a Ray actor of ``num_cpus`` CPUs for each entry of ``args``,
+    anywhere in the cluster, on the Ray of ``init_ray(address, **init_kwargs)``; ``call`` runs a
+    method on every object at once. ``shutdown`` ends the actors, and Ray if this started it. An
+    actor holds its CPUs while it lives: more than the cluster has raises ``ValueError`` (Ray
+    would wait for them for ever)."""
+
+    def __init__(
+        self, cls: type, args: Sequence[tuple], address: str | None = None, num_cpus: float = 1, **init_kwargs: Any
+    ) -> None:
+        import ray
+
+        self.started = init_ray(address, **init_kwargs)
+        self.actors: list[Any] = []
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if len(args) * num_cpus > cpus:
+            self.shutdown()
+            raise ValueError(
+                f"{len(args)} actors of {num_cpus:g} CPU need {len(args) * num_cpus:g} CPUs; Ray has {cpus:g}"
+            )
+        actor: Any = ray.remote(num_cpus=num_cpus)(cls)
+        self.actors = [actor.remote(*a) for a in args]
+
+    def call(self, method: str, args: Sequence[tuple]) -> list[Any]:
+        """``getattr(object, method)(*a)`` on every object with its entry ``a`` of ``args``, side by
+        side; the results in the objects' order."""
+        import ray
+
+        return ray.get([getattr(actor, method).remote(*a) for actor, a in zip(self.actors, args, strict=True)])
+
+    def shutdown(self) -> None:
+        import ray
+
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+        if self.started:
+            ray.shutdown()
+            self.started = False
+
+
+def add_ray_argument(
+    parser: argparse._ActionsContainer,  # a parser, or a group of one
+    what: str = "play the blocks as Ray tasks",
+) -> None:
+    """The ``--ray [ADDRESS]`` flag of the commands that run on Ray (``hearts-arena``, ``hearts-bench
+    run``, the trainers): None without it, "" for Ray started here, else the cluster's address."""
     parser.add_argument(
         "--ray",
         nargs="?",
         const="",
         default=None,
         metavar="ADDRESS",
-        help="play the blocks as Ray tasks: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
+        help=f"{what}: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
     )

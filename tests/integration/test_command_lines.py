@@ -42,12 +42,31 @@ def arena(argv: list[str], tmp_path: Path) -> None:
     main(["random"] * 4 + argv)
 
 
+def needs(argv: list[str], *modules: str) -> None:
+    """Skip where a module the command line needs is not installed (Ray for ``--ray``)."""
+    for module in modules + (("ray",) if "--ray" in argv else ()):
+        pytest.importorskip(module)
+
+
 def train(argv: list[str], tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    pytest.importorskip("sb3_contrib")
+    needs(argv, "torch", "sb3_contrib")
     from hearts_env.train import ppo
 
     ppo.cli(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
+def expert_iteration(argv: list[str], tmp_path: Path) -> None:
+    needs(argv, "torch")
+    from hearts_env.train.expert_iteration import cli
+
+    cli(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
+def bench_exploit(argv: list[str], tmp_path: Path) -> None:
+    needs(argv, "torch", "sb3_contrib")
+    from hearts_env.train.bench.cli import main
+
+    main(["exploit", "simple", *argv, "--out", str(tmp_path / "runs" / "exploit")])
 
 
 COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
@@ -56,7 +75,12 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-web": web,
     "hearts-arena": arena,
     "hearts-train": train,
+    "python -m hearts_env.train.expert_iteration": expert_iteration,
+    "hearts-bench": bench_exploit,
 }
+NOBODY = "127.0.0.1:1"
+"""An address where no Ray cluster answers."""
+CANNOT_JOIN = f"cannot join the Ray cluster at {NOBODY}: nothing answers at {NOBODY}"
 CASES = [
     ("hearts-demo", ["--num-players", "9"], "num_players"),
     ("hearts-demo", ["--target-score", "-1"], "target_score"),
@@ -100,6 +124,14 @@ CASES = [
     ("hearts-train", ["--total-timesteps", "lots"], "--total-timesteps"),
     ("hearts-train", ["--progress-bar", "maybe"], "--progress-bar"),
     ("hearts-train", ["--seed", "-1"], "seed must be >= 0"),
+    ("hearts-train", ["--shards", "0"], "shards must be >= 1"),
+    ("hearts-train", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
+    ("hearts-train", ["--shards", "2", "--opponents", "self"], "opponents: self and league change in this process"),
+    ("hearts-train", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
+    ("python -m hearts_env.train.expert_iteration", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
+    ("python -m hearts_env.train.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
+    ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
+    ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
 ]
 
 

@@ -52,16 +52,6 @@ def mixed_table() -> list:
     return [("random", shared), ("heuristic", make_agent("heuristic")), ("random", shared), ("other", RandomPolicy())]
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
 # ---------------------------------------------------------------------------------------------
 # The arena in blocks, without Ray
 
@@ -124,7 +114,8 @@ def test_bad_block_is_refused():
 @pytest.mark.processes
 def test_scale_out_code_imports_ray_only_when_used():
     code = (
-        "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.envs.rllib; "
+        "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.envs.rllib, "
+        "hearts_env.envs.sharded, hearts_env.train.ppo, hearts_env.train.expert_iteration; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,6 +9,7 @@
     hearts-bench list                                       # versions, tracks, deals, the pool
     hearts-bench exploit heuristic                          # a best response to heuristic: its exploitability
     hearts-bench exploit pimc:worlds=4 --budget 200000 --deals 200 --eval-deals 50
+    hearts-bench exploit pimc:worlds=4 --budget 200000 --shards 32 --ray auto   # the tables on a Ray cluster
 
 ``run`` checks everything before it plays (the version, split and tracks, every deal set's hash,
 the pool's weights and decisions, the candidate on every table) and keeps every finished block in
@@ -35,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearts_env.arena.sharding import add_ray_argument
+from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
 from hearts_env.cli.commands import Parser, add_progress_argument, positive_int
 from hearts_env.train.bench import bench_report as reports
 from hearts_env.train.bench import leaderboard as leaderboards
@@ -95,7 +96,7 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     check_time_limit(args.time_limit)  # before Ray starts
     if args.ray is not None and importlib.util.find_spec("ray") is None:
-        parser.error('--ray needs Ray: pip install -e ".[ray]"')
+        parser.error(f"--ray {RAY_MISSING}")
     if args.json and (problem := _output_problem(args.json)):
         parser.error(f"--json: {problem}")
     out = (
@@ -110,7 +111,7 @@ def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None
         try:
             executor = RayExecutor(args.ray or None, include_dashboard=False, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as error:
-            _fail(f"--ray: cannot {'join the Ray cluster at ' + args.ray if args.ray else 'start Ray'}: {error}")
+            _fail(f"--ray: {ray_failure(args.ray, error)}")
     try:
         report = run(
             args.candidate,
@@ -248,6 +249,13 @@ def _exploit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--num-envs", type=int, default=256, help="tables played at once in training (default: 256)")
     parser.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default: 3e-4)")
+    parser.add_argument(
+        "--shards",
+        type=positive_int,
+        default=None,
+        help="split the tables into shards, each with its own copy of the target (default: 1)",
+    )
+    add_ray_argument(parser, "step the shards on Ray actors, one CPU each")
     parser.add_argument("--out", default=None, help=f"the run's folder (default: {RUNS_DIR}/exploit__...)")
     parser.add_argument("--restart", action="store_true", help="discard what --out holds")
     parser.add_argument("--json", metavar="PATH", help="also write the report here")
@@ -259,6 +267,9 @@ def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
     if args.json and (problem := _output_problem(args.json)):
         parser.error(f"--json: {problem}")
+    if args.ray is not None and importlib.util.find_spec("ray") is None:
+        parser.error(f"--ray {RAY_MISSING}")
+    shards = {} if args.shards is None else {"shards": args.shards}  # only when given: older runs still resume
     try:
         report = exploit(
             args.target,
@@ -273,8 +284,10 @@ def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             restart=args.restart,
             progress=args.progress,
             command=shlex.join([PROG, *sys.argv[1:]]),
+            ray=args.ray,
             num_envs=args.num_envs,
             learning_rate=args.learning_rate,
+            **shards,
         )
     except KeyboardInterrupt:
         _fail("interrupted; the checkpoints are kept: the same command resumes", code=130)
