@@ -141,9 +141,8 @@ class Settings:
         return hand_rules(self.rules, deal)
 
     def direction(self, deal: int) -> str:
-        """The way ``deal`` passes (its rules' cycle begins there: ``deal_rules``)."""
-        cycle = direction_cycle(self.rules)
-        return cycle[deal % len(cycle)]
+        """The way ``deal`` passes: the first of its rules' cycle (``deal_rules``)."""
+        return self.deal_rules(deal).pass_cycle[0]
 
     def deal_seed(self, deal: int) -> int:
         """The seed of the agents of ``deal``, in both of its games."""
