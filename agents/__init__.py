@@ -3,9 +3,9 @@
 Every agent is a ``hearts_env.play.policy.Policy``: called with the information sets of a batch of
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
-a trained policy exported by ``train/ppo.py`` plays as ``make_agent("trained", path=run_dir)``,
+a trained policy exported by ``train/ppo/trainer.py`` plays as ``make_agent("trained", path=run_dir)``,
 and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``; a saved stable-baselines3
-model plays as ``make_agent("sb3", path="model.zip")`` (``hearts_env.agents.sb3_model``: no
+model plays as ``make_agent("sb3", path="model.zip")`` (``hearts_env.agents.learned.sb3_model``: no
 unpickling). A program outside (any language) plays over the bot protocol
 (``docs/bot-protocol.md``) as ``make_agent("program", command="./mybot --level 3")``;
 ``hearts-bot AGENT`` serves these agents over it the other way.
@@ -17,13 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from hearts_env.agents import kernel_cache  # noqa: F401  (first: where numba caches the agents' kernels)
-from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
-from hearts_env.agents.program import ProgramPolicy
-from hearts_env.agents.sb3_model import SB3Policy
-from hearts_env.agents.simple import SimplePolicy
-from hearts_env.agents.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents.bridges.program import ProgramPolicy
+from hearts_env.agents.learned.sb3_model import SB3Policy
+from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
+from hearts_env.agents.rule_based.simple import SimplePolicy
+from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy
 from hearts_env.play.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
@@ -33,7 +33,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "pimc": pimc_heuristic,  # heuristic passes and rollouts: the strong search baseline
     "pimc-random": PIMCPolicy,  # random rollouts: faster, weaker than the heuristic
     "pimc-ppo": PIMCPPOPolicy,  # the shipped ppo network's move ordering, rollouts and passes
-    "trained": TrainedPolicy,  # a policy exported by train/ppo.py: trained:path=RUN_DIR
+    "trained": TrainedPolicy,  # a policy exported by train/ppo/trainer.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
     "program": ProgramPolicy,  # a bot program in any language, over the bot protocol: program:command=...
     "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip

@@ -41,12 +41,12 @@ def browser_pictures() -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from hearts_env.agents.web.app import create_app
+    from hearts_env.agents.human.web.app import create_app
 
     folder = Path(tempfile.mkdtemp())
     games = folder / "games.jsonl"
     subprocess.run(
-        [sys.executable, "-m", "hearts_env.agents.arena_cli", "ppo", "heuristic", "simple", "random"]
+        [sys.executable, "-m", "hearts_env.agents.cli", "ppo", "heuristic", "simple", "random"]
         + ["--deals", "1", "--record", str(games)],
         check=True,
         capture_output=True,

@@ -20,8 +20,8 @@ import numpy as np
 from common import agent_speed_args, save_json
 
 from hearts_env import HeartsRules
-from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
+from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.engine.core import legal_mask, new_games, step_in_place
 from hearts_env.engine.infoset import infoset
 from hearts_env.play.policy import RandomPolicy, TablePolicy

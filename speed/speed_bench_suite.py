@@ -1,7 +1,7 @@
 """The time the benchmark suite takes for one candidate: each track's wall time, and which match
 (opponent) costs most.
 
-Each track runs on its own (``hearts_env.train.bench.run`` with ``tracks=[track]``) into one
+Each track runs on its own (``hearts_env.bench.run`` with ``tracks=[track]``) into one
 output folder, timed from the start of the call (the checks before play included); then the
 whole suite is run once more into that folder, which plays nothing (every block is kept) and
 writes the report. With ``--json`` the report is also written there (a leaderboard row). The
@@ -22,8 +22,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hearts_env.train.bench import BenchError, format_report, load_suite, run
-from hearts_env.train.bench import bench_report as reports
+from hearts_env.bench import BenchError, format_report, load_suite, run
+from hearts_env.bench import bench_report as reports
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""The exact endgame's speed: the time to solve one world (``hearts_env.agents.endgame``) by the
+"""The exact endgame's speed: the time to solve one world (``hearts_env.agents.search.endgame``) by the
 tricks left and the search, and the positions it searches, with its transposition table and
 without.
 
@@ -19,7 +19,7 @@ import numpy as np
 from common import save_json
 
 from hearts_env import HeartsRules
-from hearts_env.agents.endgame import SEARCHES, TABLE_BITS, solve
+from hearts_env.agents.search.endgame import SEARCHES, TABLE_BITS, solve
 from hearts_env.engine.core import PLAY, State, new_games, sample_actions, step
 
 HAND = HeartsRules(target_score=None)

@@ -1,7 +1,7 @@
 """The trained network's forward pass: the compiled first layer against the plain numpy product.
 
 ``MLPPolicy.logits`` runs the first layer with a compiled kernel that adds up the weight rows of
-the observation's nonzero inputs (``hearts_env.agents.mlp_kernels``); the numpy reference below
+the observation's nonzero inputs (``hearts_env.agents.learned.mlp_kernels``); the numpy reference below
 multiplies the whole scaled observation by the weights, as the policy did before. Both are timed
 in one process, in alternating rounds (the best round of each is kept: the machine is shared),
 on the network alone, on ``ppo``'s decisions and on ``pimc-ppo``'s searches (whose rollouts are
@@ -21,8 +21,8 @@ import numpy as np
 from common import save_json
 from speed_pimc import positions
 
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
-from hearts_env.agents.trained import MLPPolicy, TrainedPolicy, shipped_policy
+from hearts_env.agents.learned.trained import MLPPolicy, TrainedPolicy, shipped_policy
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy
 from hearts_env.engine.observation import encode
 
 

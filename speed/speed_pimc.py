@@ -29,8 +29,8 @@ import numpy as np
 from common import agent_speed_args, save_json
 
 from hearts_env import HeartsRules
-from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy
+from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy
 from hearts_env.engine.core import PLAY, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.engine.records import concatenate
@@ -42,7 +42,7 @@ AGENTS = {
     "pimc-ppo:rollout_tricks=1": functools.partial(PIMCPPOPolicy, rollout_tricks=1),
 }
 DEFAULT_AGENTS = list(AGENTS)
-for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.endgame``), measured on request
+for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.search.endgame``), measured on request
     AGENTS[f"pimc-ppo:endgame={n}"] = functools.partial(PIMCPPOPolicy, endgame=n)
     AGENTS[f"pimc-ppo:endgame={n},endgame_search=maxn"] = functools.partial(
         PIMCPPOPolicy, endgame=n, endgame_search="maxn"

@@ -1,7 +1,7 @@
 """The bot protocol's cost: decisions per second of a protocol bot that answers at once against the
 same agent in-process, at batched tables (the runner's loop, many games per round trip).
 
-The bot is ``hearts-bot random`` (``python -m hearts_env.agents.protocol_bot random``) played as
+The bot is ``hearts-bot random`` (``python -m hearts_env.agents.bridges.protocol_bot random``) played as
 the ``program`` agent; the in-process agent is ``random``. Each batch is B single hands (3 cards
 passed left, every game 64 decisions). "all seats": one program object at every seat, so a round
 trip carries the decisions of all B games and every card is an event for the other three tables;
@@ -23,7 +23,7 @@ import time
 from common import save_json
 
 from hearts_env import HeartsRules
-from hearts_env.agents.program import ProgramPolicy
+from hearts_env.agents.bridges.program import ProgramPolicy
 from hearts_env.engine import core
 from hearts_env.play import runner
 from hearts_env.play.policy import Policy, RandomPolicy
@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--command",
-        default=f"{sys.executable} -m hearts_env.agents.protocol_bot random",
+        default=f"{sys.executable} -m hearts_env.agents.bridges.protocol_bot random",
         help="the bot to measure (default: hearts-bot random)",
     )
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")

@@ -1,6 +1,6 @@
 """Scaling out, measured in one run on this machine (docs/scaling.md):
 
-(a) RLlib PPO training (``hearts_env.train.rllib_ppo``) with 1 and 2 env runners, in both modes: timesteps per
+(a) RLlib PPO training (``hearts_env.train.libraries.rllib_ppo``) with 1 and 2 env runners, in both modes: timesteps per
     second over whole training iterations (sampling, then the update here), after one warm-up
     iteration, and apart: the learner's update (timed here) and the rest (the runners' sampling).
     Each runner plays the same tables, so 2 runners sample twice the steps per iteration.
@@ -24,11 +24,11 @@ import numpy as np
 import ray
 from common import save_json
 
-from hearts_env.agents.arena_cli import build_agents
+from hearts_env.agents.cli import build_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor
 from hearts_env.engine.rules import HeartsRules
-from hearts_env.train.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
+from hearts_env.train.libraries.rllib_ppo import RLlibPPOConfig, UpdateClock, algorithm_config
 
 TRAINING = {
     "opponents (3 heuristic)": dict(opponents=["heuristic"], episode="hand", num_envs=256, n_steps=64),

@@ -1,6 +1,6 @@
 """Scaling out the training collections, measured on a local Ray cluster of 1, then 2 CPUs (docs/scaling.md):
 
-(a) Expert iteration's collection (``hearts_env.train.expert_iteration.collect_parallel``): the
+(a) Expert iteration's collection (``hearts_env.train.distill.expert_iteration.collect_parallel``): the
     default teacher, ``pimc-ppo`` (64 worlds, its 4 most probable cards searched), labelling every
     seat of single hands, one worker share per CPU as a Ray task; in decisions per hour, after a
     warm-up collection (the workers' imports and compiled kernels).
@@ -33,7 +33,7 @@ from common import save_json
 
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.train import ppo
-from hearts_env.train.expert_iteration import ExItConfig, collect_parallel
+from hearts_env.train.distill.expert_iteration import ExItConfig, collect_parallel
 
 TARGET = "pimc:worlds=4"
 TRAINING = dict(

@@ -59,7 +59,7 @@ def first_arena(cache: str) -> float:
     """Seconds of the whole ``hearts-arena`` command in a new process."""
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "hearts_env.agents.arena_cli", *ARENA],
+        [sys.executable, "-m", "hearts_env.agents.cli", *ARENA],
         env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": cache},
         capture_output=True,
         check=True,

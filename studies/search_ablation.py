@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import HeartsRules
-from hearts_env.agents.arena_cli import build_agents
+from hearts_env.agents.cli import build_agents
 from hearts_env.agents.specs import check_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.statistics import Estimate

@@ -14,10 +14,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hearts_env.arena import play_match
+from hearts_env.bench.suite import freeze
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import replay
 from hearts_env.play.policy import RandomPolicy
-from hearts_env.train.bench.suite import freeze
 
 
 @pytest.fixture(scope="session")

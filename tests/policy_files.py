@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env import HeartsRules
-from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
+from hearts_env.agents.learned.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout
 
 
 def export(folder: Path, rules: HeartsRules, history: bool = False, scale: float = 0.01, seed: int = 0) -> Path:
-    """A random one-hidden-layer policy exported in ``train/ppo.py``'s format."""
+    """A random one-hidden-layer policy exported in ``train/ppo/trainer.py``'s format."""
     folder.mkdir(parents=True, exist_ok=True)
     size = ObservationLayout(rules, history).size
     rng = np.random.default_rng(seed)

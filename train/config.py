@@ -7,7 +7,7 @@ docstring, and each value is checked against the type of the field's default.
 
 ``RunConfig`` holds what every training run has (its name, seed, rules, runs folder, progress
 bar); ``PPOSettings`` adds the PPO settings that ``hearts_env.train.ppo`` (MaskablePPO) and
-``hearts_env.train.rllib_ppo`` (RLlib) share, flag for flag; each trainer's config extends one of
+``hearts_env.train.libraries.rllib_ppo`` (RLlib) share, flag for flag; each trainer's config extends one of
 them (``expert_iteration.ExItConfig`` the first)."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from hearts_env.agents import AGENTS
+from hearts_env.agents.learned.trained import ACTIVATIONS
 from hearts_env.agents.specs import parse_spec
-from hearts_env.agents.trained import ACTIVATIONS
 from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, check_address, ray_failure
 from hearts_env.cli.commands import Parser
 from hearts_env.engine import seeding
@@ -79,7 +79,7 @@ class RunConfig:
 
 @dataclass
 class PPOSettings(RunConfig):
-    """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``)."""
+    """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.libraries.rllib_ppo``)."""
 
     reward: str = "points"
     """reward mode: points, hand, zero_sum or win (hearts_env.engine.rewards)"""
@@ -199,8 +199,9 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def check_ppo_settings(config: Any, activations: Sequence[str], opponents: Sequence[str]) -> None:
-    """The PPO settings both trainers share (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``): the update's
-    hyperparameters, the reward and episode, the network, the opponents' and evaluation names."""
+    """The PPO settings both trainers share (``hearts_env.train.ppo``,
+    ``hearts_env.train.libraries.rllib_ppo``): the update's hyperparameters, the reward and episode,
+    the network, the opponents' and evaluation names."""
     if not 0 < config.learning_rate < math.inf:
         raise ValueError(f"learning_rate must be > 0, got {config.learning_rate}")
     for name in ("gamma", "gae_lambda"):

@@ -1,5 +1,6 @@
-"""What both trainers (``hearts_env.train.ppo``, ``hearts_env.train.rllib_ppo``) write and measure the same way: the run
-folder, the exported policy (``hearts_env.agents.trained``'s format) and the arena evaluation."""
+"""What both trainers (``hearts_env.train.ppo``, ``hearts_env.train.libraries.rllib_ppo``) write and
+measure the same way: the run folder, the exported policy (``hearts_env.agents.learned.trained``'s
+format) and the arena evaluation."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from hearts_env.agents.learned.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.agents.specs import agent_from_spec
-from hearts_env.agents.trained import FORMAT, META_FILE, WEIGHTS_FILE
 from hearts_env.arena import play_match
 from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout
 from hearts_env.engine.rules import HeartsRules

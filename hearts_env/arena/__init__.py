@@ -3,7 +3,7 @@
 Agent strength is measured, not asserted. ``play_match`` seats P agents (any ``Policy`` objects)
 at a table of P and plays every deal once per *rotation* of the agents through the seats, so every
 agent meets the same cards from every seat (duplicate). This package imports no agent: it takes
-agent objects; ``agents/arena_cli.py`` is the ``hearts-arena`` command that builds them by name.
+agent objects; ``agents/cli.py`` is the ``hearts-arena`` command that builds them by name.
 
     from hearts_env.arena import play_match
     from hearts_env.policy import RandomPolicy

@@ -47,16 +47,16 @@ SEATS = 3
 CARDS = 4
 """The stream of each game's random cards (the environments' default random opponents)."""
 COLLECTION = 5
-"""The stream of the seeds of a parallel collection's workers (``hearts_env.train.expert_iteration``)."""
+"""The stream of the seeds of a parallel collection's workers (``hearts_env.train.distill.expert_iteration``)."""
 BENCH_DEV = 6
-"""The stream of the benchmark's ``dev`` deal keys (``hearts_env.train.bench``), for tuning."""
+"""The stream of the benchmark's ``dev`` deal keys (``hearts_env.bench``), for tuning."""
 BENCH_TEST = 7
 """The stream of the benchmark's ``test`` deal keys, for reporting: nothing that trains draws from it."""
 BENCH_POSITIONS = 8
 """The stream of the positions on which the benchmark fingerprints an agent's decisions."""
 MIXED_PLAY = 9
 """The stream that picks whose card is played in a collection mixing a learner's play into its
-teacher's (``hearts_env.train.imitation.collect``'s ``player_share``)."""
+teacher's (``hearts_env.train.ppo.imitation.collect``'s ``player_share``)."""
 
 
 SEED_LIMIT = 2**64

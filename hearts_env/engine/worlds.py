@@ -1,6 +1,6 @@
 """Sampled worlds: deals of the cards one seat cannot see, consistent with its information set.
 
-A search (``hearts_env.agents.pimc``) or a game that must resample what a player cannot see
+A search (``hearts_env.agents.search.pimc``) or a game that must resample what a player cannot see
 (``hearts_env.envs.openspiel``'s ``resample_from_infostate``) draws hidden hands here, in the play
 phase, and turns them into core states with ``hearts_env.engine.infoset.world_states``.
 

@@ -18,7 +18,7 @@ the two:
 - ``ppo_config(env_config, model_config)``: a ``PPOConfig`` wired with all of the above.
 - ``MaskedFloatVectorObservations``: the same observations for the batched ``HeartsVectorEnv``
   (one learner seat, opponents played inside the env), so that one RLlib env runner steps
-  hundreds of tables at once through RLlib's single-agent API (``hearts_env.train.rllib_ppo`` builds it).
+  hundreds of tables at once through RLlib's single-agent API (``hearts_env.train.libraries.rllib_ppo`` builds it).
 
 ``config`` / ``env_config`` holds ``hearts_env.env()``'s keywords: ``reward``, ``history``,
 ``illegal_reward``, ``rules`` or the rules knobs (``num_players``, ``jack_of_diamonds``, ...).

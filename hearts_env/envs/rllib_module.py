@@ -4,7 +4,7 @@
 It is built the way Ray 2.60 builds every RL module, ``RLModule(observation_space=...,
 action_space=..., model_config=...)`` (``RLModuleSpec.build``), and has the default module's
 networks, with the same parameter names (``encoder.actor_encoder``, ``encoder.critic_encoder``,
-``pi``, ``vf``; ``hearts_env.train.rllib_ppo`` exports the policy from them). The observation
+``pi``, ``vf``; ``hearts_env.train.libraries.rllib_ppo`` exports the policy from them). The observation
 space must be a ``Dict`` of ``"observations"`` (the network's input) and ``"action_mask"`` (1 for
 each legal card): cards outside the mask get the logit ``FLOAT_MIN``, so no distribution RLlib
 builds from the logits (sampling, greedy, the PPO ratio) picks them. The batch given to the

@@ -34,7 +34,7 @@ imports torch; this module imports TorchRL at once).
 ``action_mask`` rows allow every card so that masked distributions (TorchRL's
 ``MaskedCategorical``, the masked random policy) stay defined for every agent; the observation's
 own ``legal`` section is all zeros for them, as in the AEC env. A policy trained on this layout
-should take its loss only where ``("agents", "mask")`` holds (``train/torchrl_ppo.py`` does).
+should take its loss only where ``("agents", "mask")`` holds (``train/libraries/torchrl_ppo.py`` does).
 
 **Rewards** (the ``reward`` knob, ``hearts_env.engine.rewards``) are paid as the AEC env pays them: what
 built up for a seat since its own last move (``step_rewards`` of every step since, its own move

@@ -8,7 +8,7 @@ environment's ``reset(seed=...)``, so a seeded run is reproducible.
 A ``GamePolicy`` knows which game each of its decisions belongs to: the runner asks it with
 ``decide(turn)`` (``Turn``: the games' ids and legal cards, and the seats' information
 sets and masks, built only when read) and, if it has ``observe(step)``, shows it every step. A
-program outside keeping its own view of each table is one (``hearts_env.agents.program``); the
+program outside keeping its own view of each table is one (``hearts_env.agents.bridges.program``); the
 environments' default random opponents, drawing from a random stream of each game's own and
 reading no information set, are another. Called as a plain policy, a program still plays.
 

@@ -1,9 +1,9 @@
 """The Hearts bot protocol, version 1, as text: the lines a table manager and a bot exchange
 (``docs/bot-protocol.md`` is the specification; this module is its reference encoder and decoder).
 
-Both sides use it: ``hearts_env.agents.program`` (an agent that runs a bot program) writes the
+Both sides use it: ``hearts_env.agents.bridges.program`` (an agent that runs a bot program) writes the
 hello, table lines, decisions, events and the batch's ``go`` and reads answers;
-``hearts_env.agents.protocol_bot`` (this project's agents served as a bot) reads decisions back
+``hearts_env.agents.bridges.protocol_bot`` (this project's agents served as a bot) reads decisions back
 into the very ``InfoSet`` they were written from and writes answers. A decision line is the whole
 information set of the seat to act (``hearts_env.engine.infoset``: nothing hidden), in absolute seats;
 events are what the table showed since (``step_events``, from the runner's ``Step``).

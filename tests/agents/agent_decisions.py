@@ -109,7 +109,7 @@ def make_rules(knobs: dict[str, Any]) -> HeartsRules:
 
 
 def make_heuristic(knobs: dict[str, Any]):
-    from hearts_env.agents.heuristic import HeuristicPolicy, Weights
+    from hearts_env.agents.rule_based.heuristic import HeuristicPolicy, Weights
 
     knobs = dict(knobs)
     if "weights" in knobs:
@@ -153,7 +153,7 @@ def positions(rules: HeartsRules, dealt: np.ndarray, scores: np.ndarray, moves: 
 
 
 def record(path: Path = PATH) -> None:
-    from hearts_env.agents.simple import SimplePolicy
+    from hearts_env.agents.rule_based.simple import SimplePolicy
 
     simple = SimplePolicy()
     arrays: dict[str, np.ndarray] = {}

@@ -1,4 +1,5 @@
-"""Tests of the rule-based agents (``hearts_env.agents.simple``, ``hearts_env.agents.heuristic``) and the random policy.
+"""Tests of the rule-based agents (``hearts_env.agents.rule_based``: ``simple``, ``heuristic``) and the
+random policy.
 
 * Legality: whole games, the agent at every seat, for 3 to 7 players and several rule knobs;
   ``core.step`` refuses an illegal card, and every seat passes exactly ``pass_count`` cards.
@@ -23,8 +24,8 @@ import pytest
 from agent_decisions import load, make_heuristic, positions
 
 from hearts_env import HeartsRules
-from hearts_env.agents.heuristic import HeuristicPolicy, Weights
-from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy, Weights
+from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.engine import cards
 from hearts_env.engine.core import PASS, PLAY, State, bits_to_cards, legal_mask, new_games, step
 from hearts_env.engine.infoset import InfoSet, infoset

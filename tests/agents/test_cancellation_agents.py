@@ -22,9 +22,9 @@ import pytest
 from random_states import assert_world_is_the_state
 
 from hearts_env import HeartsRules
-from hearts_env.agents.heuristic import HeuristicPolicy
-from hearts_env.agents.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
+from hearts_env.agents.rule_based.simple import SimplePolicy
+from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.engine import cards
 from hearts_env.engine.core import (
     PLAY,

@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.agents.endgame``: the exact endgame and ``pimc-ppo``'s use of it.
+"""Tests of ``hearts_env.agents.search.endgame``: the exact endgame and ``pimc-ppo``'s use of it.
 
 * The solver against brute force: on the last 2 to 3 tricks of random 3- and 4-player deals (JD
   rule on and off, every moon rule, game totals that make ``shooter_choice`` choose), the hand
@@ -18,7 +18,7 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import make_agent
-from hearts_env.agents.endgame import SEARCHES, endgame_scores, solve
+from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, solve
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.engine.cards import BIT, HEART_BITS, POINT_BITS, deck, parse_cards
 from hearts_env.engine.core import (

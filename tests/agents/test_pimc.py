@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.agents.pimc``: the engine's sampled worlds it searches (``hearts_env.engine.worlds``),
+"""Tests of ``hearts_env.agents.search.pimc``: the engine's sampled worlds it searches (``hearts_env.engine.worlds``),
 determinized states, and the search agent.
 
 * Worlds: over many random play-phase states for 3..7 players, every sampled deal keeps the
@@ -23,9 +23,9 @@ import pytest
 from random_states import assert_world_is_the_state
 
 from hearts_env import HeartsRules
-from hearts_env.agents.heuristic import HeuristicPolicy, Weights
-from hearts_env.agents.pimc import PIMCPolicy, pass_high_cards, rollout
-from hearts_env.agents.simple import SimplePolicy
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy, Weights
+from hearts_env.agents.rule_based.simple import SimplePolicy
+from hearts_env.agents.search.pimc import PIMCPolicy, pass_high_cards, rollout
 from hearts_env.engine import cards
 from hearts_env.engine.cards import BIT
 from hearts_env.engine.core import PLAY, State, hand_score, legal_mask, new_games, sample_actions, step
@@ -286,7 +286,7 @@ def test_pimc_with_a_policy_rollout_and_small_batches():
 
 
 def test_pimc_with_heuristic_rollouts():
-    heuristic = pytest.importorskip("hearts_env.agents.heuristic")
+    heuristic = pytest.importorskip("hearts_env.agents.rule_based.heuristic")
     agent = PIMCPolicy(seed=0, worlds=4, rollout=heuristic.HeuristicPolicy(seed=0))
     state, _ = play_hand(rules_for(4), agent, batch=4, seed=2)
     assert np.all(state.done)

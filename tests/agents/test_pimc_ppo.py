@@ -1,4 +1,4 @@
-"""Tests of ``hearts_env.agents.pimc_ppo``: the search guided by the shipped network.
+"""Tests of ``hearts_env.agents.search.pimc_ppo``: the search guided by the shipped network.
 
 * Rollouts: ``network_play`` plays the network's own greedy card for every seat (the same hand
   scores as stepping the ``ppo`` agent from its information sets), and a batch rolls out as each
@@ -25,10 +25,11 @@ import numpy as np
 import pytest
 
 from hearts_env import HeartsRules
-from hearts_env.agents import arena_cli, make_agent
-from hearts_env.agents.pimc_ppo import PIMCPPOPolicy, network_play
+from hearts_env.agents import cli as arena_cli
+from hearts_env.agents import make_agent
+from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, network_play
 from hearts_env.agents.specs import agent_from_spec, check_agents
-from hearts_env.agents.trained import TrainedPolicy, shipped_policy
 from hearts_env.engine.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.observation import encode
@@ -154,14 +155,14 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
 
 
 # ---------------------------------------------------------------------------------------------
-# Expert iteration (train/expert_iteration.py)
+# Expert iteration (train/distill/expert_iteration.py)
 
 
 @pytest.mark.training
 def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_search(ppo, tmp_path):
     torch = pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import DEMOS_FILE, ExItConfig, Network, main
-    from hearts_env.train.imitation import Demonstrations
+    from hearts_env.train.distill.expert_iteration import DEMOS_FILE, ExItConfig, Network, main
+    from hearts_env.train.ppo.imitation import Demonstrations
 
     start = random_positions(32, seed=40)
     obs = encode(infoset(start), ppo.layout)
@@ -211,7 +212,7 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
 
 
 def test_expert_iteration_soft_targets_share_the_searched_cards_by_their_values():
-    from hearts_env.train.expert_iteration import search_targets
+    from hearts_env.train.distill.expert_iteration import search_targets
 
     values = np.full((3, 52), np.nan)
     values[0, [4, 9]] = [2.0, 3.0]  # card 9 one point worse
@@ -230,7 +231,7 @@ def test_expert_iteration_soft_targets_share_the_searched_cards_by_their_values(
 @pytest.mark.processes
 def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_seeds_games():
     pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel, worker_seeds
+    from hearts_env.train.distill.expert_iteration import ExItConfig, collect_parallel, worker_seeds
 
     config = ExItConfig(decisions=400, worlds=2, top_k=2, seed=3, workers=2, progress_bar=False)
     seeds = worker_seeds(3, 2)
@@ -247,7 +248,7 @@ def test_expert_iteration_workers_split_the_collection_worker_zero_playing_the_s
 
 def test_expert_iteration_teacher_cuts_its_rollouts_with_the_head_and_needs_one(tmp_path):
     pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel
+    from hearts_env.train.distill.expert_iteration import ExItConfig, collect_parallel
 
     config = ExItConfig(decisions=120, worlds=2, top_k=2, rollout_tricks=1, seed=5, progress_bar=False)
     assert config.teacher().value is not None and "rollout_tricks=1" in repr(config.teacher())
@@ -267,7 +268,7 @@ def test_expert_iteration_teacher_cuts_its_rollouts_with_the_head_and_needs_one(
 
 def test_expert_iteration_teacher_can_solve_the_endgame(tmp_path):
     pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig
+    from hearts_env.train.distill.expert_iteration import ExItConfig
 
     assert "endgame=3" in repr(ExItConfig(endgame=3, run_dir=str(tmp_path)).teacher())
     for bad, message in ((-1, "endgame must be >= 0"), (7, "endgame must be an int in 0..6")):
@@ -276,8 +277,8 @@ def test_expert_iteration_teacher_can_solve_the_endgame(tmp_path):
 
 
 def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):
-    from hearts_env.train.expert_iteration import ExItConfig, main
-    from hearts_env.train.imitation import Demonstrations
+    from hearts_env.train.distill.expert_iteration import ExItConfig, main
+    from hearts_env.train.ppo.imitation import Demonstrations
 
     (tmp_path / "junk.npz").write_bytes(b"not an npz")
     n = 3
@@ -299,7 +300,7 @@ def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(t
 
 
 def test_expert_iteration_refuses_bad_settings_with_one_line(capsys):
-    from hearts_env.train.expert_iteration import cli
+    from hearts_env.train.cli import expert_iteration as cli
 
     for argv, fragment in (
         (["--num-players", "5"], "num_players=5"),

@@ -18,8 +18,8 @@ from command_errors import refused
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules
-from hearts_env.agents.play import Quit, main, make_table, parse_line, play_game
-from hearts_env.agents.trained import SHIPPED_DIR
+from hearts_env.agents.human.terminal import Quit, main, make_table, parse_line, play_game
+from hearts_env.agents.learned.trained import SHIPPED_DIR
 from hearts_env.engine import cards
 from hearts_env.engine.core import new_games
 
@@ -228,7 +228,7 @@ def test_bad_arguments_exit_with_one_line(argv, capsys):
 def test_command_line_until_end_of_input():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(
-        [sys.executable, "-m", "hearts_env.agents.play", "--seed", "0"],
+        [sys.executable, "-m", "hearts_env.agents.human.terminal", "--seed", "0"],
         input="help\nnot a card\n",
         capture_output=True,
         text=True,
@@ -358,6 +358,6 @@ def run_command(args: list[str], stdin: bytes = b"", env: dict | None = None) ->
 
 @pytest.mark.processes
 def test_play_reads_undecodable_input_as_a_word_that_is_no_card() -> None:
-    done = run_command(["-m", "hearts_env.agents.play", "--seed", "0"], stdin=b"\xff\xfe\xfd\nquit\n")
+    done = run_command(["-m", "hearts_env.agents.human.terminal", "--seed", "0"], stdin=b"\xff\xfe\xfd\nquit\n")
     assert done.returncode == 0, done.stderr
     assert b"Traceback" not in done.stderr and b"Bye." in done.stdout

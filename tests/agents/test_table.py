@@ -1,4 +1,4 @@
-"""Compiled tables (``hearts_env.agents.table``): whole games of heuristic and simple players in one compiled
+"""Compiled tables (``hearts_env.agents.rule_based.table``): whole games of heuristic and simple players in one compiled
 loop play exactly the games the runner plays with the same agents, so the arena's results do not
 depend on the path it takes."""
 

@@ -1,4 +1,4 @@
-"""Trained policies (``hearts_env.agents.trained``): ``policy.json`` and ``policy.npz`` are untrusted
+"""Trained policies (``hearts_env.agents.learned.trained``): ``policy.json`` and ``policy.npz`` are untrusted
 files, each refused with one error naming the file and what is wrong; and a trained policy never
 chooses outside the mask."""
 
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from policy_files import export
 
-import hearts_env.agents.trained as trained
+import hearts_env.agents.learned.trained as trained
 from hearts_env import HeartsRules
-from hearts_env.agents.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
+from hearts_env.agents.learned.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.engine.core import legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset
 
@@ -251,7 +251,7 @@ def test_extreme_but_finite_weights_still_choose_legal_cards(tmp_path: Path, sca
 
 
 def test_masked_choice_with_nan_and_infinite_logits() -> None:
-    from hearts_env.agents.trained import masked_argmax
+    from hearts_env.agents.learned.trained import masked_argmax
 
     mask = np.zeros((4, 52), bool)
     mask[:, [3, 7]] = True

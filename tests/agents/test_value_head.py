@@ -1,4 +1,4 @@
-"""Tests of the value head (``hearts_env.agents.value_head``) and of ``pimc-ppo``'s rollouts cut
+"""Tests of the value head (``hearts_env.agents.search.value_head``) and of ``pimc-ppo``'s rollouts cut
 short by it (``rollout_tricks``).
 
 * Features: each seat's hand, its scoring cards taken and hearts broken, seats from the leader.
@@ -21,9 +21,9 @@ import pytest
 
 from hearts_env import HeartsRules
 from hearts_env.agents import make_agent
-from hearts_env.agents.pimc_ppo import network_play, settled
-from hearts_env.agents.trained import SHIPPED_DIR, shipped_policy
-from hearts_env.agents.value_head import SCORED_CARDS, ValueHead, feature_size, features
+from hearts_env.agents.learned.trained import SHIPPED_DIR, shipped_policy
+from hearts_env.agents.search.pimc_ppo import network_play, settled
+from hearts_env.agents.search.value_head import SCORED_CARDS, ValueHead, feature_size, features
 from hearts_env.engine.cards import parse_card
 from hearts_env.engine.core import GAME_OVER, hand_score, legal_mask, new_games, raw_points, sample_actions, step
 from hearts_env.engine.infoset import infoset
@@ -182,7 +182,7 @@ def test_damaged_value_files_are_refused_naming_the_file(tmp_path):
 @pytest.mark.training
 def test_the_trainer_writes_a_policy_folder_pimc_ppo_reads(tmp_path):
     pytest.importorskip("torch")
-    from hearts_env.train.train_value_head import ValueConfig, main
+    from hearts_env.train.distill.value_head import ValueConfig, main
 
     folder = main(
         ValueConfig(hands=512, share=0.02, worlds=2, epochs=1, workers=1, run_dir=str(tmp_path), progress_bar=False)

@@ -24,9 +24,9 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
 
 from web_browser import browser, names, serving, wait  # noqa: E402
 
-from hearts_env.agents.web import replays  # noqa: E402
-from hearts_env.agents.web.app import create_app  # noqa: E402
-from hearts_env.agents.web.tables import WebError, WebTables  # noqa: E402
+from hearts_env.agents.human.web import replays  # noqa: E402
+from hearts_env.agents.human.web.app import create_app  # noqa: E402
+from hearts_env.agents.human.web.tables import WebError, WebTables  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"
 NDJSON = {"content-type": "application/x-ndjson"}
@@ -128,7 +128,7 @@ def test_new_games_refuse_bad_requests(client: TestClient, request_: dict, words
 
 
 def test_trained_path_only_inside_a_policy_folder() -> None:
-    from hearts_env.agents.trained import SHIPPED_DIR
+    from hearts_env.agents.learned.trained import SHIPPED_DIR
 
     client = make_client(policy_dirs=[str(SHIPPED_DIR)])
     view = new_game(client, opponents=[f"trained:path={SHIPPED_DIR / 'ppo'}"])
@@ -267,7 +267,7 @@ def test_every_response_forbids_scripts_from_elsewhere(client: TestClient) -> No
 def test_the_games_cap_holds_under_concurrent_requests(monkeypatch: pytest.MonkeyPatch) -> None:
     import time as time_
 
-    from hearts_env.agents.web import tables as tables_module
+    from hearts_env.agents.human.web import tables as tables_module
 
     real = tables_module.WebTable.__init__
 

@@ -1,4 +1,4 @@
-"""Duplicate sessions of the browser table (``agents/web/sessions.py``, ``store.py``): a session
+"""Duplicate sessions of the browser table (``agents/human/web/sessions.py``, ``store.py``): a session
 played through the API to its end, its figure equal to the arena's paired difference computed
 from its exported records, the agent's games equal to the arena's on the same deals, random
 opponents seeded alike in both games, the session kept across a restart, the database's schema
@@ -24,10 +24,10 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
 
 from web_browser import browser, contrast_problems, layout_problems, serving, viewport, wait  # noqa: E402
 
+from hearts_env.agents.human.web.app import create_app  # noqa: E402
+from hearts_env.agents.human.web.sessions import MAX_DEALS, Settings  # noqa: E402
+from hearts_env.agents.human.web.store import SCHEMA_VERSION, Store, StoreError  # noqa: E402
 from hearts_env.agents.specs import agent_from_spec  # noqa: E402
-from hearts_env.agents.web.app import create_app  # noqa: E402
-from hearts_env.agents.web.sessions import MAX_DEALS, Settings  # noqa: E402
-from hearts_env.agents.web.store import SCHEMA_VERSION, Store, StoreError  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.arena.statistics import Estimate  # noqa: E402
 from hearts_env.engine import core  # noqa: E402
@@ -287,8 +287,8 @@ def test_sessions_are_bounded_and_deleted() -> None:
 
 
 def test_dev_deals_are_the_benchmarks() -> None:
-    from hearts_env.train.bench.deals import split_keys
-    from hearts_env.train.bench.suite import load_suite
+    from hearts_env.bench.deals import split_keys
+    from hearts_env.bench.suite import load_suite
 
     table = load_suite("v1").tracks["standard"].tables["standard"]
     settings = Settings(HeartsRules(target_score=None), 0, ("simple",) * 3, "ppo", 5, "dev", 0)
@@ -324,7 +324,7 @@ def test_the_database_is_made_migrated_and_refused_when_foreign(tmp_path: Path) 
 def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from command_errors import refused as refused_line
 
-    from hearts_env.agents.web.app import main
+    from hearts_env.agents.human.web.app import main
 
     text = tmp_path / "notes.txt"
     text.write_text("a page of notes, not a database " * 8)

@@ -14,7 +14,7 @@ from scripted_deals import TWINS6, TWINS6_KITTY
 from test_aec import expected_totals, play
 from test_gym_env import play_episode, random_legal
 
-from hearts_env.agents.arena_cli import main as arena_main
+from hearts_env.agents.cli import main as arena_main
 from hearts_env.arena import play_match
 from hearts_env.arena.match import hand_outcomes
 from hearts_env.engine import cards

@@ -4,7 +4,7 @@ default parameters on the same deals; the parameters, the deal's chance nodes, r
 returns (a game stopped at its most hands included), the tensors and strings against the core's
 observations, ``resample_from_infostate`` in every phase, illegal actions refused with nothing
 changed; OpenSpiel's ISMCTS playing whole games of 5-player Hearts, and ``evaluate_bots`` matches of
-this project's agents wrapped as OpenSpiel bots (``hearts_env.agents.openspiel_bots``)."""
+this project's agents wrapped as OpenSpiel bots (``hearts_env.agents.bridges.openspiel_bots``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from openspiel_cards import DIRECTION_NAME, OS_TO_OURS, OURS_TO_OS  # noqa: E402
 import hearts_env.envs.openspiel as hos_module  # noqa: E402
 import hearts_env.openspiel as hos  # noqa: E402
 from hearts_env import HeartsRules  # noqa: E402
-from hearts_env.agents.openspiel_bots import AgentBot  # noqa: E402
+from hearts_env.agents.bridges.openspiel_bots import AgentBot  # noqa: E402
+from hearts_env.agents.specs import agent_from_spec  # noqa: E402
 from hearts_env.engine import cards  # noqa: E402
 from hearts_env.engine.core import bits_to_cards  # noqa: E402
 from hearts_env.engine.observation import ObservationLayout, observe  # noqa: E402
@@ -508,7 +509,7 @@ def test_evaluate_bots_plays_a_match_of_the_agents():
     for deal in range(6):
         for shift in range(4):
             seats = names[shift:] + names[:shift]
-            bots = [AgentBot(name, seed=deal) for name in seats]
+            bots = [AgentBot(agent_from_spec(name, deal)) for name in seats]
             state = game.new_initial_state()
             returns = evaluate_bots(state, bots, np.random.default_rng(deal))
             assert returns == [float(-t) for t in state.core_state.scores[0]]

@@ -12,6 +12,7 @@ from command_errors import refused
 
 from hearts_env.cli.commands import Parser
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
+from hearts_env.train import cli as train_cli
 
 
 def demo(argv: list[str], tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def rules_flags(argv: list[str], tmp_path: Path) -> None:
 
 def web(argv: list[str], tmp_path: Path) -> None:
     pytest.importorskip("starlette")
-    from hearts_env.agents.web.app import main
+    from hearts_env.agents.human.web.app import main
 
     with pytest.MonkeyPatch.context() as patch:  # the default database's folder, made in the user's data folder
         patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -37,7 +38,7 @@ def web(argv: list[str], tmp_path: Path) -> None:
 
 
 def arena(argv: list[str], tmp_path: Path) -> None:
-    from hearts_env.agents.arena_cli import main
+    from hearts_env.agents.cli import main
 
     main(["random"] * 4 + argv)
 
@@ -50,21 +51,20 @@ def needs(argv: list[str], *modules: str) -> None:
 
 def train(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch", "sb3_contrib")
-    from hearts_env.train import ppo
 
-    ppo.cli(argv + ["--run-dir", str(tmp_path / "runs")])
+    train_cli.ppo(argv + ["--run-dir", str(tmp_path / "runs")])
 
 
 def expert_iteration(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch")
-    from hearts_env.train.expert_iteration import cli
+    from hearts_env.train.cli import expert_iteration as cli
 
     cli(argv + ["--run-dir", str(tmp_path / "runs")])
 
 
 def bench_exploit(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch", "sb3_contrib")
-    from hearts_env.train.bench.cli import main
+    from hearts_env.bench.cli import main
 
     main(["exploit", "simple", *argv, "--out", str(tmp_path / "runs" / "exploit")])
 
@@ -75,7 +75,7 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-web": web,
     "hearts-arena": arena,
     "hearts-train": train,
-    "python -m hearts_env.train.expert_iteration": expert_iteration,
+    "python -m hearts_env.train.distill.expert_iteration": expert_iteration,
     "hearts-bench": bench_exploit,
 }
 NOBODY = "127.0.0.1:1"
@@ -128,8 +128,8 @@ CASES = [
     ("hearts-train", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-train", ["--shards", "2", "--opponents", "self"], "opponents: self and league change in this process"),
     ("hearts-train", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
-    ("python -m hearts_env.train.expert_iteration", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
-    ("python -m hearts_env.train.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
+    ("python -m hearts_env.train.distill.expert_iteration", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
+    ("python -m hearts_env.train.distill.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
     ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
 ]

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from hearts_env.bench import cli as bench_cli
 from hearts_env.engine.core import State
-from hearts_env.train.bench import cli as bench_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), ROOT / "agents/policies/ppo/README.md"]

@@ -72,7 +72,13 @@ def test_the_wheel_has_one_import_name_and_the_shipped_policy(built: Path) -> No
 def test_the_sdist_holds_the_repository_layout(built: Path) -> None:
     (sdist,) = built.glob("*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
-    for needed in ("pyproject.toml", "hearts_env/engine/core.py", "agents/heuristic.py", "train/ppo.py", "README.md"):
+    for needed in (
+        "pyproject.toml",
+        "hearts_env/engine/core.py",
+        "agents/rule_based/heuristic.py",
+        "train/ppo/trainer.py",
+        "README.md",
+    ):
         assert needed in names
 
 

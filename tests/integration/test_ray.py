@@ -1,6 +1,6 @@
 """Scaling out with Ray: the arena's blocks of deals played anywhere give exactly the local numbers
 (a thread pool here, Ray tasks on a local Ray), the RLlib vector-env wrapper, and
-``hearts_env.train.rllib_ppo``: one PPO iteration in each mode (self-play, named opponents) whose export
+``hearts_env.train.libraries.rllib_ppo``: one PPO iteration in each mode (self-play, named opponents) whose export
 plays through ``make_agent("trained", ...)`` without torch and computes the RLlib module's
 logits. Tests that need Ray or RLlib are skipped where they are not installed; each Ray started
 here is shut down by its fixture."""
@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 
 import hearts_env
 from hearts_env.agents import make_agent
-from hearts_env.agents.arena_cli import main as arena_main
+from hearts_env.agents.cli import main as arena_main
 from hearts_env.arena import MatchResult, play_match, round_robin
 from hearts_env.engine import seeding
 from hearts_env.engine.rules import HeartsRules
@@ -114,8 +114,8 @@ def test_bad_block_is_refused():
 @pytest.mark.processes
 def test_scale_out_code_imports_ray_only_when_used():
     code = (
-        "import sys, hearts_env.arena.sharding, hearts_env.agents.arena_cli, hearts_env.envs.rllib, "
-        "hearts_env.envs.sharded, hearts_env.train.ppo, hearts_env.train.expert_iteration; "
+        "import sys, hearts_env.arena.sharding, hearts_env.agents.cli, hearts_env.envs.rllib, "
+        "hearts_env.envs.sharded, hearts_env.train.ppo, hearts_env.train.distill.expert_iteration; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -173,8 +173,8 @@ def test_commands_refuse_an_address_where_nothing_answers(tmp_path):
     """One line naming the problem, at once, before any work (Ray itself would retry for minutes)."""
     pytest.importorskip("ray")
     commands = {
-        "hearts_env.agents.arena_cli": ["random", "random", "random", "random", "--deals", "2", "--ray", "127.0.0.1:1"],
-        "hearts_env.train.rllib_ppo": ["--address", "127.0.0.1:1", "--run-dir", str(tmp_path)],
+        "hearts_env.agents.cli": ["random", "random", "random", "random", "--deals", "2", "--ray", "127.0.0.1:1"],
+        "hearts_env.train.libraries.rllib_ppo": ["--address", "127.0.0.1:1", "--run-dir", str(tmp_path)],
     }
     for module, argv in commands.items():
         out = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True, timeout=120)
@@ -232,11 +232,11 @@ def test_self_play_tables_of_different_runners_play_different_games():
 
 
 # ---------------------------------------------------------------------------------------------
-# hearts_env.train.rllib_ppo
+# hearts_env.train.libraries.rllib_ppo
 
 
 def tiny(tmp_path, **overrides):
-    from hearts_env.train.rllib_ppo import RLlibPPOConfig
+    from hearts_env.train.libraries.rllib_ppo import RLlibPPOConfig
 
     settings = dict(
         exp_name="tiny",
@@ -263,7 +263,7 @@ def test_settings_errors(tmp_path):
         tiny(tmp_path, batch_size=256)
     with pytest.raises(ValueError, match="opponents: give 1 name or 3"):
         tiny(tmp_path, opponents=["random", "simple"])
-    from hearts_env.train.rllib_ppo import cli
+    from hearts_env.train.cli import rllib as cli
 
     with pytest.raises(SystemExit):
         cli(["--opponents", "nobody"])
@@ -293,7 +293,7 @@ def run_files(folder) -> dict:
 
 @pytest.mark.training
 def test_one_self_play_iteration(local_ray, tmp_path):
-    from hearts_env.train.rllib_ppo import main
+    from hearts_env.train.libraries.rllib_ppo import main
 
     folder = main(tiny(tmp_path, opponents=["self"]))
     throughput = run_files(folder)
@@ -309,8 +309,8 @@ def test_one_iteration_against_opponents_and_the_export_is_the_module(local_ray,
     from ray.rllib.core import DEFAULT_MODULE_ID
     from ray.rllib.core.columns import Columns
 
-    from hearts_env.agents.trained import TrainedPolicy
-    from hearts_env.train.rllib_ppo import algorithm_config, export_policy, policy_arrays
+    from hearts_env.agents.learned.trained import TrainedPolicy
+    from hearts_env.train.libraries.rllib_ppo import algorithm_config, export_policy, policy_arrays
 
     config = tiny(tmp_path, opponents=["random", "simple", "heuristic"], episode="hand", activation="tanh")
     algo = algorithm_config(config).build_algo()

@@ -18,10 +18,10 @@ from policy_files import export
 from scripted_policies import Highest, Lowest
 
 import hearts_env.agents
-import hearts_env.agents.arena_cli as arena_cli
-from hearts_env.agents.arena_cli import main, parse_spec
+import hearts_env.agents.cli as arena_cli
+from hearts_env.agents.cli import main, parse_spec
+from hearts_env.agents.learned.trained import TrainedPolicy
 from hearts_env.agents.specs import check_agents
-from hearts_env.agents.trained import TrainedPolicy
 from hearts_env.arena import (
     METRICS,
     Estimate,

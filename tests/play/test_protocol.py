@@ -20,9 +20,9 @@ import pytest
 
 from hearts_env import protocol
 from hearts_env.agents import make_agent
-from hearts_env.agents.arena_cli import main as arena_main
-from hearts_env.agents.program import BotError, ProgramPolicy
-from hearts_env.agents.protocol_bot import Bot
+from hearts_env.agents.bridges.program import BotError, ProgramPolicy
+from hearts_env.agents.bridges.protocol_bot import Bot
+from hearts_env.agents.cli import main as arena_main
 from hearts_env.agents.specs import check_agents, parse_spec
 from hearts_env.arena import play_match
 from hearts_env.engine import core
@@ -35,7 +35,7 @@ from hearts_env.play.policy import RandomPolicy
 ROOT = Path(__file__).resolve().parents[2]
 LOWEST_SH = ROOT / "examples" / "bots" / "lowest.sh"
 PYTHON = sys.executable
-HEARTS_BOT = f"{PYTHON} -m hearts_env.agents.protocol_bot"
+HEARTS_BOT = f"{PYTHON} -m hearts_env.agents.bridges.protocol_bot"
 SLOW_START = 300.0  # a cold numba cache compiles every kernel at a bot's start
 needs_sh = pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX shell")
 
@@ -242,9 +242,9 @@ def test_hello_reply() -> None:
 
 
 def test_spec_options_split_outside_quotes() -> None:
-    assert parse_spec("program:command=python -m hearts_env.agents.protocol_bot heuristic") == (
+    assert parse_spec("program:command=python -m hearts_env.agents.bridges.protocol_bot heuristic") == (
         "program",
-        {"command": "python -m hearts_env.agents.protocol_bot heuristic"},
+        {"command": "python -m hearts_env.agents.bridges.protocol_bot heuristic"},
     )
     assert parse_spec('program:command="./bot --levels 1,2",time_limit=10') == (
         "program",
@@ -346,7 +346,7 @@ def test_hearts_bot_plays_tables_of_any_id(table_id: int) -> None:
 
 
 def test_hearts_bot_command_line_refuses_an_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:
-    from hearts_env.agents.protocol_bot import main
+    from hearts_env.agents.bridges.protocol_bot import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["nosuchagent"])
@@ -611,7 +611,7 @@ def test_every_table_gets_its_last_events_when_the_match_ends(tmp_path: Path, ho
 def test_hearts_bench_closes_the_programs_it_runs(tmp_path: Path, tiny: Path) -> None:
     """Every bot process a hearts-bench run starts for a program candidate (its fingerprint, its
     matches) is closed by the run: each gets its quit, after the hand and end of every game it played."""
-    from hearts_env.train.bench.cli import main as bench_main
+    from hearts_env.bench.cli import main as bench_main
 
     script, log = tmp_path / "recorder.py", tmp_path / "log"
     log.mkdir()

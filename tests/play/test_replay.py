@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hearts_env.agents import arena_cli
+from hearts_env.agents import cli as arena_cli
 from hearts_env.arena import play_match
 from hearts_env.engine import core
 from hearts_env.engine.rules import HeartsRules

@@ -20,19 +20,20 @@ import numpy as np
 import pytest
 
 from hearts_env.agents import make_agent
-from hearts_env.agents.heuristic import HeuristicPolicy
+from hearts_env.agents.learned.hashing import weights_hash
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.specs import agent_from_spec
 from hearts_env.arena import MatchPlan, play_match
+from hearts_env.bench import bench_report as reports
+from hearts_env.bench import cli as bench_cli
+from hearts_env.bench import compare, deals, identity, load, per_game_policy, run
+from hearts_env.bench import leaderboard as leaderboards
+from hearts_env.bench.candidates import CandidateError, TimeLimited, load_candidate
+from hearts_env.bench.suite import BenchError, freeze, load_suite, load_suite_file
 from hearts_env.engine import core, seeding
 from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs import aec
-from hearts_env.train.bench import bench_report as reports
-from hearts_env.train.bench import cli as bench_cli
-from hearts_env.train.bench import compare, deals, identity, load, per_game_policy, run
-from hearts_env.train.bench import leaderboard as leaderboards
-from hearts_env.train.bench.candidates import CandidateError, TimeLimited, load_candidate
-from hearts_env.train.bench.suite import BenchError, freeze, load_suite, load_suite_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,7 +61,7 @@ def test_v1_is_frozen_as_recorded() -> None:
         suite.check_deals(split, suite.tracks.values())
     members = {name: member.build(suite.agent_seed) for name, member in suite.pool.items()}
     assert suite.check_pool(suite.identify(members)) == []
-    assert suite.record["pool"]["ppo"]["weights"] == identity.weights_hash(make_agent("ppo"))
+    assert suite.record["pool"]["ppo"]["weights"] == weights_hash(make_agent("ppo"))
 
 
 def test_the_test_split_is_out_of_training_reach() -> None:
@@ -163,11 +164,11 @@ def test_a_modified_pool_member_is_refused_unless_allowed(tiny, tmp_path) -> Non
 
 def test_weights_hashes_follow_the_arrays() -> None:
     ppo = make_agent("ppo")
-    assert identity.weights_hash(ppo) == identity.weights_hash(make_agent("pimc-ppo"))  # its network
-    assert identity.weights_hash(make_agent("heuristic")) is None
+    assert weights_hash(ppo) == weights_hash(make_agent("pimc-ppo"))  # its network
+    assert weights_hash(make_agent("heuristic")) is None
     other = make_agent("ppo")
     other.layers[0][1][0] += 1e-3
-    assert identity.weights_hash(other) != identity.weights_hash(ppo)
+    assert weights_hash(other) != weights_hash(ppo)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,7 +189,7 @@ def user_agents(tmp_path, monkeypatch):
         import time
         import numpy as np
         from hearts_env.agents import make_agent
-        from hearts_env.train.bench import per_game_policy
+        from hearts_env.bench import per_game_policy
         from hearts_env.engine.core import bits_to_mask
 
         def make(seed=None, kind="heuristic"):
@@ -246,7 +247,7 @@ def user_agents(tmp_path, monkeypatch):
 def test_every_kind_of_candidate_is_built_or_refused_in_one_line(user_agents, tmp_path) -> None:
     assert load_candidate("pimc:worlds=4").policy.worlds == 4
     assert load_candidate("trained:path=" + str(REPO / "agents/policies/ppo")).weights_sha256 == (
-        identity.weights_hash(make_agent("ppo"))
+        weights_hash(make_agent("ppo"))
     )
     made = load_candidate("user_agents:make:kind='simple'")
     assert made.kind == "factory" and type(made.policy).__name__ == "SimplePolicy"
@@ -624,11 +625,11 @@ def test_cli_errors_are_one_line(argv, message, capsys, monkeypatch, tmp_path) -
 def test_the_cli_imports_no_torch_for_an_agent_without_it(tiny, tmp_path) -> None:
     """Nor does the benchmark's package import the training code beside it (only ``hearts-bench exploit`` does)."""
     script = (
-        "import sys; import hearts_env.train.bench; "
+        "import sys; import hearts_env.bench; "
         "training = [m for m in sys.modules if m.startswith('hearts_env.train.') "
-        "and not m.startswith('hearts_env.train.bench')]; "
+        "and not m.startswith('hearts_env.bench')]; "
         "assert not training, training; "
-        "from hearts_env.train.bench import cli as bench_cli; "
+        "from hearts_env.bench import cli as bench_cli; "
         f"bench_cli.main(['run', 'random', '--suite', {str(tiny)!r}, '--tracks', 'standard', '--quick', "
         f"'--out', {str(tmp_path / 'out')!r}, '--no-progress']); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
@@ -734,8 +735,8 @@ def test_the_published_schemas_are_what_is_checked(tiny) -> None:
     accept every shipped suite and report, and name the episodes and splits the code has; a JSON
     Schema library refuses the same hostile suites (those of shape, not of meaning)."""
     from hearts_env.arena import EPISODES
-    from hearts_env.train.bench import schema
-    from hearts_env.train.bench.deals import SPLIT_STREAMS
+    from hearts_env.bench import schema
+    from hearts_env.bench.deals import SPLIT_STREAMS
 
     def keywords(node):
         if isinstance(node, dict):

@@ -1,4 +1,4 @@
-"""Behaviour cloning (``hearts_env.train.imitation``): the recorded decisions and their returns, and that
+"""Behaviour cloning (``hearts_env.train.ppo.imitation``): the recorded decisions and their returns, and that
 pretraining makes a policy play the teacher's cards."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ pytest.importorskip("sb3_contrib")
 from hearts_env.agents import make_agent  # noqa: E402
 from hearts_env.engine.observation import ObservationLayout  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
-from hearts_env.train.imitation import collect, pretrain  # noqa: E402
+from hearts_env.train import cli as train_cli  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, build_model  # noqa: E402
+from hearts_env.train.ppo.imitation import collect, pretrain  # noqa: E402
 
 RULES = HeartsRules()
 
@@ -139,13 +140,13 @@ def test_collect_gives_at_least_what_is_asked() -> None:
 @pytest.mark.training
 @pytest.mark.slow
 def test_a_tiny_behaviour_cloning_run_trains_and_a_failing_one_leaves_no_folder(tmp_path: Path, monkeypatch) -> None:
-    from hearts_env.train import ppo
+    from hearts_env.train.ppo import trainer as ppo
 
     runs = tmp_path / "runs"
     argv = ["--bc-teacher", "random", "--bc-decisions", "10", "--total-timesteps", "64", "--num-envs", "2"]
     argv += ["--n-steps", "32", "--batch-size", "32", "--eval-deals", "2", "--net-arch", "8", "--run-dir", str(runs)]
     argv += ["--progress-bar", "false"]
-    ppo.cli(argv)
+    train_cli.ppo(argv)
     assert len(list(runs.iterdir())) == 1
 
     def broken(*args, **kwargs):

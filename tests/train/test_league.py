@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from hearts_env.play.policy import RandomPolicy  # noqa: E402
-from hearts_env.train.league import SMOOTHING, League  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, StartError, main, make_opponents  # noqa: E402
+from hearts_env.train.ppo.league import SMOOTHING, League  # noqa: E402
 
 
 def _league(size: int = 8, temperature: float = 1.0, seed: int = 0) -> League:

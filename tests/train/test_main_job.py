@@ -1,4 +1,4 @@
-"""The main job (``hearts_env.train.main_job``) end to end at a smoke-sized budget, and the shipped agent."""
+"""The main job (``hearts_env.bench.main_job``) end to end at a smoke-sized budget, and the shipped agent."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
 from hearts_env.agents import make_agent  # noqa: E402
-from hearts_env.agents.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
+from hearts_env.agents.learned.trained import SHIPPED_DIR, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.bench import load  # noqa: E402
+from hearts_env.bench.bench_report import format_report  # noqa: E402
+from hearts_env.bench.main_job import MainJobConfig, format_results, main  # noqa: E402
 from hearts_env.engine.core import legal_mask, new_games, sample_actions, step  # noqa: E402
 from hearts_env.engine.infoset import infoset  # noqa: E402
 from hearts_env.engine.records import concatenate
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.play.policy import PhaseSplit, RandomPolicy  # noqa: E402
-from hearts_env.train.bench import load  # noqa: E402
-from hearts_env.train.bench.bench_report import format_report  # noqa: E402
-from hearts_env.train.main_job import MainJobConfig, format_results, main  # noqa: E402
 from hearts_env.train.ppo import parse_config  # noqa: E402
 
 

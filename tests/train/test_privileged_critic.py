@@ -15,16 +15,16 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 
 from hearts_env.agents import make_agent  # noqa: E402
-from hearts_env.agents.trained import TrainedPolicy  # noqa: E402
+from hearts_env.agents.learned.trained import TrainedPolicy  # noqa: E402
 from hearts_env.engine.global_state import GlobalStateLayout  # noqa: E402
 from hearts_env.engine.observation import ObservationLayout  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
 from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
-from hearts_env.train.checkpoints import CHECKPOINT_FILE, load_checkpoint, policy_layers  # noqa: E402
-from hearts_env.train.imitation import collect, pretrain  # noqa: E402
+from hearts_env.train.libraries.rllib_ppo import RLlibPPOConfig  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, build_model, main  # noqa: E402
-from hearts_env.train.rllib_ppo import RLlibPPOConfig  # noqa: E402
+from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, load_checkpoint, policy_layers  # noqa: E402
+from hearts_env.train.ppo.imitation import collect, pretrain  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
@@ -118,8 +118,8 @@ def test_torchrl_trainer_with_the_privileged_critic(tmp_path: Path) -> None:
     seat; its run trains and exports the ordinary actor."""
     pytest.importorskip("torchrl")
     from hearts_env.envs.torchrl import GROUP, HeartsMultiAgentEnv
-    from hearts_env.train.torchrl_ppo import TorchRLPPOConfig, give_seats_the_state, networks
-    from hearts_env.train.torchrl_ppo import main as torchrl_main
+    from hearts_env.train.libraries.torchrl_ppo import TorchRLPPOConfig, give_seats_the_state, networks
+    from hearts_env.train.libraries.torchrl_ppo import main as torchrl_main
 
     settings = dict(rules=HeartsRules(target_score=None), num_envs=8, n_steps=16, total_timesteps=256, batch_size=64)
     config = TorchRLPPOConfig(

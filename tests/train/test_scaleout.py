@@ -89,7 +89,7 @@ def test_more_shards_than_rays_cpus_are_refused(local_ray) -> None:
 
 @pytest.mark.training
 def test_exploit_trains_the_same_best_response_with_its_shards_on_ray(local_ray, tmp_path) -> None:
-    from hearts_env.train.exploit import exploit
+    from hearts_env.bench.exploit import exploit
 
     tiny = dict(
         budget=256, start="scratch", seed=2, deals=4, eval_deals=2, curve_points=1, value_decisions=1, num_envs=7,
@@ -106,7 +106,7 @@ def test_exploit_trains_the_same_best_response_with_its_shards_on_ray(local_ray,
 @pytest.mark.processes
 def test_expert_iteration_workers_as_ray_tasks_collect_the_process_pools_decisions(local_ray) -> None:
     pytest.importorskip("torch")
-    from hearts_env.train.expert_iteration import ExItConfig, collect_parallel
+    from hearts_env.train.distill.expert_iteration import ExItConfig, collect_parallel
 
     config = ExItConfig(decisions=200, worlds=2, top_k=2, seed=3, workers=2, progress_bar=False)
     hand = HeartsRules(target_score=None)

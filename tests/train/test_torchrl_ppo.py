@@ -1,4 +1,4 @@
-"""hearts_env.train.torchrl_ppo: a tiny run writes its files, its export plays through
+"""hearts_env.train.libraries.torchrl_ppo: a tiny run writes its files, its export plays through
 make_agent("trained") with the torch actor's logits, and bad settings are refused before any
 file is written. Skipped where TorchRL is not installed."""
 
@@ -20,7 +20,7 @@ from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.torchrl import HeartsMultiAgentEnv  # noqa: E402
 from hearts_env.play.policy import RandomPolicy  # noqa: E402
-from hearts_env.train.torchrl_ppo import TorchRLPPOConfig, cli, main, networks  # noqa: E402
+from hearts_env.train.libraries.torchrl_ppo import TorchRLPPOConfig, cli, main, networks  # noqa: E402
 
 
 def tiny(tmp_path, **overrides) -> TorchRLPPOConfig:
@@ -59,7 +59,7 @@ def test_a_tiny_run_and_its_export(tmp_path):
 
 
 def test_the_export_is_the_actor(tmp_path):
-    from hearts_env.train.torchrl_ppo import numpy_policy
+    from hearts_env.train.libraries.torchrl_ppo import numpy_policy
 
     config = tiny(tmp_path, net_arch="16,8", activation="tanh")
     actor, _ = networks(config)
@@ -90,7 +90,7 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys):
 def test_without_torchrl_the_command_says_so_in_one_line(tmp_path):
     code = (
         "import sys; sys.modules['tensordict'] = None; sys.modules['torchrl'] = None\n"
-        "from hearts_env.train.torchrl_ppo import cli\n"
+        "from hearts_env.train.libraries.torchrl_ppo import cli\n"
         f"cli(['--run-dir', {str(tmp_path)!r}])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -14,7 +14,9 @@ from command_errors import refused
 from policy_files import export
 
 from hearts_env import HeartsRules
-from hearts_env.agents.trained import META_FILE
+from hearts_env.agents.learned.trained import META_FILE
+from hearts_env.bench import cli as bench_cli
+from hearts_env.train import cli as train_cli
 
 
 class Payload:
@@ -31,7 +33,7 @@ class Payload:
 def ppo():
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from hearts_env.train import ppo
+    from hearts_env.train.ppo import trainer as ppo
 
     return ppo
 
@@ -66,7 +68,7 @@ def snapshot(model) -> list[np.ndarray]:
 def test_checkpoint_loader_refuses_everything_but_a_checkpoint_and_loads_nothing(ppo, tmp_path):
     import torch
 
-    from hearts_env.train.checkpoints import load_checkpoint, save_checkpoint
+    from hearts_env.train.ppo.checkpoints import load_checkpoint, save_checkpoint
 
     config = small_config(ppo, tmp_path)
     source, target = small_model(ppo, config), small_model(ppo, config)
@@ -149,20 +151,20 @@ def test_training_config_round_trips_through_json(ppo):
 
 
 def test_train_command_refuses_a_damaged_checkpoint_before_making_the_run_folder(ppo, capsys, tmp_path):
-    from hearts_env.train.checkpoints import CHECKPOINT_FILE
+    from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE
 
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / CHECKPOINT_FILE).write_bytes(b"PK\x03\x04 truncated")
     runs = tmp_path / "runs"
     argv = ["--resume", str(tmp_path / "old"), "--run-dir", str(runs), "--num-envs", "2", "--net-arch", "8"]
-    refused(capsys, lambda: ppo.cli(argv), "hearts-train: error: resume: cannot load")
+    refused(capsys, lambda: train_cli.ppo(argv), "hearts-train: error: resume: cannot load")
     assert not runs.exists()
 
 
 def test_train_command_refuses_a_run_dir_that_is_a_file(ppo, capsys, tmp_path):
     (tmp_path / "runs").write_text("not a folder")
     argv = ["--run-dir", str(tmp_path / "runs"), "--num-envs", "2", "--net-arch", "8", "--bc-teacher", ""]
-    refused(capsys, lambda: ppo.cli(argv), "hearts-train: error: run_dir: cannot make the run folder")
+    refused(capsys, lambda: train_cli.ppo(argv), "hearts-train: error: run_dir: cannot make the run folder")
 
 
 def test_train_command_takes_every_rules_flag(ppo):
@@ -181,16 +183,14 @@ def test_train_command_takes_every_rules_flag(ppo):
     ],
 )
 def test_benchmark_command_refuses_before_training(ppo, argv, fragment, capsys, tmp_path, monkeypatch):
-    from hearts_env.train import main_job
 
     monkeypatch.setattr(ppo, "main", lambda config: pytest.fail("the training started"))
     runs = tmp_path / "runs"
-    refused(capsys, lambda: main_job.cli(argv + ["--run-dir", str(runs)]), "hearts-main-job: error:", fragment)
+    refused(capsys, lambda: bench_cli.main_job(argv + ["--run-dir", str(runs)]), "hearts-main-job: error:", fragment)
     assert not runs.exists()
 
 
 def test_benchmark_of_a_variant_without_the_shipped_agent_starts(ppo, monkeypatch):
-    from hearts_env.train import main_job
 
     class Started(Exception):
         pass
@@ -201,11 +201,11 @@ def test_benchmark_of_a_variant_without_the_shipped_agent_starts(ppo, monkeypatc
 
     monkeypatch.setattr(ppo, "main", started)
     with pytest.raises(Started):
-        main_job.cli(["--num-players", "5", "--shipped", "false", "--opponents", "random"])
+        bench_cli.main_job(["--num-players", "5", "--shipped", "false", "--opponents", "random"])
 
 
 def test_training_seeds_are_refused_above_32_bits() -> None:
-    from hearts_env.train.expert_iteration import ExItConfig
+    from hearts_env.train.distill.expert_iteration import ExItConfig
     from hearts_env.train.ppo import PPOConfig
 
     for config in (PPOConfig, ExItConfig):
@@ -218,7 +218,7 @@ def test_training_seeds_are_refused_above_32_bits() -> None:
 
 
 def test_expert_iteration_refuses_before_collecting(tmp_path: Path) -> None:
-    from hearts_env.train.expert_iteration import ExItConfig
+    from hearts_env.train.distill.expert_iteration import ExItConfig
 
     history = export(tmp_path / "hist", HeartsRules(), history=True)
     with pytest.raises(ValueError, match="reads the trick history"):

@@ -1,0 +1,48 @@
+"""The trainers' command lines. Each imports its trainer when run, so that one library's absence
+(Ray for RLlib, TorchRL) stops only its own command."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hearts_env.cli.commands import command
+
+
+@command("hearts-train")
+def ppo(argv: Sequence[str] | None = None) -> None:
+    """``hearts-train`` (``python -m hearts_env.train.ppo``): PPO with sb3-contrib; prints the run folder."""
+    from hearts_env.train.ppo import trainer
+
+    print(trainer.main(trainer.parse_args(argv)))
+
+
+@command("hearts-train-rllib")
+def rllib(argv: Sequence[str] | None = None) -> None:
+    """``hearts-train-rllib``: PPO with RLlib; prints the run folder."""
+    from hearts_env.train.libraries import rllib_ppo
+
+    print(rllib_ppo.main(rllib_ppo.parse_args(argv)))
+
+
+@command("hearts-train-torchrl")
+def torchrl(argv: Sequence[str] | None = None) -> None:
+    """``hearts-train-torchrl``: PPO with TorchRL; prints the run folder."""
+    from hearts_env.train.libraries import torchrl_ppo
+
+    print(torchrl_ppo.main(torchrl_ppo.parse_args(argv)))
+
+
+@command("python -m hearts_env.train.distill.expert_iteration")
+def expert_iteration(argv: Sequence[str] | None = None) -> None:
+    """One round of expert iteration (``hearts_env.train.distill.expert_iteration``)."""
+    from hearts_env.train.distill import expert_iteration as exit_
+
+    exit_.main(exit_.parse_args(argv))
+
+
+@command("python -m hearts_env.train.distill.value_head")
+def value_head(argv: Sequence[str] | None = None) -> None:
+    """The search's value head (``hearts_env.train.distill.value_head``)."""
+    from hearts_env.train.distill import value_head as head
+
+    head.main(head.parse_args(argv))
