@@ -34,7 +34,6 @@ import argparse
 import dataclasses
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,7 +42,7 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
-from hearts_env.cli.commands import Parser, add_progress_argument, command, positive_int
+from hearts_env.cli.commands import Parser, add_progress_argument, command, output_problem, positive_int
 from hearts_env.engine.rules import add_rules_arguments, rules_from_args
 from hearts_env.engine.seeding import parse_seed
 from hearts_env.play import replay
@@ -105,19 +104,6 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _output_problem(path: str) -> str | None:
-    """Why a result file cannot be written at ``path`` (None if it can), checked before the match."""
-    target = Path(path)
-    folder = target.parent
-    if target.is_dir():
-        return f"{path} is a folder"
-    if not folder.is_dir():
-        return f"no folder {folder} to write {target.name} in"
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return f"cannot write {path}"
-    return None
-
-
 def _plot_format_problem(path: str) -> str | None:
     """Why matplotlib cannot draw to ``path`` (None if it can): its format comes from the suffix,
     checked before the match rather than after it."""
@@ -165,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
             "to fill the seats, or use --round-robin"
         )
     for flag, path in (("--json", args.json), ("--plot", args.plot), ("--record", args.record)):
-        if path not in (None, "-") and (problem := _output_problem(path)):
+        if path not in (None, "-") and (problem := output_problem(path)):
             parser.error(f"{flag}: {problem}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install matplotlib")

@@ -44,7 +44,7 @@ from hearts_env.bench.compare import compare, format_comparison
 from hearts_env.bench.run import run
 from hearts_env.bench.schema import read_json
 from hearts_env.bench.suite import BenchError, freeze, load_suite, setting, versions
-from hearts_env.cli.commands import Parser, add_progress_argument, command, positive_int
+from hearts_env.cli.commands import Parser, add_progress_argument, command, output_problem, positive_int
 
 PROG = "hearts-bench"
 RUNS_DIR = Path("runs") / "bench"
@@ -97,7 +97,7 @@ def _run_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None
     check_time_limit(args.time_limit)  # before Ray starts
     if args.ray is not None and importlib.util.find_spec("ray") is None:
         parser.error(f"--ray {RAY_MISSING}")
-    if args.json and (problem := _output_problem(args.json)):
+    if args.json and (problem := output_problem(args.json)):
         parser.error(f"--json: {problem}")
     out = (
         Path(args.out)
@@ -265,7 +265,7 @@ def _exploit_arguments(parser: argparse.ArgumentParser) -> None:
 def _exploit_main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     from hearts_env.bench.exploit import exploit, format_report
 
-    if args.json and (problem := _output_problem(args.json)):
+    if args.json and (problem := output_problem(args.json)):
         parser.error(f"--json: {problem}")
     if args.ray is not None and importlib.util.find_spec("ray") is None:
         parser.error(f"--ray {RAY_MISSING}")
@@ -349,16 +349,6 @@ def _write(path: str | Path, text: str) -> None:
         Path(path).write_text(text)
     except OSError as error:
         raise BenchError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def _output_problem(path: str) -> str | None:
-    """Why a file cannot be written at ``path`` (None if it can), checked before a long run."""
-    target = Path(path)
-    if target.is_dir():
-        return f"{path} is a folder"
-    if not target.parent.is_dir():
-        return f"no folder {target.parent} to write {target.name} in"
-    return None
 
 
 def _names(text: str) -> list[str]:

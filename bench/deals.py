@@ -3,7 +3,7 @@
 A table of a track (``suite.Table``) deals from its documented ``deal_seed`` on the split's stream:
 deal ``d`` of the ``test`` split has the key ``seeding.derive(deal_seed, seeding.BENCH_TEST, d)``
 (``dev``: ``seeding.BENCH_DEV``). Training draws its games from ``seeding.GAMES`` with the user's
-seeds (``seeding.game_keys``), so it never meets a test deal (``tests/train/test_bench.py`` checks the
+seeds (``seeding.game_keys``), so it never meets a test deal (``tests/bench/test_bench.py`` checks the
 seeds training uses). A match plays the first ``deals`` keys of its table; the ``quick`` setting
 the first tenth of those.
 

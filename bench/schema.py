@@ -29,7 +29,7 @@ KEYWORDS = frozenset(
     "items minItems maxItems uniqueItems properties required additionalProperties propertyNames minProperties "
     "anyOf".split()
 )
-"""The JSON Schema keywords ``check`` implements; the schemas use no others (tests/train/test_bench.py checks)."""
+"""The JSON Schema keywords ``check`` implements; the schemas use no others (tests/bench/test_bench.py checks)."""
 _TYPES = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer"}
 _TYPES |= {"number": "a number", "boolean": "true or false", "null": "null"}
 

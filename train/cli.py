@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hearts_env.cli.commands import command
+from hearts_env.train.config import parse_config
 
 
 @command("hearts-train")
@@ -37,7 +38,8 @@ def expert_iteration(argv: Sequence[str] | None = None) -> None:
     """One round of expert iteration (``hearts_env.train.distill.expert_iteration``)."""
     from hearts_env.train.distill import expert_iteration as exit_
 
-    exit_.main(exit_.parse_args(argv))
+    prog = "python -m hearts_env.train.distill.expert_iteration"
+    exit_.main(parse_config(exit_.ExItConfig, argv, prog, (exit_.__doc__ or "").splitlines()[0]))
 
 
 @command("python -m hearts_env.train.distill.value_head")
@@ -45,4 +47,5 @@ def value_head(argv: Sequence[str] | None = None) -> None:
     """The search's value head (``hearts_env.train.distill.value_head``)."""
     from hearts_env.train.distill import value_head as head
 
-    head.main(head.parse_args(argv))
+    prog = "python -m hearts_env.train.distill.value_head"
+    head.main(parse_config(head.ValueConfig, argv, prog, (head.__doc__ or "").splitlines()[0]))

@@ -17,6 +17,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn, ParamSpec, TypeVar
 
 from hearts_env.engine import compiled
@@ -77,6 +78,19 @@ def add_progress_argument(parser: argparse.ArgumentParser) -> None:
         default=sys.stderr.isatty(),
         help="progress bar (default: on a terminal)",
     )
+
+
+def output_problem(path: str) -> str | None:
+    """Why a result file cannot be written at ``path`` (None if it can), checked before a long run."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return f"{path} is a folder"
+    if not folder.is_dir():
+        return f"no folder {folder} to write {target.name} in"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"cannot write {path}"
+    return None
 
 
 def _one_line(error: BaseException) -> str:

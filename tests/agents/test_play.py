@@ -18,7 +18,8 @@ from command_errors import refused
 from scripted_deals import FIRST_TRICK, LEADS, SUITS
 
 from hearts_env import HeartsRules
-from hearts_env.agents.human.terminal import Quit, main, make_table, parse_line, play_game
+from hearts_env.agents.human.cli import play as main
+from hearts_env.agents.human.terminal import Quit, make_table, parse_line, play_game
 from hearts_env.agents.learned.trained import SHIPPED_DIR
 from hearts_env.engine import cards
 from hearts_env.engine.core import new_games

@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from hearts_env.agents import HeuristicPolicy, SimplePolicy, table
+from hearts_env.agents import HeuristicPolicy, SimplePolicy
+from hearts_env.agents.rule_based import table
 from hearts_env.arena import play_match
 from hearts_env.engine import cards, core
 from hearts_env.engine.rules import HeartsRules

@@ -324,7 +324,7 @@ def test_the_database_is_made_migrated_and_refused_when_foreign(tmp_path: Path) 
 def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from command_errors import refused as refused_line
 
-    from hearts_env.agents.human.web.app import main
+    from hearts_env.agents.human.cli import web as main
 
     text = tmp_path / "notes.txt"
     text.write_text("a page of notes, not a database " * 8)

@@ -30,7 +30,7 @@ def rules_flags(argv: list[str], tmp_path: Path) -> None:
 
 def web(argv: list[str], tmp_path: Path) -> None:
     pytest.importorskip("starlette")
-    from hearts_env.agents.human.web.app import main
+    from hearts_env.agents.human.cli import web as main
 
     with pytest.MonkeyPatch.context() as patch:  # the default database's folder, made in the user's data folder
         patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

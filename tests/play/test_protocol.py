@@ -346,7 +346,7 @@ def test_hearts_bot_plays_tables_of_any_id(table_id: int) -> None:
 
 
 def test_hearts_bot_command_line_refuses_an_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:
-    from hearts_env.agents.bridges.protocol_bot import main
+    from hearts_env.agents.bridges.cli import bot as main
 
     with pytest.raises(SystemExit) as exit_:
         main(["nosuchagent"])

@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from hearts_env.play.policy import RandomPolicy  # noqa: E402
-from hearts_env.train.ppo import PPOConfig, StartError, main, make_opponents  # noqa: E402
+from hearts_env.train.config import StartError  # noqa: E402
+from hearts_env.train.ppo import PPOConfig, main, make_opponents  # noqa: E402
 from hearts_env.train.ppo.league import SMOOTHING, League  # noqa: E402
 
 

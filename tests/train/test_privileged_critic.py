@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_runs import tiny_run
 
 pytest.importorskip("sb3_contrib")
 
@@ -28,23 +29,7 @@ from hearts_env.train.ppo.imitation import collect, pretrain  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
-    settings = dict(
-        exp_name="privileged",
-        seed=5,
-        opponents=["heuristic"],
-        num_envs=8,
-        total_timesteps=1024,
-        n_steps=64,
-        batch_size=256,
-        net_arch="32,32",
-        eval_every=0,
-        eval_deals=8,
-        bc_decisions=2000,
-        bc_epochs=1,
-        critic="state",
-        run_dir=str(run_dir),
-        progress_bar=False,
-    )
+    settings = tiny_run(run_dir, exp_name="privileged", seed=5, opponents=["heuristic"], eval_every=0, critic="state")
     return PPOConfig(**(settings | overrides))
 
 

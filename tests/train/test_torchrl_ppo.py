@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from tiny_runs import tiny_run
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
@@ -20,22 +21,14 @@ from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.torchrl import HeartsMultiAgentEnv  # noqa: E402
 from hearts_env.play.policy import RandomPolicy  # noqa: E402
-from hearts_env.train.libraries.torchrl_ppo import TorchRLPPOConfig, cli, main, networks  # noqa: E402
+from hearts_env.train.cli import torchrl as cli  # noqa: E402
+from hearts_env.train.libraries.torchrl_ppo import TorchRLPPOConfig, main, networks  # noqa: E402
 
 
 def tiny(tmp_path, **overrides) -> TorchRLPPOConfig:
-    settings = dict(
-        rules=HeartsRules(target_score=None),
-        num_envs=8,
-        n_steps=16,
-        total_timesteps=256,
-        batch_size=64,
-        n_epochs=1,
-        net_arch="16",
-        eval_deals=2,
-        run_dir=str(tmp_path),
-        progress_bar=False,
-    )
+    settings = tiny_run(tmp_path, rules=HeartsRules(target_score=None), n_steps=16, total_timesteps=256, batch_size=64)
+    settings |= dict(n_epochs=1, net_arch="16", eval_deals=2)
+    del settings["bc_decisions"], settings["bc_epochs"]  # TorchRL's trainer does not clone
     return TorchRLPPOConfig(**(settings | overrides))
 
 
@@ -90,7 +83,7 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys):
 def test_without_torchrl_the_command_says_so_in_one_line(tmp_path):
     code = (
         "import sys; sys.modules['tensordict'] = None; sys.modules['torchrl'] = None\n"
-        "from hearts_env.train.libraries.torchrl_ppo import cli\n"
+        "from hearts_env.train.cli import torchrl as cli\n"
         f"cli(['--run-dir', {str(tmp_path)!r}])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

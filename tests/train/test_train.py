@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_runs import tiny_run
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -28,24 +29,9 @@ from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, Snapshot, load_che
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
-    settings = dict(
-        exp_name="smoke",
-        seed=3,
-        opponents=["random", "simple", "heuristic"],
-        num_envs=8,
-        total_timesteps=2048,
-        n_steps=128,
-        batch_size=256,
-        n_epochs=2,
-        net_arch="32,32",
-        eval_every=1024,
-        eval_deals=16,
-        bc_teacher="heuristic",
-        bc_decisions=3000,
-        bc_epochs=1,
-        run_dir=str(run_dir),
-        progress_bar=False,
-    )
+    opponents = ["random", "simple", "heuristic"]
+    settings = tiny_run(run_dir, exp_name="smoke", seed=3, opponents=opponents, total_timesteps=2048, n_steps=128)
+    settings |= dict(n_epochs=2, eval_every=1024, eval_deals=16, bc_teacher="heuristic", bc_decisions=3000)
     return PPOConfig(**(settings | overrides))
 
 
@@ -252,25 +238,29 @@ def test_loader_corrupt_files(run: Path, tmp_path: Path) -> None:
         TrainedPolicy(folder)
 
 
-@pytest.mark.training
-def test_loader_refuses_pickled_arrays(run: Path, tmp_path: Path) -> None:
-    folder = _copy(run, tmp_path)
-    meta = json.loads((folder / META_FILE).read_text())
-    arrays = dict(np.load(folder / WEIGHTS_FILE))
-    arrays["pi.0.weight"] = np.array([{"evil": 1}], dtype=object)
-    np.savez(folder / WEIGHTS_FILE, **arrays)
-    assert meta["layers"][0] == "pi.0"
-    with pytest.raises(ValueError, match="'pi.0.weight' has dtype object, expected float32"):
-        TrainedPolicy(folder)
+def _pickled(arrays: dict[str, np.ndarray]) -> None:
+    arrays["pi.0.weight"] = np.array([{"evil": 1}], dtype=object)  # the first layer's (see the meta)
 
 
-@pytest.mark.training
-def test_loader_missing_input_scale(run: Path, tmp_path: Path) -> None:
-    folder = _copy(run, tmp_path)
-    arrays = dict(np.load(folder / WEIGHTS_FILE))
+def _without_input_scale(arrays: dict[str, np.ndarray]) -> None:
     del arrays["input.scale"]
+
+
+@pytest.mark.training
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (_pickled, "'pi.0.weight' has dtype object, expected float32"),
+        (_without_input_scale, "lacks the array 'input.scale'"),
+    ],
+)
+def test_loader_refuses_damaged_arrays(run: Path, tmp_path: Path, damage, message: str) -> None:
+    folder = _copy(run, tmp_path)
+    assert json.loads((folder / META_FILE).read_text())["layers"][0] == "pi.0"
+    arrays = dict(np.load(folder / WEIGHTS_FILE))
+    damage(arrays)
     np.savez(folder / WEIGHTS_FILE, **arrays)
-    with pytest.raises(ValueError, match="lacks the array 'input.scale'"):
+    with pytest.raises(ValueError, match=message):
         TrainedPolicy(folder)
 
 

@@ -19,9 +19,8 @@ import dataclasses
 import functools
 import json
 import multiprocessing
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from hearts_env.arena import play_match
 from hearts_env.arena.sharding import RayExecutor, ray_failure
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.seeding import COLLECTION, derive
-from hearts_env.train.config import RunConfig, StartError, check_at_least, check_ray, parse_config
+from hearts_env.train.config import RunConfig, StartError, check_at_least, check_ray
 from hearts_env.train.ppo.imitation import Demonstrations, collect
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
@@ -308,16 +307,6 @@ def main(config: ExItConfig) -> Path:
     print(json.dumps(metrics, indent=2))
     print(f"wrote {folder}")
     return folder
-
-
-def parse_args(argv: Sequence[str] | None = None) -> ExItConfig:
-    """A ``ExItConfig`` from command-line flags."""
-    return parse_config(
-        ExItConfig,
-        sys.argv[1:] if argv is None else argv,
-        "python -m hearts_env.train.distill.expert_iteration",
-        __doc__.splitlines()[0],
-    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import dataclasses
 import itertools
 import json
 import shutil
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.seeding import game_keys
 from hearts_env.play.progress import progress_bar
 from hearts_env.play.runner import play
-from hearts_env.train.config import RunConfig, check_at_least, check_ray, net_arch_widths, parse_config
+from hearts_env.train.config import RunConfig, check_at_least, check_ray, net_arch_widths
 from hearts_env.train.distill.expert_iteration import map_over_workers
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
@@ -297,16 +296,6 @@ def main(config: ValueConfig) -> Path:
     print(json.dumps(metrics, indent=2))
     print(f"wrote {folder}")
     return folder
-
-
-def parse_args(argv: Sequence[str] | None = None) -> ValueConfig:
-    """A ``ValueConfig`` from command-line flags."""
-    return parse_config(
-        ValueConfig,
-        sys.argv[1:] if argv is None else argv,
-        "python -m hearts_env.train.distill.value_head",
-        __doc__.splitlines()[0],
-    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_runs import tiny_run
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -23,27 +24,13 @@ from hearts_env.engine.infoset import infoset  # noqa: E402
 from hearts_env.engine.records import concatenate
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.play.policy import PhaseSplit, RandomPolicy  # noqa: E402
-from hearts_env.train.ppo import parse_config  # noqa: E402
+from hearts_env.train.config import parse_config  # noqa: E402
 
 
 @pytest.mark.training
 def test_main_job_trains_benchmarks_and_plots(tmp_path: Path, tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = MainJobConfig(
-        num_envs=8,
-        n_steps=64,
-        batch_size=256,
-        net_arch="32,32",
-        total_timesteps=1024,
-        bc_decisions=3000,
-        bc_epochs=1,
-        eval_every=512,
-        eval_deals=8,
-        baselines=["random", "heuristic"],
-        deals=12,
-        run_dir=str(tmp_path),
-        progress_bar=False,
-        bench_suite=str(tiny),
-    )
+    settings = tiny_run(tmp_path, bc_decisions=3000, eval_every=512, baselines=["random", "heuristic"], deals=12)
+    config = MainJobConfig(**settings, bench_suite=str(tiny))
     folder = main(config)
     for name in ("benchmark.json", "learning_curve.png", "points_by_opponent.png", "policy.npz", "eval.json"):
         assert (folder / name).is_file(), name
