@@ -188,6 +188,7 @@ def test_a_session_survives_a_restart(tmp_path: Path) -> None:
     for _ in range(3):  # the pass and two cards of deal 1
         answer = move(first, answer)
 
+    first.app.state.sessions.close()  # the server stops: its database is let go
     second = client_on(db)  # a new server on the same database
     taken_up = second.get(f"/api/sessions/{session_id}").json()
     assert taken_up == answer  # the same deal, at the same card, with the same figures
@@ -319,6 +320,62 @@ def test_the_database_is_made_migrated_and_refused_when_foreign(tmp_path: Path) 
         Store(str(path))
     with pytest.raises(StoreError, match="cannot open it"):
         Store(str(tmp_path / "no" / "such" / "folder.sqlite"))
+
+
+def test_a_damaged_database_is_refused_at_the_start(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.sqlite"
+    Store(str(path)).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = 'one'")
+    with pytest.raises(StoreError, match="schema_version table is damaged"):
+        Store(str(path))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = 1")
+        db.execute("INSERT INTO schema_version VALUES (1)")
+    with pytest.raises(StoreError, match="schema_version table is damaged"):
+        Store(str(path))
+    bare = tmp_path / "bare.sqlite"
+    with sqlite3.connect(bare) as db:  # the version, but none of the tables
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+    with pytest.raises(StoreError, match="damaged hearts-web database: no table deals, decisions, results, sessions"):
+        Store(str(bare))
+
+
+def test_a_database_held_by_another_server_or_program_is_refused_at_the_start(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.sqlite"
+    first = Store(str(path))
+    with pytest.raises(StoreError, match="in use by another program"):
+        Store(str(path))  # a second server on the same file
+    first.close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another program writing
+    with pytest.raises(StoreError, match="in use by another program"):
+        Store(str(path))
+    other.execute("ROLLBACK")
+    other.close()
+    Store(str(path)).close()
+
+
+def test_a_move_the_database_refuses_changes_nothing(tmp_path: Path) -> None:
+    """The database fails under a move (here its decisions table is gone, as a full disk or a
+    removed file fails a write): the answer is a JSON error, the session stays where the
+    database has it, and once the database works the move goes through."""
+    client = client_on(tmp_path / "sessions.sqlite")
+    answer = move(client, start(client, deals=1))  # the pass
+    answer = move(client, answer)  # a first card
+    url = f"/api/sessions/{answer['session']['id']}"
+    store = client.app.state.sessions.store
+    with store.lock:
+        store.db.execute("ALTER TABLE decisions RENAME TO kept")
+    card, turn = answer["table"]["legal_names"][0], answer["table"]["turn"]
+    response = client.post(f"{url}/play", json={"card": card, "turn": turn})
+    assert response.status_code == 503 and "no such table: decisions" in response.json()["error"], response.text
+    assert client.get(f"/api/sessions/{answer['session']['id']}/deals/{2**70}/steps/0").status_code == 400
+    with store.lock:
+        store.db.execute("ALTER TABLE kept RENAME TO decisions")
+    assert client.get(url).json() == answer  # the card is still in the hand, the turn the same
+    assert move(client, answer)["table"]["turn"] > turn
 
 
 def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,7 +52,7 @@ from hearts_env.agents import AGENTS
 from hearts_env.agents.human.web.guard import Guard, allowed_hosts
 from hearts_env.agents.human.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.human.web.sessions import DEAL_SETS, MAX_DEALS, Sessions
-from hearts_env.agents.human.web.store import Store
+from hearts_env.agents.human.web.store import Store, StoreError
 from hearts_env.agents.human.web.tables import WebError, WebTables
 from hearts_env.engine.rules import HeartsRules
 
@@ -112,14 +112,15 @@ def create_app(
             raise WebError("the request body must be a JSON object")
         return data
 
-    def refused(error: WebError) -> JSONResponse:
-        return JSONResponse({"error": str(error)}, status_code=error.status)
+    def refused(error: WebError | StoreError) -> JSONResponse:
+        status = error.status if isinstance(error, WebError) else 503  # the database: this server's fault
+        return JSONResponse({"error": str(error)}, status_code=status)
 
     def route(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
             try:
                 return JSONResponse(await handler(request))
-            except WebError as error:
+            except (WebError, StoreError) as error:
                 return refused(error)
 
         return endpoint
@@ -214,7 +215,7 @@ def create_app(
         session_id, name = request.path_params["id"], request.path_params["name"]
         try:
             text, media_type = await run_in_threadpool(sessions.export, session_id, name)
-        except WebError as error:
+        except (WebError, StoreError) as error:
             return refused(error)
         filename = f"hearts-session-{session_id}-{name}"  # an id the store knows: letters, digits, - and _
         headers = {"content-disposition": f'attachment; filename="{filename}"'}

@@ -40,7 +40,7 @@ import numpy as np
 
 from hearts_env.agents.human.web import request_specs
 from hearts_env.agents.human.web.replays import step_view
-from hearts_env.agents.human.web.store import Result, Store
+from hearts_env.agents.human.web.store import Result, Store, StoreError
 from hearts_env.agents.human.web.tables import WebError, WebTable, seat_agents, seat_specs
 from hearts_env.arena.match import MatchResult, direction_cycle, hand_outcomes, hand_rules, match_rules
 from hearts_env.engine import cards, core, seeding
@@ -347,10 +347,14 @@ class Session:
                 self.table.pass_cards(data.get("cards"), data.get("turn"))
             else:
                 self.table.play(data.get("card"), data.get("turn"))
-            if self.table.state.done[0]:
-                self._finish_deal()
-            else:
-                self._store_decisions()
+            try:
+                if self.table.state.done[0]:
+                    self._finish_deal()
+                else:
+                    self._store_decisions()
+            except StoreError:
+                self._back_to_the_store()
+                raise
             return self._view()
 
     def next_deal(self, deal: object) -> dict[str, Any]:
@@ -389,6 +393,13 @@ class Session:
         self.stored, self.restored, self.began = len(self.restored), [], time.monotonic()
         self.agent_game = self.executor.submit(play_agent_game, settings, d, self.policy_dirs)
         self._store_decisions()
+
+    def _back_to_the_store(self) -> None:
+        """A write failed: the move that was not stored is undone, the deal to be taken up from
+        the cards the store holds (the agent's game of it is played again)."""
+        assert self.table is not None
+        self.restored = [card for _, card in self.table.decisions[: self.stored]]
+        self.table, self.showing, self.agent_game = None, False, None
 
     def _store_decisions(self) -> None:
         assert self.table is not None
@@ -569,12 +580,14 @@ class Sessions:
 
     def side_by_side(self, session_id: str, deal: object, step: object) -> dict[str, Any]:
         """Both games of a finished ``deal`` at ``step``, every hand face up."""
-        stored = self.store.load(session_id, deal if isinstance(deal, int) else -1)
+        if isinstance(deal, bool) or not isinstance(deal, int) or not 0 <= deal < MAX_DEALS:
+            raise WebError(f"deal must be an int 0..{MAX_DEALS - 1}, got {deal!r:.20}")
+        stored = self.store.load(session_id, deal)
         if stored is None:
             raise WebError(f"no session {session_id!r:.40} here", 404)
         settings = Settings.from_dict(stored.settings)
         deals = paired_deals(stored.results)
-        if isinstance(deal, bool) or not isinstance(deal, int) or deal not in deals:
+        if deal not in deals:
             raise WebError(f"deal {deal!r:.20} of this session is not over (deals over: {len(deals)})")
         out: dict[str, Any] = {"deal": deal, "direction": settings.direction(deal)}
         for side in (YOU, AGENT):

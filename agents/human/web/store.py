@@ -17,8 +17,16 @@ on from its last card; a deal's two results are written together, in one transac
 
 The schema is versioned: ``MIGRATIONS[v]`` takes a database from version ``v`` to ``v + 1``, each
 in one transaction, when the store opens it. A file that is not a SQLite database, a database
-of something else, or one of a newer version than this code knows is refused (``StoreError``,
-one line naming the file) and left as it is.
+of something else, one of a newer version than this code knows, one whose version row or tables
+are damaged, one this process cannot write, and one another program holds are refused
+(``StoreError``, one line naming the file) and left as they are. The store holds its file
+exclusively while it is open (SQLite's exclusive locking mode), so a second server on the same
+file is refused at its start rather than working from a stale view.
+
+Every error of SQLite after the start (a full disk, a file made read-only or removed) is a
+``StoreError`` too, raised after the transaction that met it was rolled back: nothing half
+written stays, and the caller, which changes its own memory only after a write, keeps what the
+database holds.
 """
 
 from __future__ import annotations
@@ -78,7 +86,7 @@ RESULT_FIELDS = ("points", "wins", "qs", "moons")
 
 
 class StoreError(Exception):
-    """A database the store cannot use; the message names the file."""
+    """A database the store cannot use, or a write it refused; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,14 @@ class Store:
             raise StoreError(f"{path}: cannot open it as a database ({error})") from None
         try:
             self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA locking_mode = EXCLUSIVE")  # held from the first write to close
             self._migrate()
+            self._check_tables()
+            with self._transaction():  # a write, so a file this process cannot write is refused now
+                self.db.execute("UPDATE schema_version SET version = version")
+        except sqlite3.OperationalError as error:
+            self.db.close()
+            raise StoreError(f"{path}: {_reason(error)}") from None
         except sqlite3.DatabaseError as error:
             self.db.close()
             raise StoreError(f"{path}: not a hearts-web database ({error})") from None
@@ -126,7 +141,10 @@ class Store:
     def _migrate(self) -> None:
         tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "schema_version" in tables:
-            version = self.db.execute("SELECT version FROM schema_version").fetchone()[0]
+            rows = self.db.execute("SELECT version FROM schema_version").fetchall()
+            if len(rows) != 1 or isinstance(rows[0][0], bool) or not isinstance(rows[0][0], int) or rows[0][0] < 0:
+                raise StoreError(f"{self.path}: its schema_version table is damaged (rows {rows!r:.60})")
+            version = rows[0][0]
         elif tables:
             raise StoreError(f"{self.path}: a database of something else (no schema_version table), not hearts-web's")
         else:
@@ -143,6 +161,22 @@ class Store:
                         self.db.execute(statement)
                 self.db.execute("UPDATE schema_version SET version = ?", (v + 1,))
 
+    def _check_tables(self) -> None:
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = {"schema_version", "sessions", "deals", "decisions", "results"} - tables
+        if missing:
+            raise StoreError(f"{self.path}: a damaged hearts-web database: no table {', '.join(sorted(missing))}")
+
+    @contextlib.contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; an error of SQLite (or a number it cannot hold) raised
+        as a ``StoreError`` naming the file."""
+        with self.lock:
+            try:
+                yield self.db
+            except (sqlite3.Error, OverflowError) as error:
+                raise StoreError(f"{self.path}: {_reason(error)}") from None
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """The connection inside one transaction: committed at the end of the block, rolled back
@@ -150,10 +184,11 @@ class Store:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
+            self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
 
     def close(self) -> None:
         with self.lock:
@@ -163,21 +198,21 @@ class Store:
 
     def create(self, session_id: str, created: str, settings: dict[str, Any], most: int) -> bool:
         """Add a session, unless the database holds ``most`` already (False then)."""
-        with self.lock, self._transaction() as db:
+        with self._using(), self._transaction() as db:
             if db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] >= most:
                 return False
             db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, created, json.dumps(settings)))
             return True
 
     def begin_deal(self, session_id: str, deal: int, key: int, direction: str) -> None:
-        with self.lock, self._transaction() as db:
+        with self._using(), self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO deals VALUES (?, ?, ?, ?)", (session_id, deal, str(key), direction))
 
     def add_decisions(
         self, session_id: str, deal: int, side: str, first: int, decisions: Sequence[tuple[int, str]]
     ) -> None:
         """Decisions ``first``, ``first + 1``, ... of one side's game of a deal."""
-        with self.lock, self._transaction() as db:
+        with self._using(), self._transaction() as db:
             _insert_decisions(db, session_id, deal, side, first, decisions)
 
     def finish_deal(
@@ -188,7 +223,7 @@ class Store:
     ) -> None:
         """A deal's games at their ends, in one transaction: for each side, its decisions from the
         first not yet stored (``first``, decisions) and its result."""
-        with self.lock, self._transaction() as db:
+        with self._using(), self._transaction() as db:
             for side, (first, decisions, result) in games.items():
                 _insert_decisions(db, session_id, deal, side, first, decisions)
                 fields = [json.dumps(list(getattr(result, f))) for f in RESULT_FIELDS]
@@ -198,7 +233,7 @@ class Store:
                 )
 
     def delete(self, session_id: str) -> bool:
-        with self.lock, self._transaction() as db:
+        with self._using(), self._transaction() as db:
             return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 
     # -- reading
@@ -206,7 +241,7 @@ class Store:
     def load(self, session_id: str, deal: int | None = None) -> Stored | None:
         """The session ``session_id`` (None if there is none), with the decisions of every deal or
         of ``deal`` alone."""
-        with self.lock:
+        with self._using():
             row = self.db.execute("SELECT id, created, settings FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
                 return None
@@ -220,7 +255,7 @@ class Store:
 
     def listing(self, most: int) -> list[tuple[str, str, dict[str, Any], dict[tuple[int, str], Result]]]:
         """The ``most`` latest sessions, latest first: id, created, settings and results."""
-        with self.lock:
+        with self._using():
             rows = self.db.execute(
                 "SELECT id, created, settings FROM sessions ORDER BY created DESC, rowid DESC LIMIT ?", (most,)
             ).fetchall()
@@ -246,3 +281,15 @@ def _insert_decisions(
         "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?)",
         [(session_id, deal, side, first + i, seat, card) for i, (seat, card) in enumerate(decisions)],
     )
+
+
+def _reason(error: Exception) -> str:
+    """What an error of SQLite means for the person who runs the server."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return "in use by another program (another hearts-web on the same --db?)"
+    if "readonly" in text:
+        return "cannot be written (a read-only file or folder)"
+    if isinstance(error, OverflowError):
+        return "a number too large for the database"
+    return f"the database failed: {text}"
