@@ -60,9 +60,9 @@ def test_the_wheel_has_one_import_name_and_the_shipped_policy(built: Path) -> No
     for needed in (
         "hearts_env/py.typed",
         "hearts_env/agents/policies/ppo/policy.npz",
-        "hearts_env/train/ppo.py",
-        "hearts_env/train/bench/suites/v1.json",
-        "hearts_env/train/bench/schemas/report.schema.json",
+        "hearts_env/train/ppo/trainer.py",
+        "hearts_env/bench/suites/v1.json",
+        "hearts_env/bench/schemas/report.schema.json",
     ):
         assert needed in names
     top_level = [n for n in names if n.endswith("top_level.txt")]
@@ -77,6 +77,7 @@ def test_the_sdist_holds_the_repository_layout(built: Path) -> None:
         "hearts_env/engine/core.py",
         "agents/rule_based/heuristic.py",
         "train/ppo/trainer.py",
+        "bench/suites/v1.json",
         "README.md",
     ):
         assert needed in names
