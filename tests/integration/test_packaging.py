@@ -6,6 +6,7 @@ check`` clean, and the arena and the AEC environment run from another folder."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -36,11 +37,18 @@ print("done", hearts_env.__version__, hearts_env.__file__)
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel and the sdist, built from the repository as ``python -m build`` builds them."""
+    """The wheel and the sdist, built from the repository's files as ``python -m build`` builds
+    them, from a copy: setuptools writes its scratch beside the sources, and two test processes
+    may build at once."""
     pytest.importorskip("build")
     out = tmp_path_factory.mktemp("dist")
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    source = tmp_path_factory.mktemp("source")
+    for name in files:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--sdist", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--wheel", "--sdist", "--outdir", str(out), str(source)],
         cwd=out,  # not the checkout, whose build/ folder (setuptools' scratch) would shadow the package
         capture_output=True,
         text=True,

@@ -17,7 +17,6 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-import hearts_env.train.ppo as ppo_module  # noqa: E402
 from hearts_env.agents.learned.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
 from hearts_env.engine.observation import ObservationLayout  # noqa: E402
@@ -25,6 +24,7 @@ from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
 from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, build_model, main, make_opponents, parse_args  # noqa: E402
+from hearts_env.train.ppo import trainer as ppo_module  # noqa: E402
 from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, Snapshot, load_checkpoint, policy_arrays  # noqa: E402
 
 
