@@ -1,8 +1,8 @@
 """MkDocs hooks: the repository files that the documentation links to, served with the site.
 
-Also a Griffe extension (``SubpackageFolders``) for the API reference: the repository's ``agents/``
-and ``train/`` folders install as ``hearts_env.agents`` and ``hearts_env.train`` (pyproject.toml's
-package-dir), which Griffe cannot see from the folders alone.
+Also a Griffe extension (``SubpackageFolders``) for the API reference: the repository's ``agents/``,
+``train/`` and ``bench/`` folders install as ``hearts_env.agents``, ``hearts_env.train`` and
+``hearts_env.bench`` (pyproject.toml's package-dir), which Griffe cannot see from the folders alone.
 
 The pages live in ``docs/``, and some link to files outside it (the shipped agent's card, the
 benchmark suite's JSON), which MkDocs cannot check. These hooks add such files to the site:
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 MOUNTS = {"agents/policies/ppo": "agent-card"}
 """Repository folder -> site folder: its Markdown and pictures become pages and images there."""
-SUBPACKAGES = {"agents": "agents", "train": "train"}
+SUBPACKAGES = {"agents": "agents", "train": "train", "bench": "bench"}
 """Subpackage of hearts_env -> its repository folder (pyproject.toml's package-dir)."""
 MOUNTED_SUFFIXES = (".md", ".png")
 LINK = re.compile(r"(\]\()([^)\s#:]+)(#[^)\s]*)?(\))")
