@@ -57,6 +57,7 @@ from hearts_env.engine.compiled import row_kernel, store_bits
 from hearts_env.engine.core import State
 from hearts_env.engine.observation import (
     STANDARD_TARGET,
+    game_sections,
     one_hot,
     output_buffer,
     scale_counts,
@@ -90,16 +91,7 @@ class GlobalStateLayout:
         if two:
             shapes |= {name: (NUM_CARDS,) for name in ("kitty", "kitty2", "pot", "pot2")}
         shapes |= {"trick_leader": (P,), "to_play": (P,), "points": (P,)}
-        if self.rules.jack_of_diamonds:
-            shapes["jd_taken"] = (P,)
-        shapes |= {
-            "scores": (P,),
-            "to_target": (1,),
-            "hearts_broken": (1,),
-            "phase": (2,),
-            "pass_direction": (P,),
-            "tricks_played": (1,),
-        }
+        shapes |= game_sections(self.rules)
         object.__setattr__(self, "sections", section_table(shapes))
 
     @functools.cached_property

@@ -133,16 +133,7 @@ class ObservationLayout:
         if two:
             shapes |= {"pot": (NUM_CARDS,), "pot2": (NUM_CARDS,), "kitty_size": (1,)}
         shapes |= {"trick_leader": (P,), "voids": (P, NUM_SUITS), "points": (P,)}
-        if self.rules.jack_of_diamonds:
-            shapes["jd_taken"] = (P,)
-        shapes |= {
-            "scores": (P,),
-            "to_target": (1,),
-            "hearts_broken": (1,),
-            "phase": (2,),
-            "pass_direction": (P,),
-            "tricks_played": (1,),
-        }
+        shapes |= game_sections(self.rules)
         if self.history:
             shapes |= {"history": (H, P, NUM_CARDS), "history_leaders": (H, P)}
         object.__setattr__(self, "sections", section_table(shapes))
@@ -195,6 +186,22 @@ class ObservationLayout:
     def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """The named sections of observations (..., size), each reshaped to (..., *section shape)."""
         return split_sections(observation, self.sections)
+
+
+def game_sections(rules: HeartsRules) -> dict[str, tuple[int, ...]]:
+    """The sections of the game as a whole, the same in the observation and the global state: the JD
+    taken (with the JD rule), the scores, the distance to the target, hearts broken, the phase, the
+    pass direction and the tricks played."""
+    P = rules.num_players
+    shapes: dict[str, tuple[int, ...]] = {"jd_taken": (P,)} if rules.jack_of_diamonds else {}
+    return shapes | {
+        "scores": (P,),
+        "to_target": (1,),
+        "hearts_broken": (1,),
+        "phase": (2,),
+        "pass_direction": (P,),
+        "tricks_played": (1,),
+    }
 
 
 def section_table(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[slice, tuple[int, ...]]]:
