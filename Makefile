@@ -36,8 +36,9 @@ run: $(STAMP)  ## the main job: train a small agent, benchmark it and the shippe
 demo: $(STAMP)  ## one seeded 4-player game among random players, printed hand by hand
 	$(BIN)/hearts-demo --seed 0
 
-speed: $(STAMP)  ## engine speed against OpenSpiel's hearts
+speed: $(STAMP)  ## engine speed against OpenSpiel's hearts, then the regression check (speed/recorded_ratios.json)
 	$(BIN)/python speed/speed_core.py
+	$(BIN)/python speed/speed_regression.py
 
 docs: $(STAMP)  ## the documentation site, into site/; warnings are errors (a broken link or reference fails it)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
