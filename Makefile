@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH_SPEC)
 	$(BIN)/python -m pip install -q -e ".[test,train,arena,render,web,torchrl,docs]"
+	$(BIN)/hearts-compile  # the kernels, compiled once here rather than in a first game or in each test process
 	touch $(STAMP)
 
 test: $(STAMP)  ## the test suite without the slow tests

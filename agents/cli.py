@@ -1,4 +1,5 @@
-"""``hearts-arena``: duplicate matches and round robins between agents picked by name.
+"""``hearts-arena``: duplicate matches and round robins between agents picked by name; and
+``hearts-compile``, which compiles every kernel a first game and the agents need, once per install.
 
     hearts-arena heuristic simple simple simple --deals 2000 --seed 0 --episode hand --json out.json --plot out.png
     hearts-arena --round-robin random simple heuristic --deals 500
@@ -35,6 +36,8 @@ import dataclasses
 import importlib.util
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,8 +46,9 @@ from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
 from hearts_env.cli.commands import Parser, add_progress_argument, command, output_problem, positive_int
-from hearts_env.engine.rules import add_rules_arguments, rules_from_args
+from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from_args
 from hearts_env.engine.seeding import parse_seed
+from hearts_env.envs.aec import env
 from hearts_env.play import replay
 from hearts_env.play.policy import Policy, close_agents
 
@@ -208,3 +212,37 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+FIRST_MATCH = ["pimc-ppo", "pimc", "ppo", "heuristic"]
+"""The agents whose kernels ``hearts-compile`` compiles (the simple player's and the random
+player's are reached on the way: the search's rollouts play them)."""
+
+
+@command("hearts-compile")
+def compile_kernels(argv: list[str] | None = None) -> None:
+    """``hearts-compile``: compile the kernels once, where a person expects to wait (``make`` runs
+    it after installing), so that a first game, ``hearts-web``'s first card and a test run load
+    them from the cache instead. numba keeps them in ``~/.cache/hearts_env`` for these sources."""
+    parser = Parser(prog="hearts-compile", description=(compile_kernels.__doc__ or "").split(": ", 1)[1])
+    parser.parse_args(argv)
+
+    def step(what: str, run: Callable[[], object]) -> None:
+        print(f"hearts-compile: {what}...", end=" ", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        run()
+        print(f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    def first_game() -> None:
+        table = env()
+        table.reset(seed=0)
+        for _agent in table.agent_iter():
+            observation, _, termination, truncation, _ = table.last()
+            table.step(None if termination or truncation else int(observation["action_mask"].argmax()))
+
+    def first_match() -> None:
+        play_match(HeartsRules(target_score=None), build_agents(FIRST_MATCH, 0), deals=1, episode="hand")
+
+    step("the engine and the environments (a first game)", first_game)
+    step(f"the agents ({', '.join(FIRST_MATCH)})", first_match)
+    print("hearts-compile: done; later runs load the kernels from the cache", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""One check at every entry point: a seed that is no seed, a flag that is not a boolean."""
+"""One check at every entry point: a seed that is no seed, a flag that is not a boolean; and
+``hearts-compile``, which compiles the kernels behind every entry point once."""
 
 from __future__ import annotations
 
@@ -46,3 +47,13 @@ def test_flags_must_be_true_or_false(build) -> None:
     for value in ("no", 1, 0, None, "False"):
         with pytest.raises(ValueError, match="must be True or False"):
             build(value)
+
+
+def test_hearts_compile_says_what_it_compiles(capsys: pytest.CaptureFixture[str]) -> None:
+    from hearts_env.agents.cli import FIRST_MATCH, compile_kernels
+
+    compile_kernels([])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("hearts-compile: the engine and the environments (a first game)... ")
+    assert lines[1].startswith(f"hearts-compile: the agents ({', '.join(FIRST_MATCH)})... ")
+    assert lines[2] == "hearts-compile: done; later runs load the kernels from the cache"
