@@ -93,8 +93,13 @@ def test_refusals_change_nothing(client: TestClient) -> None:
     view = client.post(f"{url}/pass", json={"cards": hand[:3], "turn": turn}).json()
     while view["waiting_for"] == "play":
         illegal = [c for c in view["seats"][0]["hand_names"] if c not in view["legal_names"]]
+        assert set(view["illegal"]) == set(illegal)  # each with its reason, for the page to say
         if illegal:
             refused(client.post(f"{url}/play", json={"card": illegal[0], "turn": view["turn"]}), 400, "you cannot play")
+            assert (
+                view["illegal"][illegal[0]]
+                in client.post(f"{url}/play", json={"card": illegal[0], "turn": view["turn"]}).json()["error"]
+            )
             assert client.get(url).json() == view
             return
         view = client.post(f"{url}/play", json={"card": view["legal_names"][0], "turn": view["turn"]}).json()
@@ -113,7 +118,11 @@ def test_refusals_change_nothing(client: TestClient) -> None:
         ({"opponents": ["pimc-ppo:top_k=1e300"]}, "top_k=1e+300 is outside"),
         ({"opponents": ["pimc:proposals=1e9"]}, "outside this server's range"),
         ({"opponents": ["pimc:proposals=2.5"]}, "agent 'pimc:proposals=2.5': proposals must be an int"),
-        ({"opponents": ["trained:path=/etc"]}, "path= must lie inside a policy folder"),
+        ({"opponents": ["trained:path=/etc"]}, "agent 'trained' is not offered by this server: it needs path="),
+        ({"opponents": ["program:command=ls"]}, "agent 'program' is not offered by this server: it needs command="),
+        ({"opponents": ["sb3"]}, "agent 'sb3' is not offered by this server"),
+        ({"opponents": ["heuristic:worlds=3"]}, "agent 'heuristic:worlds=3': heuristic takes no option worlds="),
+        ({"opponents": ["pimc:top_k=3"]}, "agent 'pimc:top_k=3': pimc cannot be built with top_k="),
         ({"opponents": ["ppo"], "rules": {"num_players": 5}}, "cannot play these rules"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
         ({"rules": {"num_players": 4, "colour": 1}}, "unknown rules knob colour"),
@@ -124,7 +133,10 @@ def test_refusals_change_nothing(client: TestClient) -> None:
     ],
 )
 def test_new_games_refuse_bad_requests(client: TestClient, request_: dict, words: str) -> None:
-    refused(client.post("/api/games", json=request_), 400, words)
+    response = client.post("/api/games", json=request_)
+    refused(response, 400, words)
+    error = response.json()["error"]
+    assert "\n" not in error and "__init__" not in error and "Traceback" not in error  # one line, no Python
 
 
 def test_trained_path_only_inside_a_policy_folder() -> None:
@@ -133,6 +145,36 @@ def test_trained_path_only_inside_a_policy_folder() -> None:
     client = make_client(policy_dirs=[str(SHIPPED_DIR)])
     view = new_game(client, opponents=[f"trained:path={SHIPPED_DIR / 'ppo'}"])
     assert view["agents"]["1"].startswith("trained:path=")
+    refused(client.post("/api/games", json={"opponents": ["trained:path=/etc"]}), 400, "path= must lie inside")
+    refused(client.post("/api/games", json={"opponents": ["trained"]}), 400, "agent 'trained' needs path=")
+
+
+def test_the_options_offer_only_agents_a_request_can_build(tmp_path: Path) -> None:
+    """No ``program`` (a request starts no program); ``trained`` and ``sb3`` only with a policy
+    folder; and every agent offered builds from its bare name."""
+    client = make_client()
+    offered = client.get("/api/options").json()["agents"]
+    assert "program" not in offered and "trained" not in offered and "sb3" not in offered
+    assert {"random", "simple", "heuristic", "pimc", "pimc-ppo", "ppo"} <= set(offered)
+    for spec in offered:
+        new_game(client, seat=0, opponents=[spec])  # the person passes first: the agents are only built
+    with_folder = make_client(policy_dirs=[str(tmp_path)]).get("/api/options").json()["agents"]
+    assert set(with_folder) == {*offered, "trained", "sb3"}
+
+
+def test_a_refused_new_game_leaves_the_old_one_in_play(client: TestClient) -> None:
+    """The game a new one replaces is dropped only once the new one is dealt."""
+    old = new_game(client, seat=0)
+    url = f"/api/games/{old['id']}"
+    typo = client.post("/api/games", json={"opponents": ["heuristc"], "replaces": old["id"]})
+    refused(typo, 400, "unknown agent 'heuristc'")
+    assert client.get(url).json() == old
+    hand = old["seats"][0]["hand_names"]
+    assert client.post(f"{url}/pass", json={"cards": hand[:3], "turn": old["turn"]}).status_code == 200
+    new = new_game(client, replaces=old["id"])
+    assert list(client.app.state.tables.games) == [new["id"]]
+    refused(client.get(url), 404, "no game")
+    refused(client.post("/api/games", json={"replaces": 7}), 400, "replaces must be the id of a game")
 
 
 def test_hints_show_the_agents_reasons(client: TestClient) -> None:

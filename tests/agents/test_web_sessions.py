@@ -212,7 +212,7 @@ def test_a_session_survives_a_restart(tmp_path: Path) -> None:
         ({"agent": "nobody"}, "agent: unknown agent 'nobody'"),
         ({"agent": "pimc:worlds=100000"}, "agent: agent 'pimc:worlds=100000': worlds=100000 is outside"),
         ({"agent": 7}, "agent: an agent must be a spec string"),
-        ({"opponents": ["trained:path=/etc"]}, "opponents: agent 'trained:path=/etc': path= must lie inside"),
+        ({"opponents": ["trained:path=/etc"]}, "opponents: agent 'trained' is not offered by this server"),
         ({"opponents": ["simple", "simple"]}, "give 1 agent for every other seat, or 3"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
         ({"agent": "ppo", "rules": {"num_players": 5}}, "agent 'ppo' cannot play these rules"),

@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hearts_env.agents import AGENTS
+from hearts_env.agents.human.web import request_specs
 from hearts_env.agents.human.web.guard import Guard, allowed_hosts
 from hearts_env.agents.human.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.human.web.sessions import DEAL_SETS, MAX_DEALS, Sessions
@@ -127,7 +127,7 @@ def create_app(
 
     async def options(request: Request) -> dict[str, Any]:
         return {
-            "agents": sorted(AGENTS),
+            "agents": request_specs.offered(tables.policy_dirs),
             "rules": HeartsRules().to_dict(),
             "replays": store.listing(),
             "max_deals": MAX_DEALS,
