@@ -10,6 +10,7 @@ import contextlib
 import functools
 import http.server
 import json
+import re
 import threading
 import time
 import warnings
@@ -22,7 +23,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from web_browser import browser, names, serving, wait  # noqa: E402
+from web_browser import browser, names, press, serving, text, wait  # noqa: E402
 
 from hearts_env.agents.human.web import replays  # noqa: E402
 from hearts_env.agents.human.web.app import create_app  # noqa: E402
@@ -93,8 +94,13 @@ def test_refusals_change_nothing(client: TestClient) -> None:
     view = client.post(f"{url}/pass", json={"cards": hand[:3], "turn": turn}).json()
     while view["waiting_for"] == "play":
         illegal = [c for c in view["seats"][0]["hand_names"] if c not in view["legal_names"]]
+        assert set(view["illegal"]) == set(illegal)  # each with its reason, for the page to say
         if illegal:
             refused(client.post(f"{url}/play", json={"card": illegal[0], "turn": view["turn"]}), 400, "you cannot play")
+            assert (
+                view["illegal"][illegal[0]]
+                in client.post(f"{url}/play", json={"card": illegal[0], "turn": view["turn"]}).json()["error"]
+            )
             assert client.get(url).json() == view
             return
         view = client.post(f"{url}/play", json={"card": view["legal_names"][0], "turn": view["turn"]}).json()
@@ -113,7 +119,11 @@ def test_refusals_change_nothing(client: TestClient) -> None:
         ({"opponents": ["pimc-ppo:top_k=1e300"]}, "top_k=1e+300 is outside"),
         ({"opponents": ["pimc:proposals=1e9"]}, "outside this server's range"),
         ({"opponents": ["pimc:proposals=2.5"]}, "agent 'pimc:proposals=2.5': proposals must be an int"),
-        ({"opponents": ["trained:path=/etc"]}, "path= must lie inside a policy folder"),
+        ({"opponents": ["trained:path=/etc"]}, "agent 'trained' is not offered by this server: it needs path="),
+        ({"opponents": ["program:command=ls"]}, "agent 'program' is not offered by this server: it needs command="),
+        ({"opponents": ["sb3"]}, "agent 'sb3' is not offered by this server"),
+        ({"opponents": ["heuristic:worlds=3"]}, "agent 'heuristic:worlds=3': heuristic takes no option worlds="),
+        ({"opponents": ["pimc:top_k=3"]}, "agent 'pimc:top_k=3': pimc cannot be built with top_k="),
         ({"opponents": ["ppo"], "rules": {"num_players": 5}}, "cannot play these rules"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
         ({"rules": {"num_players": 4, "colour": 1}}, "unknown rules knob colour"),
@@ -124,7 +134,10 @@ def test_refusals_change_nothing(client: TestClient) -> None:
     ],
 )
 def test_new_games_refuse_bad_requests(client: TestClient, request_: dict, words: str) -> None:
-    refused(client.post("/api/games", json=request_), 400, words)
+    response = client.post("/api/games", json=request_)
+    refused(response, 400, words)
+    error = response.json()["error"]
+    assert "\n" not in error and "__init__" not in error and "Traceback" not in error  # one line, no Python
 
 
 def test_trained_path_only_inside_a_policy_folder() -> None:
@@ -133,6 +146,36 @@ def test_trained_path_only_inside_a_policy_folder() -> None:
     client = make_client(policy_dirs=[str(SHIPPED_DIR)])
     view = new_game(client, opponents=[f"trained:path={SHIPPED_DIR / 'ppo'}"])
     assert view["agents"]["1"].startswith("trained:path=")
+    refused(client.post("/api/games", json={"opponents": ["trained:path=/etc"]}), 400, "path= must lie inside")
+    refused(client.post("/api/games", json={"opponents": ["trained"]}), 400, "agent 'trained' needs path=")
+
+
+def test_the_options_offer_only_agents_a_request_can_build(tmp_path: Path) -> None:
+    """No ``program`` (a request starts no program); ``trained`` and ``sb3`` only with a policy
+    folder; and every agent offered builds from its bare name."""
+    client = make_client()
+    offered = client.get("/api/options").json()["agents"]
+    assert "program" not in offered and "trained" not in offered and "sb3" not in offered
+    assert {"random", "simple", "heuristic", "pimc", "pimc-ppo", "ppo"} <= set(offered)
+    for spec in offered:
+        new_game(client, seat=0, opponents=[spec])  # the person passes first: the agents are only built
+    with_folder = make_client(policy_dirs=[str(tmp_path)]).get("/api/options").json()["agents"]
+    assert set(with_folder) == {*offered, "trained", "sb3"}
+
+
+def test_a_refused_new_game_leaves_the_old_one_in_play(client: TestClient) -> None:
+    """The game a new one replaces is dropped only once the new one is dealt."""
+    old = new_game(client, seat=0)
+    url = f"/api/games/{old['id']}"
+    typo = client.post("/api/games", json={"opponents": ["heuristc"], "replaces": old["id"]})
+    refused(typo, 400, "unknown agent 'heuristc'")
+    assert client.get(url).json() == old
+    hand = old["seats"][0]["hand_names"]
+    assert client.post(f"{url}/pass", json={"cards": hand[:3], "turn": old["turn"]}).status_code == 200
+    new = new_game(client, replaces=old["id"])
+    assert list(client.app.state.tables.games) == [new["id"]]
+    refused(client.get(url), 404, "no game")
+    refused(client.post("/api/games", json={"replaces": 7}), 400, "replaces must be the id of a game")
 
 
 def test_hints_show_the_agents_reasons(client: TestClient) -> None:
@@ -340,10 +383,11 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
             legal = names(driver, "#hand .card.legal")
             assert legal == set(table.view()["legal_names"])  # the server's legal cards, and only those
             illegal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.illegal")
-            if illegal:  # not playable: a click sends nothing
+            if illegal:  # not playable: a click sends nothing, and the page says why
                 illegal[0].click()
                 time.sleep(0.2)
                 assert driver.find_element(By.ID, "status").text == status
+                assert "You cannot play the" in text(driver, "alert")
             if not hinted:
                 driver.find_element(By.ID, "hint-button").click()
                 shown = wait(driver, lambda d: d.find_elements(By.ID, "hint-card"), "the hint")
@@ -373,6 +417,8 @@ def test_a_hand_and_a_replay_in_chromium(tmp_path: Path, recorded_match: Path) -
         hands.select_by_index(1)
         wait(driver, lambda d: step(d).startswith(f"step {start} of"), "the second hand")
         assert "Hand 2" in driver.find_element(By.CSS_SELECTOR, "#replay-table .info").text
+        for pts in driver.find_elements(By.CSS_SELECTOR, "#replay-table .pts"):  # the score apart from points taken
+            assert re.match(r"score -?\d+ · took \d+", pts.text), pts.text
 
 
 @pytest.mark.browser
@@ -427,3 +473,114 @@ def test_html_names_and_other_sites_in_chromium(tmp_path: Path, recorded_match: 
                 other.shutdown()
         assert "/api/games" in posted  # it reached the server, which refused it
         assert not app.state.tables.games
+
+
+CARD_WORDS = re.compile(r"(2|3|4|5|6|7|8|9|10|Jack|Queen|King|Ace) of (clubs|diamonds|spades|hearts)")
+
+
+@pytest.mark.browser
+def test_a_game_with_the_keys_and_what_the_page_says_in_chromium(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-hand game with the keys: a slow deal says what it waits for; the cards are buttons
+    named for a screen reader, reached with Tab; a finished trick stays on the table until a key;
+    an illegal card's key says why; a mistyped New game (declined, then confirmed and refused)
+    leaves the game in play; Play again at the end; and once the server stops, a move says so."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from hearts_env.agents.human.web import tables as tables_module
+
+    real = tables_module.WebTable.__init__
+
+    def slow(self, *args, **kwargs) -> None:  # a deal that takes a while, as the agents' first compilation does
+        time.sleep(2)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tables_module.WebTable, "__init__", slow)
+    app = create_app(seed=0)
+
+    def game_id(d) -> str:
+        return d.execute_script("return game && game.id")
+
+    with browser(tmp_path) as driver:
+        with serving(app) as url:
+            driver.get(f"{url}/?trick_pause=60000")
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
+            offered = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, "#agent-names option")]
+            assert "program" not in offered and "trained" not in offered
+            for field, value in (("opponents", "simple"), ("target-score", "0")):
+                driver.find_element(By.ID, field).clear()
+                driver.find_element(By.ID, field).send_keys(value)
+            driver.find_element(By.ID, "start").click()
+            said = "Preparing the agents (compiling on first run)…"
+            wait(driver, lambda d: text(d, "waiting") == said, "the wait said", timeout=10)
+            cards = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.card.legal"), "the deal")
+            assert text(driver, "waiting") == ""
+            assert all(CARD_WORDS.fullmatch(c.get_attribute("aria-label")) for c in cards)
+            first = game_id(driver)
+
+            press(driver, Keys.TAB)  # the focus is on the prompt: Tab reaches the first card
+            assert driver.switch_to.active_element.get_attribute("data-card") == cards[0].get_attribute("data-card")
+            for _ in range(3):  # pick three cards with Space, Tab to the next
+                press(driver, Keys.SPACE)
+                press(driver, Keys.TAB)
+            assert len(driver.find_elements(By.CSS_SELECTOR, '#hand .card[aria-pressed="true"]')) == 3
+            driver.execute_script("document.getElementById('prompt').focus()")
+            press(driver, Keys.ENTER)  # pass
+
+            shown_trick = said_why = retyped = False
+            for turn in range(13):
+
+                def ready(d):
+                    if d.find_element(By.ID, "hand-result").is_displayed():
+                        return "over"
+                    legal = d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+                    return legal and d.find_element(By.ID, "prompt").text.startswith("Your turn") and legal
+
+                legal = wait(driver, ready, "the person's turn")
+                if legal == "over":
+                    break
+                status = text(driver, "status")
+                assert re.search(r"Trick \d+ of 13: your turn", status) and "Turn" not in status, status
+                info = driver.find_element(By.CSS_SELECTOR, "#table .info").text
+                if turn and not shown_trick:  # the trick the person's last card was in, finished, on show
+                    assert "took it" in info and "took the trick" in status, (info, status)
+                    assert len(driver.find_elements(By.CSS_SELECTOR, "#table .slot")) == 4
+                    press(driver, Keys.ESCAPE)  # any key moves on: the trick in play on the table
+                    wait(driver, lambda d: "took it" not in d.find_element(By.CSS_SELECTOR, "#table .info").text, "on")
+                    shown_trick = True
+                illegal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.illegal")
+                if illegal and not said_why:
+                    name = illegal[0].get_attribute("aria-label")
+                    press(driver, illegal[0].get_attribute("data-key"))
+                    assert re.match(f"You cannot play the {name}: you ", text(driver, "alert")), text(driver, "alert")
+                    assert driver.find_element(By.ID, "alert").get_attribute("role") == "alert"
+                    said_why = True
+                if turn == 2:  # a typo in New game: declined, then confirmed and refused
+                    driver.find_element(By.CSS_SELECTOR, "#settings-box summary").click()
+                    driver.find_element(By.ID, "opponents").clear()
+                    driver.find_element(By.ID, "opponents").send_keys("heuristc")
+                    driver.find_element(By.ID, "start").click()
+                    wait(driver, lambda d: d.switch_to.alert, "the question").dismiss()
+                    driver.find_element(By.ID, "start").click()
+                    wait(driver, lambda d: d.switch_to.alert, "the question").accept()
+                    wait(driver, lambda d: "unknown agent 'heuristc'" in text(d, "alert"), "the refusal")
+                    assert game_id(driver) == first and first in app.state.tables.games  # still in play
+                    driver.execute_script("document.getElementById('prompt').focus()")
+                    retyped = True
+                press(driver, legal[-1].get_attribute("data-key"))
+                wait(driver, lambda d, s=status: text(d, "status") != s, "the card played")
+            assert shown_trick and said_why and retyped
+            assert text(driver, "status").endswith("Game over")
+            assert driver.find_element(By.ID, "hand-result-title").text.startswith("Game over")
+            driver.find_element(By.ID, "opponents").clear()
+            driver.find_element(By.ID, "opponents").send_keys("simple")
+            driver.find_element(By.ID, "play-again").click()
+            wait(driver, lambda d: game_id(d) not in (None, first), "a new game")
+            assert list(app.state.tables.games) == [game_id(driver)]  # the one over was let go
+            wait(driver, lambda d: d.find_element(By.ID, "prompt").text.startswith("Pick 3 cards"), "the pass")
+
+        for key in ("a", "b", "c", Keys.ENTER):  # the server is gone: the pass cannot be sent
+            press(driver, key)
+        wait(driver, lambda d: "server cannot be reached" in text(d, "alert"), "the failure said")

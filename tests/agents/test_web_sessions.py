@@ -9,6 +9,7 @@ layout measured from a phone to a wide screen."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import urllib.request
 import warnings
@@ -22,7 +23,17 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from web_browser import browser, contrast_problems, layout_problems, serving, viewport, wait  # noqa: E402
+from web_browser import (  # noqa: E402
+    browser,
+    contrast_problems,
+    layout_problems,
+    page_width,
+    press,
+    serving,
+    text,
+    viewport,
+    wait,
+)
 
 from hearts_env.agents.human.web.app import create_app  # noqa: E402
 from hearts_env.agents.human.web.sessions import MAX_DEALS, Settings  # noqa: E402
@@ -212,7 +223,7 @@ def test_a_session_survives_a_restart(tmp_path: Path) -> None:
         ({"agent": "nobody"}, "agent: unknown agent 'nobody'"),
         ({"agent": "pimc:worlds=100000"}, "agent: agent 'pimc:worlds=100000': worlds=100000 is outside"),
         ({"agent": 7}, "agent: an agent must be a spec string"),
-        ({"opponents": ["trained:path=/etc"]}, "opponents: agent 'trained:path=/etc': path= must lie inside"),
+        ({"opponents": ["trained:path=/etc"]}, "opponents: agent 'trained' is not offered by this server"),
         ({"opponents": ["simple", "simple"]}, "give 1 agent for every other seat, or 3"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
         ({"agent": "ppo", "rules": {"num_players": 5}}, "agent 'ppo' cannot play these rules"),
@@ -397,12 +408,6 @@ def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsy
 # In Chromium
 
 
-def press(driver, key: str) -> None:
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(driver).send_keys(key).perform()
-
-
 def fill(driver, field: str, value: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -411,9 +416,11 @@ def fill(driver, field: str, value: str) -> None:
     element.send_keys(value)
 
 
-def play_deal_with_keys(driver, deal: int) -> None:
-    """The person's deal ``deal``, played with the keys alone: three letters and Enter to pass
-    (a deal that passes), then the letter of a legal card each turn, until the deal's result shows."""
+def play_deal_with_keys(driver, deal: int, most: int = 99) -> None:
+    """The person's deal ``deal``, played with the keys alone, sent to whatever has the focus (the
+    page must put it where the keys act on the deal): three letters and Enter to pass (a deal that
+    passes), then the letter of a legal card each turn, until the deal's result shows or ``most``
+    cards are played. Each view's status says the trick in words, never the move counter."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -426,13 +433,12 @@ def play_deal_with_keys(driver, deal: int) -> None:
         )
 
     wait(driver, dealt, f"deal {deal}")
-    driver.execute_script("document.activeElement.blur()")
     if driver.find_element(By.ID, "prompt").text.startswith("Pick 3 cards"):
         for key in "abc":
             press(driver, key)
         assert len(driver.find_elements(By.CSS_SELECTOR, "#hand .card.selected")) == 3
         press(driver, Keys.ENTER)
-    while True:
+    for _ in range(most):
 
         def ready(d):
             if d.find_element(By.ID, "hand-result").is_displayed():
@@ -443,9 +449,10 @@ def play_deal_with_keys(driver, deal: int) -> None:
         legal = wait(driver, ready, "the person's turn")
         if legal == "over":
             return
-        status = driver.find_element(By.ID, "status").text
+        status = text(driver, "status")
+        assert re.search(r"Trick \d+ of 13: your turn", status) and "Turn" not in status, status
         press(driver, legal[-1].get_attribute("data-key"))
-        wait(driver, lambda d, s=status: d.find_element(By.ID, "status").text != s, "the card played")
+        wait(driver, lambda d, s=status: text(d, "status") != s, "the card played")
 
 
 def figure_on_page(driver) -> dict[str, float]:
@@ -455,8 +462,32 @@ def figure_on_page(driver) -> dict[str, float]:
     return {f: float(v) for f, v in text.items()}
 
 
+def listed(driver, session_id: str | None = None) -> tuple[str, str]:
+    """The id and the text of the session's item in "Your sessions" (the first one without
+    ``session_id``), read in one go: the list is redrawn as deals end."""
+    mine = f'#session-list li[data-id="{session_id}"]' if session_id else "#session-list li[data-id]"
+    script = "const e = document.querySelector(arguments[0]); return e && [e.dataset.id, e.textContent]"
+    return wait(driver, lambda d: d.execute_script(script, mine), "the session listed")
+
+
+def open_listed(driver, session_id: str, key: str | None = None) -> None:
+    """Press the session's first button (Continue, or Results): with ``key`` sent to it, else a click."""
+    from selenium.webdriver.common.by import By
+
+    def pressed(d) -> bool:  # found and pressed again if the list is redrawn in between
+        button = d.find_element(By.CSS_SELECTOR, f'#session-list li[data-id="{session_id}"] button')
+        button.send_keys(key) if key else button.click()
+        return True
+
+    wait(driver, pressed, "the session's button")
+
+
 @pytest.mark.browser
 def test_a_duplicate_session_in_chromium(tmp_path: Path) -> None:
+    """A session of three deals played with the keys alone through a restart of the server: each
+    deal ends as a deal (not a game, no winners crowned), the list counts the deals over as they
+    end, Continue (pressed with Enter) takes the session up with its settings in the form and the
+    keys acting on the deal, and the figure on the page is the arena's from the exported games."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -466,37 +497,53 @@ def test_a_duplicate_session_in_chromium(tmp_path: Path) -> None:
             driver.get(url)
             wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
             driver.find_element(By.ID, "show-duplicate").click()
-            for field, value in (("opponents", "simple"), ("agent", "heuristic"), ("deals", "2"), ("game-seed", "3")):
+            for field, value in (("opponents", "simple"), ("agent", "heuristic"), ("deals", "3"), ("game-seed", "3")):
                 fill(driver, field, value)
             driver.find_element(By.ID, "start-session").click()
-            for deal in range(2):
+            play_deal_with_keys(driver, 0)
+            assert driver.find_element(By.ID, "hand-result-title").text.startswith("Deal 1 of 3")
+            took = re.match(r"You took (\d+) (points?);", driver.find_element(By.ID, "deal-result").text)
+            assert took and took[2] == ("point" if took[1] == "1" else "points"), took
+            assert text(driver, "status").endswith("Deal 1 over") and "Game over" not in text(driver, "play")
+            assert not driver.find_elements(By.CSS_SELECTOR, "#table .seat.winner")  # a deal crowns no one
+            session_id = listed(driver)[0]
+            wait(driver, lambda d: "1 of 3 deals over" in listed(d, session_id)[1], "deal 1 counted")
+            press(driver, Keys.ENTER)  # the next deal
+            play_deal_with_keys(driver, 1, most=2)  # the pass (if any) and two cards of deal 1
+            assert "1 of 3 deals over" in listed(driver, session_id)[1]
+
+        with serving(create_app(db=str(db))) as url:  # a restart: a new server on the same database
+            driver.get(url)
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
+            driver.find_element(By.ID, "show-duplicate").click()
+            assert "1 of 3 deals over" in listed(driver, session_id)[1]
+            open_listed(driver, session_id, Keys.ENTER)  # Continue, with the keys
+            wait(driver, lambda d: d.find_element(By.ID, "play").is_displayed(), "the deal taken up")
+            form = {f: driver.find_element(By.ID, f).get_attribute("value") for f in ("opponents", "agent", "deals")}
+            assert form == {"opponents": "simple simple simple", "agent": "heuristic", "deals": "3"}
+            assert driver.find_element(By.ID, "game-seed").get_attribute("value") == "3"
+            for deal in (1, 2):
                 play_deal_with_keys(driver, deal)
-                assert driver.find_element(By.ID, "hand-result-title").text.startswith(f"Deal {deal + 1} of 2")
-                assert "You took" in driver.find_element(By.ID, "deal-result").text
-                driver.execute_script("document.activeElement.blur()")
-                press(driver, Keys.ENTER)  # the next deal, then the results
+                assert driver.find_element(By.ID, "hand-result-title").text.startswith(f"Deal {deal + 1} of 3")
+                press(driver, Keys.ENTER)  # the next deal, then the results: Enter acts on the deal
             wait(driver, lambda d: d.find_element(By.ID, "session-results").is_displayed(), "the results")
             shown = figure_on_page(driver)
-            listed = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#session-list li[data-id]"), "the list")
-            session_id = listed[0].get_attribute("data-id")
             exports = {
                 side: urllib.request.urlopen(f"{url}/api/sessions/{session_id}/export/{side}.jsonl").read()
                 for side in ("you", "agent")
             }
         you, agent = (replay.parse(exports[s].splitlines(keepends=True), s) for s in ("you", "agent"))
         expected = paired_difference(you, agent, seat=0)["all"]
-        assert shown["deals"] == expected["n"] == 2
+        assert shown["deals"] == expected["n"] == 3
         for field in ("mean", "low", "high"):
             assert abs(shown[field] - expected[field]) <= 0.005 + 1e-9, (field, shown, expected)
 
-        with serving(create_app(db=str(db))) as url:  # a restart: a new server on the same database
+        with serving(create_app(db=str(db))) as url:  # and again: the results, as they were
             driver.get(url)
             wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
             driver.find_element(By.ID, "show-duplicate").click()
-            mine = f'#session-list li[data-id="{session_id}"]'
-            item = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, mine), "the session listed")
-            assert "2 of 2 deals" in item[0].text
-            item[0].find_element(By.TAG_NAME, "button").click()  # its results
+            assert "3 of 3 deals over" in listed(driver, session_id)[1]
+            open_listed(driver, session_id)  # its results
             wait(driver, lambda d: d.find_element(By.ID, "session-results").is_displayed(), "the results again")
             assert figure_on_page(driver) == shown
 
@@ -568,3 +615,30 @@ def test_the_table_fits_from_a_phone_to_a_wide_screen(tmp_path: Path) -> None:
         driver.find_element(By.ID, "start").click()
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.legal"), "the deal")
         fits("eleven seats at 390")
+
+
+@pytest.mark.browser
+def test_no_sideways_scroll_on_a_phone(tmp_path: Path, recorded_match: Path) -> None:
+    """At 360 px every page is 360 px wide: the play page, a session's results (its table by pass
+    direction with intervals) and the Replays tab (a select of long game names)."""
+    from selenium.webdriver.common.by import By
+
+    app = create_app(replays=[str(recorded_match)])
+    client = TestClient(app, base_url=BASE)  # the session played through the API, on the served app
+    answer, _ = play_session(client, start(client, deals=5, agent="simple"))
+    with browser(tmp_path) as driver, serving(app) as url:
+        viewport(driver, 360, 740)
+        driver.get(url)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-names option"), "the agents")
+        fill(driver, "opponents", "simple")
+        driver.find_element(By.ID, "start").click()
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.legal"), "the deal")
+        assert page_width(driver) == 360, "the play page"
+        driver.find_element(By.ID, "show-duplicate").click()
+        open_listed(driver, answer["session"]["id"])  # its results
+        wait(driver, lambda d: d.find_element(By.ID, "figure-directions").is_displayed(), "the results")
+        assert "to" in driver.find_element(By.ID, "figure-directions").text  # the intervals shown
+        assert page_width(driver) == 360, "the session's results"
+        driver.find_element(By.ID, "show-replay").click()
+        wait(driver, lambda d: d.find_element(By.ID, "replay-step").text.startswith("step 0 of"), "the replay")
+        assert page_width(driver) == 360, "the Replays tab"

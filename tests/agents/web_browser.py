@@ -157,3 +157,19 @@ def contrast_problems(driver) -> list[str]:
     """The text shown whose contrast with what lies behind it is under WCAG's 4.5:1 (3:1 for
     large text), disabled controls aside."""
     return driver.execute_script(CONTRAST)
+
+
+def page_width(driver) -> int:
+    """The document's width in CSS pixels: the viewport's width unless the page scrolls sideways."""
+    return driver.execute_script("return document.documentElement.scrollWidth")
+
+
+def press(driver, key: str) -> None:
+    """Press ``key`` as the person does: sent to whatever has the focus."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def text(driver, element_id: str) -> str:
+    return driver.execute_script("return document.getElementById(arguments[0]).textContent", element_id)

@@ -11,9 +11,9 @@ step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API 
 
 | request | does |
 |---|---|
-| ``GET /api/options`` | the agents, the default rules, the replays loaded |
-| ``POST /api/games`` ``{"seat", "opponents", "rules", "seed"}`` | a new game; its view |
-| ``GET /api/games/{id}`` | the game's view (``TableView.to_dict`` with the person's hand only) |
+| ``GET /api/options`` | the agents a request can build here, the default rules, the replays loaded |
+| ``POST /api/games`` ``{"seat", "opponents", "rules", "seed", "replaces"}`` | a new game; its view (*) |
+| ``GET /api/games/{id}`` | the game's view (``TableView.to_dict``, the person's hand only; ``illegal``) |
 | ``POST /api/games/{id}/pass`` ``{"cards": [...], "turn"}`` | pass the cards |
 | ``POST /api/games/{id}/play`` ``{"card": "QS", "turn"}`` | play a card |
 | ``POST /api/games/{id}/next`` ``{"turn"}`` | on to the next hand after a hand's score |
@@ -29,6 +29,8 @@ step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API 
 | ``GET /api/sessions/{id}/export/{name}`` | ``arena.json`` (the arena's JSON), ``you.jsonl``, ``agent.jsonl`` |
 | ``DELETE /api/sessions/{id}`` | delete the session from the database |
 
+(*) The game ``replaces`` names (the one the page leaves) is dropped only once the new one is dealt, so a
+refused new game leaves it in play. A view's ``illegal`` says why each card held cannot be played now.
 A session's requests answer ``{"session": {...settings, deal, state, figures}, "table": view}``.
 
 Bodies are JSON sent as ``application/json``. A refused request gets ``{"error": "..."}`` with
@@ -48,7 +50,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hearts_env.agents import AGENTS
+from hearts_env.agents.human.web import request_specs
 from hearts_env.agents.human.web.guard import Guard, allowed_hosts
 from hearts_env.agents.human.web.replays import MAX_UPLOAD_BYTES, Replays
 from hearts_env.agents.human.web.sessions import DEAL_SETS, MAX_DEALS, Sessions
@@ -127,7 +129,7 @@ def create_app(
 
     async def options(request: Request) -> dict[str, Any]:
         return {
-            "agents": sorted(AGENTS),
+            "agents": request_specs.offered(tables.policy_dirs),
             "rules": HeartsRules().to_dict(),
             "replays": store.listing(),
             "max_deals": MAX_DEALS,

@@ -8,16 +8,19 @@ may sample at most ``MAX_ROLLOUTS`` worlds x rollouts per card, a few times its 
 request can hold the server for long; and a
 ``path=`` (``trained``, ``pimc-ppo``) must lie inside a folder the server was started with
 (``hearts-web --policy-dir DIR``): a request cannot make the server read files elsewhere. The
-weights there load as plain arrays, no pickle (``hearts_env.agents.learned.trained``).
+weights there load as plain arrays, no pickle (``hearts_env.agents.learned.trained``). So a server
+offers only the agents a request can build (``offered``): not ``program`` (a request starts no
+program), and ``trained`` or ``sb3`` (which need a ``path=``) only with a policy folder.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
 from hearts_env.agents import AGENTS
-from hearts_env.agents.specs import agent_from_spec, parse_spec
+from hearts_env.agents.specs import parse_spec
 from hearts_env.play.policy import Policy
 
 LIMITS: dict[str, tuple[float, float] | None] = {
@@ -39,16 +42,53 @@ MAX_ROLLOUTS = 512
 MAX_SPEC = 300
 
 
+def offered(policy_dirs: Sequence[Path]) -> list[str]:
+    """The agents a request can build on a server with ``policy_dirs``, sorted."""
+    return sorted(name for name in AGENTS if _unbuildable(name, policy_dirs) is None)
+
+
+def _parameters(name: str) -> tuple[list[str], set[str] | None]:
+    """The options the agent ``name`` needs (no default), and those it takes (None: any)."""
+    parameters = inspect.signature(AGENTS[name]).parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return [], None
+    needed = [p.name for p in parameters if p.default is p.empty and p.kind != p.VAR_POSITIONAL]
+    return needed, {p.name for p in parameters}
+
+
+def _unbuildable(name: str, policy_dirs: Sequence[Path]) -> str | None:
+    """Why no request can build the agent ``name`` here, or None."""
+    needed, _ = _parameters(name)
+    outside = [key for key in needed if key not in OPTIONS]
+    if outside:  # e.g. program's command=: a request never starts a program
+        return f"it needs {', '.join(k + '=' for k in outside)}, which a request may not set"
+    if "path" in needed and not policy_dirs:
+        return (
+            "it needs path= inside a policy folder, and this server has none (start hearts-web with --policy-dir DIR)"
+        )
+    return None
+
+
 def check_spec(spec: object, policy_dirs: Sequence[Path]) -> str:
     """``spec`` itself if a request may build it; ``ValueError`` naming what is refused otherwise."""
     if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC:
         raise ValueError(f"an agent must be a spec string name:key=value,... of at most {MAX_SPEC} characters")
     name, options = parse_spec(spec)
     if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+        raise ValueError(f"unknown agent {name!r}; this server offers {', '.join(offered(policy_dirs))}")
+    why = _unbuildable(name, policy_dirs)
+    if why is not None:
+        raise ValueError(f"agent {name!r} is not offered by this server: {why}")
+    needed, takes = _parameters(name)
+    missing = [key for key in needed if key not in options]
+    if missing:
+        example = ",".join(f"{key}=..." for key in missing)
+        raise ValueError(f"agent {name!r} needs {', '.join(k + '=' for k in missing)} (e.g. {name}:{example})")
     for key, value in options.items():
         if key not in OPTIONS:
             raise ValueError(f"agent {spec!r}: option {key!r} is not one a request may set ({', '.join(OPTIONS)})")
+        if takes is not None and key not in takes:
+            raise ValueError(f"agent {spec!r}: {name} takes no option {key}=")
         if not isinstance(value, (bool, int, float, str)):
             raise ValueError(f"agent {spec!r}: option {key}= must be a number, true/false or a word")
         limits = LIMITS[key]
@@ -67,11 +107,14 @@ def check_spec(spec: object, policy_dirs: Sequence[Path]) -> str:
 
 
 def build(spec: str, seed: int, policy_dirs: Sequence[Path]) -> Policy:
-    """The agent of a checked ``spec``; ``ValueError`` if it cannot be built."""
+    """The agent of a checked ``spec``; ``ValueError`` in one line if it cannot be built."""
     check_spec(spec, policy_dirs)
+    name, options = parse_spec(spec)
     try:
-        return agent_from_spec(spec, seed)  # its ValueError names the spec already
-    except (TypeError, OSError) as error:
+        return AGENTS[name](**{"seed": seed, **options})
+    except TypeError:  # an option its constructor refuses (pimc passes any on): no Python words on the page
+        raise ValueError(f"agent {spec!r}: {name} cannot be built with {', '.join(options)}=") from None
+    except (ValueError, OSError) as error:  # an option out of its range, or a file it cannot read
         raise ValueError(f"agent {spec!r}: {error}") from None
 
 

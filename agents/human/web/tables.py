@@ -129,7 +129,16 @@ class WebTable:
             rules=self.rules.to_dict(),
             agents={str(s): n for s, n in self.specs.items()},
         )
+        view["illegal"] = self.illegal_reasons(view["seats"][self.seat]["hand"])
         return view
+
+    def illegal_reasons(self, hand: Sequence[int]) -> dict[str, str]:
+        """Why each card of the person's ``hand`` that may not be played is illegal (``{"2H": "you
+        must follow suit (C)"}``), from the rules' own check, so the page can say it without asking."""
+        if self.waiting_for() != "play":
+            return {}
+        legal = core.legal_mask(self.state)[0]
+        return {cards.card_name(c): core.illegal_move(self.state, 0, c).rule(you=True) for c in hand if not legal[c]}
 
     def waiting_for(self) -> str:
         """``"pass"`` or ``"play"`` (the person's move), ``"next hand"`` (a hand's score on show)
@@ -250,13 +259,19 @@ class WebTables:
         self.lock = threading.Lock()
 
     def new(self, request: object) -> WebTable:
-        """A new game from a request ``{"seat": 0, "opponents": ["ppo"], "rules": {...}, "seed": 7}``
-        (every key optional)."""
+        """A new game from a request ``{"seat": 0, "opponents": ["ppo"], "rules": {...}, "seed": 7,
+        "replaces": id}`` (every key optional). The game ``replaces`` names is dropped only once the
+        new one is dealt: a refused request leaves it in play."""
         if not isinstance(request, dict):
             raise WebError("the request must be a JSON object")
-        unknown = set(request) - {"seat", "opponents", "rules", "seed"}
+        unknown = set(request) - {"seat", "opponents", "rules", "seed", "replaces"}
         if unknown:
-            raise WebError(f"unknown field {', '.join(sorted(unknown))}; a new game takes seat, opponents, rules, seed")
+            raise WebError(
+                f"unknown field {', '.join(sorted(unknown))}; a new game takes seat, opponents, rules, seed, replaces"
+            )
+        replaces = request.get("replaces")
+        if replaces is not None and not isinstance(replaces, str):
+            raise WebError(f"replaces must be the id of a game, got {replaces!r:.40}")
         try:
             rules = HeartsRules.from_dict(request.get("rules", {}))
         except (TypeError, ValueError) as error:
@@ -292,6 +307,8 @@ class WebTables:
             table.used = self.clock()
             with self.lock:
                 self.games[game_id] = table
+                if replaces is not None:
+                    self.games.pop(replaces, None)  # gone already (idle, or left): nothing to drop
         finally:
             with self.lock:
                 self.dealing -= 1

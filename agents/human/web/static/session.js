@@ -38,24 +38,51 @@ async function newSession() {
   request.deals = Number($("deals").value);
   request.deal_set = $("deal-set").value;
   setStatus("dealing…");
-  showSession(await api("POST", "/api/sessions", request));
+  showSession(await api("POST", "/api/sessions", request, { waiting: PREPARING }));
   $("settings-box").open = false;
+  focusTable();
   listSessions().catch(() => {});
 }
 
+const PREPARING = "Preparing the agents (compiling on first run)…";
+
+// Continue (or the results of) a session in the database: its deal on the table, its settings in
+// the form, and the focus on the table, so Enter acts on the deal and not on Continue again.
 async function openSession(id) {
-  showSession(await api("GET", `/api/sessions/${encodeURIComponent(id)}`));
+  const answer = await api("GET", `/api/sessions/${encodeURIComponent(id)}`, undefined, { waiting: PREPARING });
+  showSession(answer);
+  if (answer.session.state === "finished") return;
+  fillSettings(answer.session.settings);
+  focusTable();
 }
 
-function nextDeal() {
-  return send("next", { deal: session.deal });
+function fillSettings(s) {
+  const rules = s.rules;
+  $("seat").value = s.seat;
+  $("opponents").value = s.opponents.join(" ");
+  $("agent").value = s.agent;
+  $("deals").value = s.deals;
+  $("deal-set").value = s.deal_set;
+  $("game-seed").value = s.seed;
+  $("num-players").value = rules.num_players;
+  $("decks").value = String(rules.decks);
+  $("pass-count").value = rules.pass_count;
+  $("moon").value = rules.moon;
+  $("jack-of-diamonds").checked = rules.jack_of_diamonds;
+}
+
+async function nextDeal() {
+  await send("next", { deal: session.deal });
+  if (session && session.state !== "finished") focusTable();
 }
 
 // A session's answer: its deal on the table, or its results once every deal is over.
 function showSession(answer) {
   sessionAnswer = answer;
+  const counted = !session || session.id !== answer.session.id || session.state !== answer.session.state;
   session = answer.session;
   results = null;
+  if (counted && session.state !== "finished") listSessions().catch(() => {}); // the list counts the deals (showResults lists too)
   if (session.state === "finished") {
     showResults(session);
     return;
@@ -85,7 +112,7 @@ function drawSessionResult(view) {
   $("hand-result-title").textContent = `Deal ${last.deal + 1} of ${deals} (passing ${last.direction})`;
   $("deal-result").hidden = false;
   $("deal-result").textContent =
-    `You took ${last.you} points; ${session.agent_name} took ${last.agent} on the same cards: ${signed(last.you - last.agent, 0)}.`;
+    `You took ${plural(last.you, "point")}; ${session.agent_name} took ${last.agent} on the same cards: ${signed(last.you - last.agent, 0)}.`;
   drawHandPoints(view);
   $("next-hand").hidden = false;
   $("next-hand").textContent = last.deal + 1 < deals ? "Next deal" : "See the results";
@@ -137,8 +164,8 @@ async function showSideBySide(deal, step) {
   sideBySide = { deal, step, steps: answer.you.steps };
   $("session-results").hidden = true;
   $("side-by-side").hidden = false;
-  drawTable($("sbs-you"), answer.you);
-  drawTable($("sbs-agent"), answer.agent);
+  drawTable($("sbs-you"), answer.you, undefined, { deal: true });
+  drawTable($("sbs-agent"), answer.agent, undefined, { deal: true });
   $("sbs-agent-title").textContent = results.agent_name;
   const played = (view) => (view.played ? `seat ${view.played.seat} played ${view.played.card}` : "the deal");
   $("sbs-step").textContent = `Deal ${deal + 1} (passing ${answer.direction}) · step ${answer.you.step} of ${answer.you.steps - 1}` +
@@ -160,8 +187,9 @@ async function listSessions() {
     const d = s.difference;
     const when = s.created.replace("T", " ").slice(0, 16);
     const figure = s.deals_done ? ` · you − agent ${signed(d.mean)} (95%: ${interval(d)})` : "";
+    const playing = session && session.id === s.id && session.state === "playing" ? ` (deal ${session.deal + 1} in play)` : "";
     const text = `${when} · ${s.agent_name} · against ${[...new Set(s.settings.opponents)].join(", ")} · ` +
-      `${s.deals_done} of ${s.settings.deals} deals${figure}`;
+      `${s.deals_done} of ${s.settings.deals} deals over${playing}${figure}`;
     const open = el("button", "", s.deals_done < s.settings.deals ? "Continue" : "Results");
     open.addEventListener("click", () => openSession(s.id).catch(() => {}));
     const remove = el("button", "", "Delete");

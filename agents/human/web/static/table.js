@@ -5,7 +5,12 @@
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
+const SUIT_NAMES = { C: "clubs", D: "diamonds", S: "spades", H: "hearts" };
+const RANK_NAMES = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const KEYS = "abcdefghijklmnopqrstuvwxyz"; // the key of each card of the hand, left to right
+const WAIT_NOTICE_MS = 1000; // a request pending longer than this says what it waits for
+// How long a completed trick stays on the table (?trick_pause=ms; any key or click ends it sooner).
+const TRICK_PAUSE_MS = Number(new URLSearchParams(window.location.search).get("trick_pause") ?? 1200);
 const $ = (id) => document.getElementById(id);
 
 // An element with a class and children (strings become text nodes).
@@ -27,33 +32,70 @@ let plainGame = null;   // the last view of the plain game, kept while another t
 let selected = [];      // cards picked to pass
 let replay = null;      // { id, game, view }
 let busy = false;       // a move is on its way: keys and clicks wait for its answer
+let lastRequest = null; // the settings of the last game started (Play again)
+let heldTrick = null;   // a completed trick on show: { timer }
+const waits = new Map(); // what the requests pending longer than WAIT_NOTICE_MS wait for
 
-function setStatus(text, error = false) {
-  const status = $("status");
-  status.textContent = text;
-  status.className = error ? "error" : "";
+function setStatus(text) {
+  $("status").textContent = text;
 }
 
-async function api(method, url, body, raw = false) {
+// A failed request, or a move the page refuses, said in the alert region (read out at once).
+function alertPerson(text) {
+  $("alert").textContent = text;
+}
+
+function showWaits() {
+  $("waiting").textContent = [...waits.values()].pop() || "";
+}
+
+// Every request goes through here: a refusal, or a server out of reach, is said in #alert; one
+// that takes longer than a second says what it waits for (the agents compile on a first run).
+async function api(method, url, body, { raw = false, waiting = "Waiting for the server…" } = {}) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.body = raw ? body : JSON.stringify(body);
     options.headers["Content-Type"] = raw ? "application/x-ndjson" : "application/json";
   }
-  const response = await fetch(url, options);
-  const data = await response.json();
+  const token = {};
+  const timer = setTimeout(() => { waits.set(token, waiting); showWaits(); }, WAIT_NOTICE_MS);
+  let response, data;
+  try {
+    response = await fetch(url, options);
+    data = await response.json().catch(() => ({}));
+  } catch (error) {
+    alertPerson("The server cannot be reached (is hearts-web still running?): nothing was done. Try again once it is.");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    waits.delete(token);
+    showWaits();
+  }
   if (!response.ok) {
-    setStatus(data.error || response.statusText, true);
+    alertPerson(data.error || `The server answered ${response.status} ${response.statusText}.`);
     throw new Error(data.error);
   }
+  if (method !== "GET") alertPerson(""); // the person's action went through: an older alert is stale
   return data;
 }
 
-function cardEl(name, classes = "") {
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function cardWords(name) {
+  return `${RANK_NAMES[name[0]] || name[0]} of ${SUIT_NAMES[name[1]]}`;
+}
+
+// A card; in the person's hand a button (reached with Tab, named for a screen reader).
+function cardEl(name, classes = "", tag = "div") {
   const rank = name[0] === "T" ? "10" : name[0];
-  const card = el("div", `card ${"DH".includes(name[1]) ? "red" : ""} ${classes}`, rank, el("span", "suit", SUITS[name[1]] || ""));
+  const card = el(tag, `card ${"DH".includes(name[1]) ? "red" : ""} ${classes}`, rank, el("span", "suit", SUITS[name[1]] || ""));
   card.dataset.card = name;
-  card.title = name;
+  card.title = cardWords(name);
+  card.setAttribute("aria-label", cardWords(name));
+  if (tag === "div") card.setAttribute("role", "img");
+  else card.type = "button";
   return card;
 }
 
@@ -79,10 +121,12 @@ function placeOf(relative, players) {
   return relative === players - 1 ? "right" : "top";
 }
 
-function drawTable(container, view, mine) {
+// A session's deal (deal: true) is one hand of many: it ends "deal over" and crowns no winner.
+function drawTable(container, view, mine, { deal = false, note = "" } = {}) {
   const P = view.num_players;
   const phase = view.phase === "pass" ? `passing ${view.pass_direction}` :
-    view.phase === "play" ? `trick ${view.tricks_played + 1} of ${view.hand_size} · hearts ${view.hearts_broken ? "broken" : "not broken"}` : "game over";
+    view.phase === "play" ? `trick ${view.tricks_played + 1} of ${view.hand_size} · hearts ${view.hearts_broken ? "broken" : "not broken"}` :
+    deal ? "deal over" : "game over";
   const pot = view.decks === 2 ? ` · kitty ${view.kitty} face down · pot ${view.pot_names.join(" ") || "empty"}` : "";
   const target = view.target_score ? `game to ${view.target_score}` : "one-hand game";
   const seats = { top: el("div", "seats-top"), left: el("div", "seats-left"), right: el("div", "seats-right"), bottom: el("div", "seats-bottom") };
@@ -90,22 +134,23 @@ function drawTable(container, view, mine) {
   const relative = (seat) => (seat.seat - view.viewer + P) % P;
   for (const seat of [...view.seats].sort((a, b) => relative(a) - relative(b))) {
     const place = placeOf(relative(seat), P);
-    seats[place].appendChild(seatBox(view, seat, seat.seat === mine));
+    seats[place].appendChild(seatBox(view, seat, seat.seat === mine, !deal));
     const slot = trickSlot(view, seat);
     if (slot) slots[place].appendChild(slot);
   }
   const trick = el("div", "trick-area", slots.top, slots.left, slots.right, slots.bottom);
   container.classList.toggle("open", mine === undefined);
-  container.replaceChildren(el("div", "info", `Hand ${view.hand_number} · ${phase} · ${target}${pot}`),
+  container.replaceChildren(el("div", "info", `Hand ${view.hand_number} · ${phase} · ${target}${pot}${note}`),
     seats.top, seats.left, trick, seats.right, seats.bottom);
 }
 
-// A seat: its name, its points, and its cards (the person's own hand is drawn apart, below).
-function seatBox(view, seat, mine) {
-  const box = el("div", `seat${seat.to_play ? " to-play" : ""}${seat.winner ? " winner" : ""}`);
+// A seat: its name, its score, the points it took this hand (apart: a moon makes them differ),
+// and its cards (the person's own hand is drawn apart, below).
+function seatBox(view, seat, mine, crown) {
+  const box = el("div", `seat${seat.to_play ? " to-play" : ""}${crown && seat.winner ? " winner" : ""}`);
   box.id = `seat-${seat.seat}`;
   const held = seat.face_up ? "" : ` · ${seat.held} cards`;
-  const pts = el("div", "pts", `${seat.score} pts · +${seat.points}`, el("span", "long", " this hand"), held);
+  const pts = el("div", "pts", `score ${seat.score} · took ${seat.points}`, el("span", "long", " this hand"), held);
   box.append(el("div", "name", seat.name), pts);
   if (!mine) {
     const cards = seat.face_up ? seat.hand_names.map((name) => cardEl(name)) : Array.from({ length: seat.held }, backEl);
@@ -143,7 +188,7 @@ async function send(kind, body) {
   if (busy) return;
   busy = true;
   try {
-    const answer = await api("POST", moveUrl(kind), body);
+    const answer = await api("POST", moveUrl(kind), body, { waiting: "The agents are playing (compiling on first run)…" });
     if (session) showSession(answer);
     else showGame(answer);
   } finally {
@@ -151,48 +196,115 @@ async function send(kind, body) {
   }
 }
 
+// Whose turn it is and at which trick, as a person says it (the status is read out).
+function turnWords(view) {
+  const waiting = view.waiting_for;
+  if (waiting === "pass") return `Hand ${view.hand_number}: pick ${plural(view.pass_count - view.seats[view.seat].picks, "card")} to pass ${view.pass_direction}`;
+  if (waiting === "play") return `Trick ${view.tricks_played + 1} of ${view.hand_size}: your turn${view.trick.length ? "" : " to lead"}`;
+  if (waiting === "next hand") return `Hand ${view.hand_number - 1} over`;
+  return session ? `Deal ${session.deal + 1} over` : "Game over";
+}
+
+// The last trick changed since the view before (one trick completes between two of the person's turns).
+function trickCompleted(before, view) {
+  const last = (v) => v.seats.map((s) => s.last_trick_card).join();
+  return before && before.id === view.id && view.seats.some((s) => s.last_trick_card !== null) && last(before) !== last(view);
+}
+
+// The view with its last completed trick as the trick on the table.
+function withLastTrick(view) {
+  const seats = view.seats.map((s) => ({ ...s, trick_card: s.last_trick_card, winning: s.took_last_trick, to_play: false }));
+  const trick = seats.filter((s) => s.trick_card !== null).map((s) => ({ seat: s.seat, card: s.trick_card, name: cardName(s.trick_card) }));
+  return { ...view, seats, trick, leader: -1, phase: "play", tricks_played: Math.max(0, view.tricks_played - 1) };
+}
+
 function showGame(view) {
+  const before = game;
   game = view;
   if (!session) plainGame = view;
   selected = [];
-  drawTable($("table"), view, view.seat);
+  releaseTrick(false);
+  const deal = Boolean(session);
+  let took = "";
+  if (trickCompleted(before, view)) {
+    // The trick just completed stays on the table a moment: the others' cards were played meanwhile.
+    const taker = view.last_trick_winner >= 0 ? view.seats[view.last_trick_winner].name : "no one (to the pot)";
+    took = `${taker} took the trick. `;
+    drawTable($("table"), withLastTrick(view), view.seat, { deal, note: ` · ${taker} took it` });
+    heldTrick = { timer: setTimeout(() => releaseTrick(), TRICK_PAUSE_MS) };
+  } else {
+    drawTable($("table"), view, view.seat, { deal });
+  }
   drawHand(view);
   const waiting = view.waiting_for;
   const receiver = view.seats[(view.seat + view.pass_offset) % view.num_players].name;
   const need = view.pass_count - view.seats[view.seat].picks;
-  $("prompt").textContent = waiting === "pass" ? `Pick ${need} cards to pass ${view.pass_direction} to ${receiver}.` :
-    waiting === "play" ? "Your turn: play a highlighted card." : waiting === "next hand" ? "The hand is over." : "The game is over.";
+  $("prompt").textContent = waiting === "pass" ? `Pick ${plural(need, "card")} to pass ${view.pass_direction} to ${receiver}.` :
+    waiting === "play" ? "Your turn: play a highlighted card." : waiting === "next hand" ? "The hand is over." :
+    session ? `Deal ${session.deal + 1} is over.` : "The game is over.";
   $("pass-button").hidden = waiting !== "pass";
   $("pass-button").disabled = true;
   $("hint-box").hidden = Boolean(session); // a session measures the person alone
   drawLastTrick(view);
   drawScores(view);
   drawResult(view);
-  setStatus(waiting === "game over" ? "Game over" : `Turn ${view.turn}`);
+  setStatus(took + turnWords(view));
 }
 
-// The person's hand: one row, each card with its key; legal cards raised and clickable.
+// The table after a completed trick's pause (redraw: false when a new view is drawn anyway).
+function releaseTrick(redraw = true) {
+  if (!heldTrick) return;
+  clearTimeout(heldTrick.timer);
+  heldTrick = null;
+  if (redraw) drawTable($("table"), game, game.seat, { deal: Boolean(session) });
+}
+
+// Move the focus to the table's prompt (after Continue, a new game, a new deal), so Enter and the
+// keys act on the deal shown, not on the control that brought it.
+function focusTable() {
+  $("prompt").focus();
+}
+
+// The person's hand: one row of buttons, each card with its key; legal cards raised.
 function drawHand(view) {
   const waiting = view.waiting_for;
+  const hand = $("hand");
+  const focused = [...hand.children].indexOf(document.activeElement); // kept on the same place after a move
   const cards = view.seats[view.seat].hand_names.map((name, i) => {
-    const card = cardEl(name);
+    const card = cardEl(name, "", "button");
     if (i < KEYS.length) {
       card.dataset.key = KEYS[i];
+      card.setAttribute("aria-keyshortcuts", KEYS[i]);
       card.appendChild(el("span", "key", KEYS[i]));
     }
     if (waiting === "play") {
       const legal = view.legal_names.includes(name);
       card.classList.add(legal ? "legal" : "illegal");
-      if (legal) card.addEventListener("click", () => send("play", { card: name, turn: game.turn }).catch(() => {}));
+      if (!legal) card.setAttribute("aria-disabled", "true");
+      card.addEventListener("click", () => playCard(name));
     } else if (waiting === "pass") {
       card.classList.add("legal");
+      card.setAttribute("aria-pressed", "false");
       card.addEventListener("click", () => togglePick(card));
+    } else {
+      card.setAttribute("aria-disabled", "true");
     }
     return card;
   });
-  const hand = $("hand");
   hand.replaceChildren(...cards);
   hand.style.setProperty("--n", String(cards.length));
+  if (focused >= 0 && cards.length) cards[Math.min(focused, cards.length - 1)].focus();
+}
+
+// A card pressed in play: a legal one is played; of an illegal one the page says why not.
+function playCard(name) {
+  if (game.waiting_for !== "play") return;
+  if (!game.legal_names.includes(name)) {
+    const why = (game.illegal[name] || "it is not legal now").replace(/\(([CDSH])\)/, (_, suit) => `(${SUIT_NAMES[suit]})`);
+    alertPerson(`You cannot play the ${cardWords(name)}: ${why}.`);
+    return;
+  }
+  send("play", { card: name, turn: game.turn }).catch(() => {});
 }
 
 function togglePick(card) {
@@ -205,6 +317,7 @@ function togglePick(card) {
     selected.push(name);
     card.classList.add("selected");
   }
+  card.setAttribute("aria-pressed", String(selected.includes(name)));
   $("pass-button").disabled = selected.length !== need;
 }
 
@@ -224,7 +337,7 @@ function cardName(id) {
 }
 
 function drawScores(view) {
-  $("scores").replaceChildren(row("", "total", "this hand"), ...view.seats.map((s) => row(s.name, s.score, `+${s.points}`)));
+  $("scores").replaceChildren(row("", "score", "took this hand"), ...view.seats.map((s) => row(s.name, s.score, s.points)));
 }
 
 // The score of a hand that ended (a session's deal: drawSessionResult).
@@ -233,6 +346,7 @@ function drawResult(view) {
   const banner = $("hand-result");
   const show = view.waiting_for === "next hand" || view.waiting_for === "game over";
   banner.hidden = !show;
+  $("play-again").hidden = !view.game_over;
   if (!show) return;
   const winners = view.seats.filter((s) => s.winner).map((s) => s.name).join(" and ");
   $("hand-result-title").textContent = view.game_over ? `Game over: ${winners} won` : `Hand ${view.hand_number - 1} scored`;
@@ -243,14 +357,16 @@ function drawResult(view) {
 }
 
 function drawHandPoints(view) {
-  $("hand-result-scores").replaceChildren(...view.seats.map((s) =>
-    row(s.name, el("td", "hand-points", `+${s.last_hand_points}`), `total ${s.score}`)));
+  $("hand-result-scores").replaceChildren(row("", "the hand", "score"), ...view.seats.map((s) =>
+    row(s.name, el("td", "hand-points", `+${s.last_hand_points}`), s.score)));
 }
 
 async function hint() {
   const out = $("hint-output");
   out.textContent = "thinking…";
-  const result = await api("POST", `/api/games/${game.id}/hint`, { agent: $("hint-agent").value, turn: game.turn });
+  const agent = $("hint-agent").value;
+  const result = await api("POST", `/api/games/${game.id}/hint`, { agent, turn: game.turn },
+    { waiting: `Asking ${agent} (compiling on first run)…` });
   const scores = result.probabilities || result.values || {};
   const lowerIsBetter = !result.probabilities && result.values;
   const rows = Object.entries(scores).sort((a, b) => (lowerIsBetter ? a[1] - b[1] : b[1] - a[1]));
@@ -278,24 +394,41 @@ function settings() {
   return request;
 }
 
-async function newGame() {
-  const request = settings();
-  request.rules.target_score = Number($("target-score").value);
+// A new game from the settings form; the game in play, if any, is left only once the new one is
+// dealt (the server drops it then: "replaces"), and only if the person agrees to leave it.
+async function newGame(request = null) {
+  if (!request) {
+    if (plainGame && plainGame.waiting_for !== "game over" && !window.confirm("Leave the game in play and start a new one?")) return;
+    request = settings();
+    request.rules.target_score = Number($("target-score").value);
+  }
+  if (plainGame) request.replaces = plainGame.id;
   setStatus("dealing…");
-  if (plainGame) api("DELETE", `/api/games/${plainGame.id}`).catch(() => {});
-  const view = await api("POST", "/api/games", request);
+  const view = await api("POST", "/api/games", request, { waiting: "Preparing the agents (compiling on first run)…" });
+  delete request.replaces;
+  lastRequest = request;
   session = null;
+  game = null; // a new game: no trick of the old one to show
   $("settings-box").open = false;
   $("play").hidden = false;
   $("hint-output").textContent = "";
   $("session-bar").hidden = true;
   showGame(view);
+  focusTable();
+}
+
+// Play again: the last game's settings, a fresh deal.
+function playAgain() {
+  const request = { ...lastRequest };
+  delete request.seed;
+  return newGame(request);
 }
 
 // Keys: the letter on a card plays it (or picks it to pass); Enter passes, or goes on.
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey || $("play").hidden || !game) return;
   if (event.target.closest("input, select, textarea")) return; // typing
+  releaseTrick(); // a key ends a completed trick's pause
   if (event.key === "Enter" && event.target.closest("button, a, summary")) return; // the focused control's own Enter
   if (event.key === "Enter") {
     const next = $("next-hand");
@@ -319,7 +452,7 @@ async function uploadReplay() {
   const file = $("replay-file").files[0];
   if (!file) return;
   setStatus(`checking ${file.name}…`);
-  const summary = await api("POST", `/api/replays?name=${encodeURIComponent(file.name)}`, await file.text(), true);
+  const summary = await api("POST", `/api/replays?name=${encodeURIComponent(file.name)}`, await file.text(), { raw: true });
   addReplay(summary);
   setStatus(`${file.name}: ${summary.games.length} games`);
 }
@@ -399,6 +532,8 @@ async function start() {
   });
   $("pass-button").addEventListener("click", () => send("pass", { cards: selected, turn: game.turn }).catch(() => {}));
   $("next-hand").addEventListener("click", () => (session ? nextDeal() : send("next", { turn: game.turn })).catch(() => {}));
+  $("play-again").addEventListener("click", () => playAgain().catch(() => {}));
+  document.addEventListener("click", () => releaseTrick(), true); // a click ends a completed trick's pause
   $("hint-button").addEventListener("click", () => hint().catch(() => { $("hint-output").textContent = ""; }));
   $("show-play").addEventListener("click", () => showTab("play"));
   $("show-duplicate").addEventListener("click", () => showTab("duplicate"));
