@@ -110,7 +110,7 @@ class Records:
             out.append(int.from_bytes(row[start : start + dtype.itemsize], sys.byteorder, signed=dtype.kind == "i"))
         return tuple(out)
 
-    def scalar_reader(self, *names: str) -> Callable[[np.ndarray], tuple[Any, ...]]:
+    def scalar_reader(self, *names: str) -> Callable[[Any], tuple[Any, ...]]:
         """A function of a one-game ``data`` row of this layout (a buffer, (width,) or (1, width))
         giving fields ``names`` (one value per game each) as Python values, in that order: the
         fields of ``scalars`` in one ``struct`` read, for a caller that reads them after every
