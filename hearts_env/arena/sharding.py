@@ -26,7 +26,17 @@ import socket
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["RAY_MISSING", "RayActors", "RayExecutor", "add_ray_argument", "check_address", "init_ray", "ray_failure"]
+__all__ = [
+    "RAY_MISSING",
+    "RayActors",
+    "RayAddressError",
+    "RayExecutor",
+    "add_ray_argument",
+    "check_address",
+    "init_ray",
+    "ray_address",
+    "ray_failure",
+]
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a cluster's ``HOST:PORT`` has to answer before ``init_ray`` gives up."""
@@ -34,15 +44,70 @@ RAY_MISSING = 'needs Ray: pip install -e ".[ray]"'
 """What a ``--ray`` flag says where Ray is not installed."""
 
 
+class RayAddressError(ConnectionError, ValueError):
+    """A ``--ray`` address that names no Ray cluster: not one Ray reads, or a ``HOST:PORT`` where
+    nothing answers, or where something that is not Ray answers. A ``ConnectionError`` (Ray cannot
+    be joined there) and a ``ValueError`` (a bad setting)."""
+
+
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # and empty SETTINGS
+
+
 def check_address(address: str | None) -> None:
-    """Raise ``ConnectionError`` at once if ``address`` is a ``HOST:PORT`` (or ``ray://HOST:PORT``)
-    that does not answer within ``CONNECT_TIMEOUT`` seconds (Ray itself keeps retrying for minutes)."""
-    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
-    if host and port.isdigit():
-        try:
-            socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
-        except OSError as error:
-            raise ConnectionError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+    """The one check of a ``--ray`` address, done at once: None or "" (Ray started here), ``auto``
+    and ``local`` pass (Ray finds the cluster, or starts one); anything else must be ``HOST:PORT``
+    or ``ray://HOST:PORT`` (a port 1..65535) where a Ray cluster answers within ``CONNECT_TIMEOUT``
+    seconds, else ``RayAddressError`` saying which: not such an address, nothing answers there, or
+    what answers does not speak gRPC (HTTP/2), as a Ray cluster's GCS and its client server do.
+    (Ray itself retries a silent or foreign address for minutes.)"""
+    where = _host_and_port(address)
+    if where is None:
+        return
+    host, port = where
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT) as connection:
+            connection.sendall(_HTTP2_PREFACE)
+            answer = _read(connection, 9)  # the server's first frame: its SETTINGS
+    except OSError as error:
+        raise RayAddressError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+    if len(answer) < 9 or answer[3] != 4:
+        said = f"it answered {answer[:40]!r}" if answer else f"it said nothing within {CONNECT_TIMEOUT:g} s"
+        raise RayAddressError(f"what answers at {host}:{port} is not a Ray cluster (no gRPC: {said})")
+
+
+def _host_and_port(address: str | None) -> tuple[str, int] | None:
+    """(host, port) of a ``HOST:PORT`` or ``ray://HOST:PORT`` address; None for None, "", ``auto``
+    and ``local``; ``RayAddressError`` for anything else."""
+    if address is None or address.strip() in ("", "auto", "local"):
+        return None
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
+    if not colon or not host.strip() or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise RayAddressError(
+            f"{address!r} is not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT (a port 1..65535)"
+        )
+    return host, int(port)
+
+
+def ray_address(text: str) -> str:
+    """The type of the ``--ray`` flag: ``text`` if it has the form of a Ray address
+    (``check_address``'s first half, at parse time), else ``argparse.ArgumentTypeError`` saying so."""
+    try:
+        _host_and_port(text)
+    except RayAddressError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _read(connection: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes, until the peer stops or ``CONNECT_TIMEOUT`` passes (b"" if none)."""
+    data = b""
+    try:
+        while len(data) < size and (chunk := connection.recv(size - len(data))):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data
 
 
 def ray_failure(address: str | None, error: BaseException) -> str:
@@ -55,7 +120,7 @@ def init_ray(address: str | None = None, **init_kwargs: Any) -> bool:
     """Start Ray on this machine (``address`` None: or join the cluster ``ray start`` made here,
     or ``RAY_ADDRESS``) or join the cluster at ``address`` (``auto``, ``HOST:PORT``,
     ``ray://HOST:PORT``), unless this process has initialized Ray already; returns whether it
-    did. A ``HOST:PORT`` that does not answer raises ``ConnectionError`` at once (``check_address``)."""
+    did. An address that names no Ray cluster raises ``RayAddressError`` at once (``check_address``)."""
     import ray
 
     if ray.is_initialized():
@@ -150,12 +215,15 @@ def add_ray_argument(
     what: str = "play the blocks as Ray tasks",
 ) -> None:
     """The ``--ray [ADDRESS]`` flag of the commands that run on Ray (``hearts-arena``, ``hearts-bench
-    run``, the trainers): None without it, "" for Ray started here, else the cluster's address."""
+    run``, the trainers): None without it, "" for Ray started here, else the cluster's address, of
+    the form ``check_address`` reads (a malformed one is a usage error naming --ray; whether a Ray
+    cluster answers there is checked where Ray starts, ``init_ray``)."""
     parser.add_argument(
         "--ray",
         nargs="?",
         const="",
         default=None,
+        type=ray_address,
         metavar="ADDRESS",
         help=f"{what}: Ray started here, or the cluster at ADDRESS (auto, HOST:PORT)",
     )

@@ -14,8 +14,10 @@ copying a state is one ``memcpy``.
 from __future__ import annotations
 
 import functools
+import operator
+import struct
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -63,6 +65,11 @@ class Layout:
 
 
 _R = TypeVar("_R", bound="Records")
+_STRUCT_CODES = {  # (dtype kind, itemsize) -> struct's code, of its standard sizes ("=")
+    ("b", 1): "?",
+    **{("i", size): code for size, code in ((1, "b"), (2, "h"), (4, "i"), (8, "q"))},
+    **{("u", size): code for size, code in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))},
+}
 
 
 class Records:
@@ -102,6 +109,27 @@ class Records:
             start, dtype, _ = fields[name]
             out.append(int.from_bytes(row[start : start + dtype.itemsize], sys.byteorder, signed=dtype.kind == "i"))
         return tuple(out)
+
+    def scalar_reader(self, *names: str) -> Callable[[Any], tuple[Any, ...]]:
+        """A function of a one-game ``data`` row of this layout (a buffer, (width,) or (1, width))
+        giving fields ``names`` (one value per game each) as Python values, in that order: the
+        fields of ``scalars`` in one ``struct`` read, for a caller that reads them after every
+        step (the OpenSpiel game)."""
+        fields = self.layout.fields
+        for name in names:
+            if name not in fields or fields[name][2] != ():
+                raise ValueError(f"{name!r} is not a field of one value per game of {type(self).__name__}")
+        fmt, at = "=", 0
+        by_start = sorted(names, key=lambda name: fields[name][0])
+        for name in by_start:
+            start, dtype, _ = fields[name]
+            fmt += f"{start - at}x{_STRUCT_CODES[dtype.kind, dtype.itemsize]}"
+            at = start + dtype.itemsize
+        unpack, order = struct.Struct(fmt).unpack_from, [by_start.index(name) for name in names]
+        pick = operator.itemgetter(*order)
+        if len(names) == 1:
+            return lambda data: (pick(unpack(data)),)
+        return lambda data: pick(unpack(data))
 
     def with_data(self: _R, data: np.ndarray) -> _R:
         """A record of the same kind, rules and layout over another ``(B, width)`` buffer (a stepped

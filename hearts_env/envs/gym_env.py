@@ -175,6 +175,17 @@ RENDER_HANDS = ("all", "learner")
 _U64 = np.uint64
 
 
+def card_ids(actions: object, num_envs: int) -> np.ndarray:
+    """``actions`` as an array if they are integer card ids of shape (num_envs,), one per game;
+    else a ``ValueError`` saying what they are (their cards are checked by ``check_actions``)."""
+    actions = np.asarray(actions)
+    if actions.shape != (num_envs,) or actions.dtype.kind not in "iu":
+        raise ValueError(
+            f"actions must be integer card ids of shape ({num_envs},), got {actions.dtype} {actions.shape}"
+        )
+    return actions
+
+
 def _check_options(options: object) -> TypeGuard[Mapping[str, Any]]:
     """Whether ``reset``'s ``options`` holds any (a dict, or None for none); anything else is refused."""
     if options is not None and not isinstance(options, Mapping):
@@ -406,19 +417,32 @@ class HeartsVectorEnv(VectorEnv):
                 tables.start(idx, seeds)
         return tables.observe(), self._info(tables.info(tables.masks()))
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        tables, B = self._tables, self.num_envs
+    def check_actions(self, actions: np.ndarray, first_game: int = 0) -> np.ndarray:
+        """Raise what ``step(actions)`` refuses, before anything changes, and return the actions as
+        an array: a step before the first reset, or one of a game whose episode is over with
+        ``autoreset_mode`` DISABLED (``RuntimeError``); actions that are not integer card ids of
+        shape (num_envs,) (``ValueError``); a card that is no card id, or (``illegal_action="raise"``)
+        that its learner may not play (``core.IllegalMoveError``, a ``ValueError`` naming the game,
+        counted from ``first_game``, the seat, the card and the rule). ``step`` checks its actions
+        here; a caller stepping several vector envs as one (``ShardedVecEnv``) checks them all first."""
+        tables = self._tables
         if tables.state is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (B,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integer card ids of shape ({B},), got {actions.dtype} {actions.shape}")
+        actions = card_ids(actions, self.num_envs)
         if self.autoreset_mode == AutoresetMode.DISABLED and tables.ended.any():
             games = np.flatnonzero(tables.ended).tolist()
             raise RuntimeError(
                 f"the episodes of games {games} are over and autoreset_mode is DISABLED: "
                 "reset them first (reset(options={'reset_mask': mask}))"
             )
+        resetting = self._autoreset  # NEXT_STEP: the games starting their next episode play no card
+        if not resetting.all():
+            tables.check_actions(actions, np.flatnonzero(~resetting) if resetting.any() else ALL, first_game)
+        return actions
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        tables, B = self._tables, self.num_envs
+        actions = self.check_actions(actions)
         with tables.all_or_nothing(self._autoreset):
             # NEXT_STEP: the games whose episode ended last step start the next one (after the
             # others have stepped); their actions are ignored.

@@ -163,6 +163,23 @@ class LearnerTables:
                 array[...] = value
             raise
 
+    def check_actions(self, actions: np.ndarray, idx: Index = ALL, first_game: int = 0) -> None:
+        """Raise, before anything changes, the ``core.IllegalMoveError`` (a ``ValueError``) that
+        ``learner_step(actions, idx)`` would raise for a learner's card: one that is no card id, or
+        (``illegal_action="raise"``) one its learner may not play. It names the game counted from
+        ``first_game`` (a shard's first game), the seat, the card and the rule."""
+        state = self.current if _is_all(idx) else self.current[idx]
+        cards = np.asarray(actions)[idx]
+        outside = (cards < 0) | (cards >= NUM_CARDS)
+        bad = outside
+        if self.illegal_action == "raise":
+            bad = outside | ((state.legal & BIT.take(np.where(outside, 0, cards))) == 0)
+        if bad.any():
+            g = int(np.argmax(bad))
+            error = core.illegal_move(state, g, int(cards[g]))
+            game = first_game + int(np.arange(self.num_games)[idx][g])
+            raise core.IllegalMoveError(game, error.seat, error.card, error.reason, error.lead_suit, error.first_lead)
+
     def learner_step(self, actions: np.ndarray, idx: Index = ALL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play the learner's card (``actions``, one per game) in the games ``idx`` (all are to
         act; the other games keep still), then the opponents until every learner is to act again

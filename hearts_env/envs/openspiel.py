@@ -8,16 +8,22 @@ actions              52, card ids (``hearts_env.cards``: ``suit * 13 + rank - 2`
                      pass (one per action) or to play
 chance               the deal, card by card, at the start of every hand
 information          imperfect: information-state and observation strings and tensors
-utility              general sum; a reward at the end of every hand
+utility              general sum; a reward at the end of every hand (reward model ``REWARDS``;
+                     a game of one hand, ``target_score=0``: ``TERMINAL``, as OpenSpiel's
+                     ``hearts``, so its ``MCTSBot`` plays it)
 ==================== =======================================================================
 
 Parameters: every knob of ``HeartsRules`` (``docs/rules.md``) with its default: ``num_players``
 (4), ``pass_count`` (3), ``pass_cycle`` (``"standard"``, or the directions separated by slashes,
-as ``"left/right/none"``: a comma would end the parameter in OpenSpiel's game strings),
-``no_points_on_first_trick`` (True), ``queen_breaks_hearts`` (True), ``jack_of_diamonds``
-(False), ``moon`` (``"add_to_others"``), ``target_score`` (100; 0: a game is one hand) and
-``decks`` (1). A bad value raises ``HeartsRules``' error, which names the knob;
-``parameters(rules)`` gives the parameters of a ``HeartsRules``.
+as ``"left/right/none"``), ``no_points_on_first_trick`` (True), ``queen_breaks_hearts`` (True),
+``jack_of_diamonds`` (False), ``moon`` (``"add_to_others"``), ``target_score`` (100; 0: a game is
+one hand; at most ``MAX_TARGET_SCORE``, a million, since OpenSpiel counts a game's length in 32-bit
+ints) and ``decks`` (1). A bad value raises ``HeartsRules``' error, which names the knob;
+``parameters(rules)`` gives the parameters of a ``HeartsRules``. A game's own parameters (its
+string, ``get_parameters()``, what a serialized game holds) are ``parameters`` of its rules, so
+every value accepted reads back: a ``pass_cycle`` given with commas (``"left,right"``, as a command
+line writes it) or spaces is written with slashes, since a comma would end the parameter in
+OpenSpiel's game strings.
 
 Chance: every hand opens with its deal, one chance node per card as OpenSpiel's ``hearts``
 deals: the outcome is a card id, its probability the card's copies left over the cards left
@@ -47,12 +53,24 @@ game lasts when every hand adds points to the totals, as every hand does except 
 ``subtract_from_self`` (or a shooter's choice of it), which only such a rule can outlast.
 
 ``resample_from_infostate(player, sampler)`` draws what ``player`` cannot see anew, uniformly over
-what it knows, from the sampler's numbers: in the play phase the engine's world sampler
-(``hearts_env.engine.worlds``; the other seats' passes are then unknown, as in its worlds); in
-the pass the unseen cards dealt anew, each seat's picks so far drawn from its new hand; during a
-deal the cards dealt to the other seats. The new state keeps the original's ``history()``.
+what it knows, from the sampler's numbers, and makes the new state as OpenSpiel's ``hearts`` does,
+from a history: the original's up to the hand under way, then that hand's deal and passes anew and
+its cards played as they were, so that its ``history()`` replayed from the start gives it exactly
+(every seat's hand, pass and view). In the play phase the hands held now are the engine's world
+sampler's (``hearts_env.engine.worlds``); with the cards played they give what each seat held after
+the pass; the passes ``player`` knows (its own, and the one it received) stay, and each other seat
+passed cards drawn from what its receiver held after the pass. In the pass the unseen cards are
+dealt anew, each seat's picks so far drawn from its new hand; during a deal the cards dealt to the
+other places. ``player``'s own cards keep their order in the deal; the others' come in a new order.
+The sampler leaves out soft inferences (a heart discarded on the first trick: its player held only
+point cards; a heart led before hearts broke: only hearts; who leads the first trick holds the
+lowest club), so a world in which the hand's replay breaks one (a card played there illegal, or
+another seat to act) is drawn again, up to ``RESAMPLE_TRIES`` times, and after that the state
+itself is returned (its own world is consistent). At the end of a game the state itself is returned.
 
-An illegal card raises ``ValueError`` naming the card and the rule, and changes nothing.
+An illegal card raises ``ValueError`` naming the card and the rule, and changes nothing; so does a
+deal of a card dealt already, or of one that is not in the table's deck (fewer than 52 with 3, 5,
+6 or 7 players).
 
     import numpy as np
     import pyspiel
@@ -88,15 +106,18 @@ except ImportError:
 
 from hearts_env.engine import cards, core
 from hearts_env.engine.cards import JD_POINTS, KITTY, NUM_CARDS, card_name
-from hearts_env.engine.core import GAME_OVER, PLAY, bits_to_cards, bits_to_mask, mask_to_bits
-from hearts_env.engine.infoset import InfoSet, infoset, world_states
+from hearts_env.engine.core import GAME_OVER, PLAY, bits_to_cards, bits_to_mask
+from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.engine.observation import ObservationLayout, observe
-from hearts_env.engine.rules import HeartsRules, parse_pass_cycle, rules_or_knobs
+from hearts_env.engine.rules import HeartsRules, parse_pass_cycle, rules_or_knobs, standard_pass_cycle
 from hearts_env.engine.worlds import sample_worlds
 from hearts_env.render.text import format_cards, pile_cards, render_game
 
 GAME_NAME = "hearts_env"
 CHANCE, TERMINAL = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
+RESAMPLE_TRIES = 32
+"""Worlds ``resample_from_infostate`` draws before it gives the state itself (see the module docstring)."""
+_ACTIONS = [np.array([card], np.int64) for card in range(NUM_CARDS)]  # core.step's actions, made once (read only)
 
 
 def _defaults() -> dict[str, Any]:
@@ -109,6 +130,12 @@ PARAMETERS: dict[str, Any] = _defaults()
 """The game's parameters and their defaults: ``HeartsRules``' knobs, ``pass_cycle`` as text."""
 
 
+MAX_TARGET_SCORE = 1_000_000
+"""The highest ``target_score`` of the game: OpenSpiel counts a game's length (``max_game_length``
+plus the chance nodes) in 32-bit ints, which hold the longest game to this target at any table
+(to 2**31 - 1 the bound would be about 33 million with 11 players)."""
+
+
 def rules_from_parameters(params: Mapping[str, Any]) -> HeartsRules:
     """The ``HeartsRules`` of game parameters (a missing one takes its default); ``ValueError``
     naming a bad knob."""
@@ -116,14 +143,23 @@ def rules_from_parameters(params: Mapping[str, Any]) -> HeartsRules:
     cycle = knobs["pass_cycle"]
     if not isinstance(cycle, str):
         raise ValueError(f"pass_cycle must be 'standard' or directions separated by slashes, got {cycle!r}")
-    knobs["pass_cycle"] = parse_pass_cycle(cycle.replace("/", ","))
-    return rules_or_knobs(None, knobs)
+    knobs["pass_cycle"] = parse_pass_cycle(cycle.replace("/", ","))  # commas too (a command line's)
+    rules = rules_or_knobs(None, knobs)
+    if (rules.target_score or 0) > MAX_TARGET_SCORE:
+        raise ValueError(
+            f"target_score must be at most {MAX_TARGET_SCORE:,} in the OpenSpiel game (its length is counted in "
+            f"32-bit ints), got {rules.target_score}"
+        )
+    return rules
 
 
 def parameters(rules: HeartsRules) -> dict[str, Any]:
-    """The game parameters of ``rules``: ``pyspiel.load_game(GAME_NAME, parameters(rules))``."""
-    assert rules.pass_cycle is not None  # HeartsRules makes None the standard cycle
-    return rules.to_dict() | {"pass_cycle": "/".join(rules.pass_cycle), "target_score": rules.target_score or 0}
+    """The game parameters of ``rules``: ``pyspiel.load_game(GAME_NAME, parameters(rules))``. They
+    are the game's own parameters (``get_parameters()``, its string): every parameter as its rules
+    read it (``pass_cycle`` "standard" for the standard cycle, else the directions with slashes)."""
+    cycle = rules.pass_cycle or ()
+    text = "standard" if cycle == standard_pass_cycle(rules.num_players) else "/".join(cycle)
+    return rules.to_dict() | {"pass_cycle": text, "target_score": rules.target_score or 0}
 
 
 def max_hands(rules: HeartsRules) -> int:
@@ -155,22 +191,35 @@ def game_info(rules: HeartsRules) -> pyspiel.GameInfo:
     )
 
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Hearts (hearts_env)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=max(high for _, high in cards.PLAYERS_BY_DECKS.values()),
-    min_num_players=min(low for low, _ in cards.PLAYERS_BY_DECKS.values()),
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=PARAMETERS,
-)
+def _game_type(reward_model: pyspiel.GameType.RewardModel) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Hearts (hearts_env)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=reward_model,
+        max_num_players=max(high for _, high in cards.PLAYERS_BY_DECKS.values()),
+        min_num_players=min(low for low, _ in cards.PLAYERS_BY_DECKS.values()),
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=PARAMETERS,
+    )
+
+
+GAME_TYPE = _game_type(pyspiel.GameType.RewardModel.REWARDS)
+"""The type registered (a game of several hands: rewards at every hand's end)."""
+ONE_HAND_TYPE = _game_type(pyspiel.GameType.RewardModel.TERMINAL)
+"""The type of a game of one hand (``target_score`` 0): rewards only at its end, as OpenSpiel's
+``hearts`` declares (its ``MCTSBot`` plays only such games)."""
+
+
+def game_type(rules: HeartsRules) -> pyspiel.GameType:
+    """The OpenSpiel type of a game of ``rules``: ``ONE_HAND_TYPE`` without a target, else ``GAME_TYPE``."""
+    return ONE_HAND_TYPE if rules.target_score is None else GAME_TYPE
 
 
 class _Table:
@@ -184,6 +233,11 @@ class _Table:
         self.rules = rules
         self.opening = core.new_games(rules, batch_size=1, seed=0, history=True)  # its deal is replaced
         self.copies = np.bincount(cards.deck(P, rules.decks), minlength=NUM_CARDS)  # copies of each card
+        self.copies_list = self.copies.tolist()  # as Python ints: a tenth of the time of numpy's scalars
+        self.deck_left = {card: n for card, n in enumerate(self.copies_list) if n}  # a deal's start
+        self.no_rewards = (0.0,) * P
+        self.after_step = self.opening.scalar_reader("to_play", "phase", "hand_over", "hand_number", "legal")
+        self.to_act = self.opening.scalar_reader("to_play", "legal")
         self.deck_size = int(self.copies.sum())
         self.seated = P * rules.hand_size  # the cards dealt to the seats; the rest go to the kitty
         self.max_hands = max_hands(rules)
@@ -205,9 +259,8 @@ class HeartsGame(pyspiel.Game):
     """The game of one set of parameters (see the module docstring); ``pyspiel.load_game`` makes it."""
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        rules = rules_from_parameters(params)
-        super().__init__(GAME_TYPE, game_info(rules), params)
+        rules = rules_from_parameters(dict(params or {}))
+        super().__init__(game_type(rules), game_info(rules), parameters(rules))
         self.table = _table(rules)
 
     @property
@@ -235,11 +288,15 @@ class HeartsState(pyspiel.State):
 
     def __init__(self, game: HeartsGame) -> None:
         super().__init__(game)
-        self._table = game.table
-        self._data = self._table.opening.data  # the core state's bytes; every change makes new ones
+        table = self._table = game.table
+        self._data = table.opening.data  # the core state's bytes; every change makes new ones
+        self._legal = 0  # the seat to act's legal cards (bits): 0 during a deal and at the end
         self._dealt: list[int] | None = []  # the cards dealt so far while a deal is under way
-        self._rewards = [0.0] * game.num_players()  # of the last decision
+        self._left = dict(table.deck_left)  # card -> its copies left to deal (during a deal), none left: out
+        self._rewards = table.no_rewards  # of the last decision
         self._player = CHANCE
+        self._hand_start = (0, self._data.tobytes(), self._rewards)  # the hand under way: its first move, core, rewards
+        self._forwarding = False  # recording a history without playing it (``_replayed``)
 
     @property
     def core_state(self) -> core.State:
@@ -258,48 +315,78 @@ class HeartsState(pyspiel.State):
         return self._dealt is not None or (self._player == TERMINAL and not self.core_state.done[0])
 
     def _legal_actions(self, player: int) -> list[int]:
-        return bits_to_cards(self.core_state.scalars(0, "legal")[0])
+        return bits_to_cards(self._legal)
+
+    # pyspiel's ``legal_actions`` and ``is_chance_node``, answered here for Python callers (OpenSpiel's
+    # C++ asks ``_legal_actions`` and ``current_player``): the same answers, without a round trip
+    # through C++ and back on every call.
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if self._player == TERMINAL:
+            return []
+        if self._player == CHANCE:  # any player's, as pyspiel's
+            return list(self._left)
+        if player is None or player == self._player:
+            return bits_to_cards(self._legal)
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
+
+    def is_chance_node(self) -> bool:
+        return self._player == CHANCE
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        left = self._left_to_deal().tolist()  # Python ints: a tenth of the time of numpy's scalars here
-        total = sum(left)
-        return [(card, n / total) for card, n in enumerate(left) if n]
-
-    def _left_to_deal(self) -> np.ndarray:
-        return self._table.copies - np.bincount(self._dealt or [], minlength=NUM_CARDS)
+        p = 1 / (self._table.deck_size - len(self._dealt or ()))  # n * p is n / total: n is 1 or 2
+        return [(card, n * p) for card, n in self._left.items()]
 
     def _apply_action(self, action: int) -> None:
+        if self._forwarding:
+            return
         if self._dealt is not None:
             self._deal(action)
             return
         if self._player == TERMINAL:
             raise ValueError("the game is over")
+        table, data = self._table, self._data.copy()
+        after = table.opening.with_data(data)
         try:
-            after = core.step(self.core_state, np.array([action], np.int64))
+            core.step_in_place(after, _ACTIONS[action] if 0 <= action < NUM_CARDS else np.array([action]))
         except core.IllegalMoveError as error:
             raise ValueError(error.describe()) from None
-        to_play, phase, hand_over, hand_number = after.scalars(0, "to_play", "phase", "hand_over", "hand_number")
-        self._data = after.data
-        self._rewards = [float(-p) for p in after.last_hand_points[0]] if hand_over else [0.0] * len(self._rewards)
-        if phase == GAME_OVER or (hand_over and hand_number > self._table.max_hands):
-            self._player = TERMINAL
+        self._data = data
+        to_play, phase, hand_over, hand_number, legal = table.after_step(data)
+        self._rewards = tuple(float(-p) for p in after.last_hand_points[0]) if hand_over else table.no_rewards
+        if phase == GAME_OVER or (hand_over and hand_number > table.max_hands):
+            self._player, self._legal = TERMINAL, 0
         elif hand_over:
-            self._dealt, self._player = [], CHANCE
+            self._dealt, self._left, self._player, self._legal = [], dict(table.deck_left), CHANCE, 0
+            self._hand_start = (self.move_number() + 1, data.tobytes(), self._rewards)
         else:
-            self._player = to_play
+            self._player, self._legal = to_play, legal
 
     def _deal(self, card: int) -> None:
+        table = self._table
         if not 0 <= card < NUM_CARDS:
             raise ValueError(f"deal: action {card} is not a card id (0..{NUM_CARDS - 1})")
-        if not self._left_to_deal()[card]:
+        left = self._left.get(card)
+        if left is None:
+            if not table.copies_list[card]:
+                raise ValueError(
+                    f"deal: {card_name(card)} is not in this table's deck (the {table.deck_size} cards of "
+                    f"{table.rules.num_players} players, docs/rules.md)"
+                )
             raise ValueError(f"deal: {card_name(card)} is dealt already")
-        assert self._dealt is not None  # a deal is under way
-        dealt = [*self._dealt, card]
-        if len(dealt) < self._table.deck_size:
-            self._dealt = dealt
+        dealt = self._dealt
+        assert dealt is not None  # a deal is under way (the caller's test)
+        dealt.append(card)
+        if left > 1:
+            self._left[card] = left - 1
+        else:
+            del self._left[card]
+        if len(dealt) < table.deck_size:
             return
         opened = core.deal_hands(self.core_state, self._deal_row(dealt))
-        self._data, self._dealt, self._player = opened.data, None, opened.scalars(0, "to_play")[0]
+        self._data, self._dealt = opened.data, None
+        self._player, self._legal = table.to_act(opened.data)
 
     def _deal_row(self, dealt: list[int]) -> np.ndarray:
         """(1, 52 * decks): the place of each card (``core.new_games``' ``deals``) of a deal in order."""
@@ -362,17 +449,62 @@ class HeartsState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> HeartsState:
         """A state ``player_id`` cannot tell from this one, its hidden cards drawn anew (see the
-        module docstring) from ``probability_sampler()``'s number in [0, 1)."""
+        module docstring) from ``probability_sampler()``'s number in [0, 1): the history of this
+        one to the hand under way, then that hand replayed with the new deal and passes."""
         rng = np.random.default_rng(int(probability_sampler() * 2**53))
-        other = self.clone()
-        if self._dealt is not None:
-            other._dealt = self._redealt(player_id, rng)
-        elif not self.is_terminal():
-            state = self.core_state
-            info = infoset(state, player_id)
-            hidden = _play_world(info, rng) if info.phase[0] == PLAY else self._pass_world(info, rng)
-            other._data = core.recompute_legal(state.replace(**hidden)).data
+        if self._player == TERMINAL:
+            return self.clone()
+        start = self._hand_start[0]
+        steps = [(step.player, step.action) for step in self.full_history()[start:]]
+        for _ in range(RESAMPLE_TRIES):
+            hand = self._resampled_hand(player_id, steps, rng)
+            try:
+                other = self._replayed(start, hand)
+            except ValueError:  # a card played this hand the world makes illegal (see the module docstring)
+                continue
+            if other._player == self._player:  # else the lowest club is elsewhere (the first lead to come)
+                return other
+        return self.clone()
+
+    def _replayed(self, start: int, actions: list[int]) -> HeartsState:
+        """A state of this history to move ``start`` (the hand under way opened), then ``actions``
+        applied: the state a replay of its ``history()`` gives, without playing the earlier hands again."""
+        other = HeartsState(self.get_game())
+        if start:
+            other._forwarding = True  # the history recorded (with its players), nothing played
+            for step in self.full_history()[:start]:
+                other._player = step.player
+                other.apply_action(step.action)
+            other._forwarding = False
+            _, data, other._rewards = other._hand_start = self._hand_start
+            other._data = np.frombuffer(data, np.uint8).reshape(1, -1).copy()
+            other._player = CHANCE
+        for action in actions:
+            other.apply_action(action)
         return other
+
+    def _resampled_hand(self, player: int, steps: list[tuple[int, int]], rng: np.random.Generator) -> list[int]:
+        """The actions of the hand under way (``steps``: its (player, action) so far) in a world
+        drawn anew for ``player``: the deal's other places and the other seats' picks anew, in
+        new orders; ``player``'s own cards in their order, the cards played as they were."""
+        if self._dealt is not None:
+            return self._redealt(player, rng)
+        table, P = self._table, self._table.rules.num_players
+        info = infoset(self.core_state, player)
+        dealt, picks = self._play_world(info, steps, rng) if info.phase[0] == PLAY else self._pass_world(info, rng)
+        deal = np.array([action for _, action in steps[: table.deck_size]])
+        k = np.arange(table.deck_size)
+        for place in range(P + 1):
+            if place != player:
+                at = (k < table.seated) & (k % P == place) if place < P else k >= table.seated
+                deal[at] = rng.permutation(_pile_of(dealt[place]))
+        queues = [rng.permutation(_pile_of(picks[seat])).tolist() for seat in range(P)]
+        picked = int(picks.sum())  # the steps of the pass so far
+        rest = [
+            queues[seat].pop() if i < picked and seat != player else action
+            for i, (seat, action) in enumerate(steps[table.deck_size :])
+        ]
+        return deal.tolist() + rest
 
     def _redealt(self, player: int, rng: np.random.Generator) -> list[int]:
         """The deal so far with the other places' cards drawn anew from the copies not dealt to ``player``."""
@@ -383,9 +515,44 @@ class HeartsState(pyspiel.State):
         dealt[~mine] = rng.permutation(pool)[: int((~mine).sum())]
         return dealt.tolist()
 
-    def _pass_world(self, info: InfoSet, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """The hidden fields of a pass-phase world: the copies ``info``'s seat has not seen dealt
-        anew to the others (and the kitty), each seat's picks so far drawn from its new hand."""
+    def _play_world(
+        self, info: InfoSet, steps: list[tuple[int, int]], rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A play-phase world: (P + 1, 52) the copies of each card dealt to each seat (the kitty
+        last) and (P, 52) those each seat passed. The hands held now are the engine's sampler's;
+        with the cards played they make what each seat held after the pass. The passes ``info``'s
+        seat knows (its own, and the one it received) stay; every other seat passed cards drawn
+        from what its receiver held after the pass."""
+        table, rules = self._table, self._table.rules
+        P, seat, offset = rules.num_players, int(info.seat[0]), int(info.pass_offset[0])
+        world = sample_worlds(info, 1, rng)[0, 0]  # relative seats (and with two decks the kitty)
+        if rules.decks == 2:  # the copies each seat holds once, and twice
+            held = bits_to_mask(world[0, :P]).astype(np.int64) + bits_to_mask(world[1, :P])
+        else:
+            held = bits_to_mask(world).astype(np.int64)
+        held = np.roll(held, seat, axis=0)  # absolute seats
+        passing = P * rules.pass_count if offset else 0
+        known = (seat, (seat - offset) % P)  # the seat's pass and the one it received
+        picks, played = np.zeros((P, NUM_CARDS), np.int64), np.zeros((P, NUM_CARDS), np.int64)
+        for i, (who, card) in enumerate(steps[table.deck_size :]):
+            if i >= passing:
+                played[who, card] += 1
+            elif who in known:
+                picks[who, card] += 1
+        after_pass = held + played
+        for who in range(P):
+            if passing and who not in known:
+                pool = _pile_of(after_pass[(who + offset) % P])
+                picks[who] = np.bincount(rng.choice(pool, rules.pass_count, replace=False), minlength=NUM_CARDS)
+        dealt = np.zeros((P + 1, NUM_CARDS), np.int64)
+        dealt[:P] = after_pass - np.roll(picks, offset, axis=0) + picks  # less what it received, plus what it passed
+        dealt[P] = table.copies - after_pass.sum(axis=0)  # the kitty (nothing with one deck)
+        return dealt, picks
+
+    def _pass_world(self, info: InfoSet, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A pass-phase world: (P + 1, 52) the copies of each card dealt to each seat (the kitty
+        last) and (P, 52) those each seat picked so far: the copies ``info``'s seat has not seen
+        dealt anew to the others (and the kitty), each seat's picks so far drawn from its new hand."""
         state, rules, player = self.core_state, self._table.rules, int(info.seat[0])
         P, two = rules.num_players, rules.decks == 2
         held = np.zeros((P + 1, NUM_CARDS), np.int64)  # copies each place holds, the kitty last
@@ -406,22 +573,13 @@ class HeartsState(pyspiel.State):
             np.add.at(held[seat], cards_[~chosen], 1)
             np.add.at(picked[seat], cards_[chosen], 1)
         np.add.at(held[P], next(deal), 1)  # the kitty: the rest (nothing with one deck)
-        hidden = {"hands": mask_to_bits(held[:P] > 0), "passed": mask_to_bits(picked > 0)}
-        if two:
-            hidden |= {
-                "hands2": mask_to_bits(held[:P] > 1),
-                "passed2": mask_to_bits(picked > 1),
-                "kitty": mask_to_bits(np.stack([held[P] > 0, held[P] > 1])),
-            }
-        return hidden
+        held[:P] += picked  # what each seat was dealt
+        return held, picked
 
 
-def _play_world(info: InfoSet, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """The hidden fields of a play-phase world: the engine's sampler's hands (and kitty); the
-    other seats' passes unknown, as in its worlds."""
-    world = world_states(info, sample_worlds(info, 1, rng))
-    fields = ("hands", "passed", "hands2", "passed2", "kitty") if info.rules.decks == 2 else ("hands", "passed")
-    return {field: getattr(world, field) for field in fields}
+def _pile_of(counts: np.ndarray) -> np.ndarray:
+    """The card ids of (52,) copies of each card, a card held twice twice."""
+    return np.repeat(np.arange(NUM_CARDS), counts)
 
 
 def _pile(info: InfoSet, field: str) -> list[int]:
@@ -465,11 +623,15 @@ pyspiel.register_game(GAME_TYPE, HeartsGame)
 __all__ = [
     "GAME_NAME",
     "GAME_TYPE",
+    "MAX_TARGET_SCORE",
+    "ONE_HAND_TYPE",
     "PARAMETERS",
+    "RESAMPLE_TRIES",
     "HeartsGame",
     "HeartsObserver",
     "HeartsState",
     "game_info",
+    "game_type",
     "max_hands",
     "parameters",
     "rules_from_parameters",

@@ -77,8 +77,11 @@ class SB3VecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> VecEnvStepReturn:
-        assert self._actions is not None  # VecEnv.step calls step_async first
-        obs, rewards, terminated, truncated, info = self.env.step(self._actions)
+        """The step of the actions ``step_async`` gave (``RuntimeError`` without them), taken once."""
+        actions, self._actions = self._actions, None
+        if actions is None:
+            raise RuntimeError("step_wait() needs the actions of step_async(actions) first (or call step(actions))")
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):  # SB3's per-game info dicts
@@ -92,6 +95,10 @@ class SB3VecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, 52) bool: each learner's legal cards."""
         return self.env.action_masks()
+
+    def check_actions(self, actions: np.ndarray, first_game: int = 0) -> None:
+        """Raise what ``step(actions)`` refuses, before anything changes (``HeartsVectorEnv.check_actions``)."""
+        self.env.check_actions(actions, first_game)
 
     def close(self) -> None:
         self.env.close()

@@ -51,7 +51,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 
 from hearts_env.arena.sharding import RayActors
 from hearts_env.engine import checks
-from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.envs.gym_env import HeartsVectorEnv, card_ids
 from hearts_env.envs.sb3 import SB3VecEnv
 
 __all__ = ["ShardedVecEnv", "TableShard"]
@@ -74,6 +74,10 @@ class TableShard:
     def reset(self) -> tuple[VecEnvObs, np.ndarray]:
         return self.env.reset(), self.env.action_masks()
 
+    def check(self, actions: np.ndarray, first_game: int) -> None:
+        """Raise what ``step(actions)`` refuses, before anything changes; games counted from ``first_game``."""
+        self.env.check_actions(actions, first_game)
+
     def step(self, actions: np.ndarray) -> tuple[VecEnvObs, np.ndarray, np.ndarray, list[dict], np.ndarray]:
         return *self.env.step(actions), self.env.action_masks()
 
@@ -90,7 +94,13 @@ class _Here:
     is), called one after the other; ``RayActors``' interface."""
 
     def __init__(self, cls: type, args: Sequence[tuple]) -> None:
-        self.objects = [cls(*copy.deepcopy(a)) for a in args]
+        self.objects: list[Any] = []
+        try:
+            for a in args:
+                self.objects.append(cls(*copy.deepcopy(a)))
+        except BaseException:  # the shards made so far are closed (a window, a bot's process)
+            self.call("close", [()] * len(self.objects))
+            raise
 
     def call(self, method: str, args: Sequence[tuple]) -> list[Any]:
         return [getattr(obj, method)(*a) for obj, a in zip(self.objects, args, strict=True)]
@@ -118,6 +128,7 @@ class ShardedVecEnv(VecEnv):
         self._shards = _Here(TableShard, args) if ray is None else RayActors(TableShard, args, ray or None, **ray_init)
         self._masks = np.zeros((num_envs, 0), bool)  # the learners' legal cards, from each reset and step
         self._actions: np.ndarray | None = None
+        self._closed = False
         try:
             observation_space, action_space = self._each("spaces")[0]  # the shards are up (or fail here)
         except BaseException:
@@ -127,6 +138,8 @@ class ShardedVecEnv(VecEnv):
 
     def _each(self, method: str, args: Sequence[tuple] | None = None) -> list[Any]:
         """``TableShard.method`` on every shard (with its entry of ``args``), side by side on Ray."""
+        if self._closed:
+            raise RuntimeError("the ShardedVecEnv is closed")
         return self._shards.call(method, [()] * len(self.games) if args is None else args)
 
     def _env(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
@@ -154,9 +167,16 @@ class ShardedVecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> VecEnvStepReturn:
-        assert self._actions is not None  # VecEnv.step calls step_async first
-        parts = [(self._actions[g.start : g.stop],) for g in self.games]
-        obs, rewards, dones, infos, masks = zip(*self._each("step", parts), strict=True)
+        """The step of the actions ``step_async`` gave, all or nothing: every shard's actions are
+        checked (``HeartsVectorEnv.check_actions``, the check of its own ``step``) before any shard
+        steps, so a bad one leaves every shard as it was."""
+        actions, self._actions = self._actions, None
+        if actions is None:
+            raise RuntimeError("step_wait() needs the actions of step_async(actions) first (or call step(actions))")
+        actions = card_ids(actions, self.num_envs)
+        parts = [actions[g.start : g.stop] for g in self.games]
+        self._each("check", [(part, g.start) for part, g in zip(parts, self.games, strict=True)])
+        obs, rewards, dones, infos, masks = zip(*self._each("step", [(part,) for part in parts]), strict=True)
         self._masks = np.concatenate(masks)
         return _concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for part in infos for i in part]
 
@@ -165,8 +185,14 @@ class ShardedVecEnv(VecEnv):
         return self._masks
 
     def close(self) -> None:
-        self._each("close")
-        self._shards.shutdown()
+        """Close every shard and end their actors (and Ray if it was started for them); once."""
+        if self._closed:
+            return
+        try:
+            self._each("close")
+        finally:
+            self._closed = True
+            self._shards.shutdown()
 
     def _per_game(self, per_shard: list[Any], indices: VecEnvIndices) -> list[Any]:
         """Each shard's value once for each of its games among ``indices``."""

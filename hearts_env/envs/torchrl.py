@@ -271,7 +271,8 @@ class HeartsLearnerEnv(EnvBase):
         self.full_reward_spec = Composite(reward=Unbounded(shape=(B, 1), dtype=torch.float32), shape=(B,))
         self.full_done_spec = Composite(_done_spec((B, 1)), shape=(B,))
         self._masks = np.zeros((B, NUM_CARDS), bool)  # the learners' legal cards just returned
-        self._reset_shapes: dict[NestedKey, tuple[int, ...]] = {"_reset": (B, 1)}
+        P = self.rules.num_players  # ("agents", "_reset") marks a table where it marks any seat (module docstring)
+        self._reset_shapes: dict[NestedKey, tuple[int, ...]] = {"_reset": (B, 1), (GROUP, "_reset"): (B, P, 1)}
         self._set_seed(None)
 
     def _set_seed(self, seed: int | None) -> None:

@@ -28,6 +28,7 @@ from hearts_env.protocol.reading import (
     read_table_kind,
     read_table_line,
     read_table_seat,
+    unusable_table_id,
 )
 from hearts_env.protocol.words import FIELD_NAMES, HELLO, MAX_NAME, MAX_TABLE, PIECES, PROTOCOL, VERSION, shown
 from hearts_env.protocol.writing import (
@@ -68,4 +69,5 @@ __all__ = [
     "step_events",
     "table_lines",
     "table_text",
+    "unusable_table_id",
 ]

@@ -479,6 +479,17 @@ def read_table_id(text: str) -> int:
     return read_int(text, "table id", 0, MAX_TABLE)
 
 
+def unusable_table_id(word: bytes) -> bool:
+    """Whether a line's table-id word (its second) is an integer that is no table id: negative, or
+    of more digits than a table id has (``MAX_TABLE``'s 18: the ids ``line_tables`` reads). One
+    rule for every id a bot cannot use: a decision naming one is answered ``error WORD table ids
+    are 0..MAX_TABLE``; a word that is no integer names no table (the line is ignored, and said so
+    on stderr)."""
+    negative = word[:1] == b"-"
+    digits = word[1:] if negative else word
+    return digits.isascii() and digits.isdigit() and (negative or len(digits) > len(str(MAX_TABLE)))
+
+
 def read_hello_reply(line: str | bytes) -> tuple[str, bool, bool]:
     """(name, plays many tables at once, asks for history) from the bot's answer to ``HELLO``;
     ``ValueError`` saying what is wrong with it."""

@@ -223,6 +223,26 @@ def test_a_bad_parameter_is_refused_naming_its_knob(params, named):
         load(**params)
 
 
+def test_a_target_score_beyond_the_games_length_is_refused_naming_the_bound():
+    with pytest.raises(ValueError, match=r"target_score must be at most 1,000,000 .*got 1000000000"):
+        load(target_score=10**9)
+    longest = load(num_players=11, decks=2, pass_count=9, target_score=hos.MAX_TARGET_SCORE)
+    assert longest.max_game_length() + longest.max_chance_nodes_in_history() < 2**31
+    assert longest.max_history_length() > 0
+
+
+@pytest.mark.parametrize("cycle", ["left,right,none", " left / right / none ", "left/right/none"])
+def test_every_accepted_pass_cycle_reads_back_from_the_game_string_and_serialization(cycle):
+    game = load(pass_cycle=cycle, num_players=5, target_score=0)
+    assert game.rules.pass_cycle == ("left", "right", "none")
+    assert game.get_parameters()["pass_cycle"] == "left/right/none"
+    assert pyspiel.load_game(str(game)).rules == game.rules
+    state = random_play(game.new_initial_state(), np.random.default_rng(12), stop=lambda s: len(s.history()) > 60)
+    game_again, state_again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert game_again.rules == game.rules and str(state_again) == str(state)
+    assert state_again.history() == state.history()
+
+
 def test_unknown_and_mistyped_parameters_are_openspiels_errors():
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'players'"):
         load(players=4)
@@ -378,7 +398,8 @@ def test_a_resampled_state_looks_the_same_to_the_player(params):
             assert other.information_state_string(player) == state.information_state_string(player)
             assert other.information_state_tensor(player) == state.information_state_tensor(player)
             assert other.observation_tensor(player) == state.observation_tensor(player)
-            assert other.current_player() == state.current_player() and other.history() == state.history()
+            assert other.current_player() == state.current_player()
+            assert len(other.history()) == len(state.history())
             if player == state.current_player():
                 assert other.legal_actions() == state.legal_actions()
             changed += str(other) != str(state)  # str: every seat's cards (during a deal, so far)
@@ -420,6 +441,48 @@ def test_a_resampled_pass_keeps_each_seats_cards_and_picks_counted():
     )
 
 
+def replayed(game: pyspiel.Game, history: list[int]) -> pyspiel.State:
+    state = game.new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"num_players": 4, "target_score": 30},
+        {"num_players": 3, "pass_cycle": "right", "target_score": 0},
+        {"num_players": 8, "decks": 2, "target_score": 0},
+    ],
+    ids=["4 players, hands to 30", "3 players, one hand", "8 players, two decks"],
+)
+def test_a_resampled_states_history_replays_to_it(params):
+    """OpenSpiel's hearts makes a resampled state from a history: here too, the resampled state's
+    history played from the start gives that state, every seat's hand, pass and view, and the
+    resampled seat's view is the original's (the deal, the other seats' passes differ)."""
+    game = load(**params)
+    P = game.num_players()
+    values = iter(np.random.default_rng(10).random(100_000))
+    checked, passes_differ = 0, 0
+    for state in random_states(game, seed=11, every=9)[1:-1]:
+        player = len(state.history()) % P
+        other = state.resample_from_infostate(player, lambda: next(values))
+        again = replayed(game, other.history())
+        assert again.history() == other.history() and again.current_player() == other.current_player()
+        assert np.array_equal(again.core_state.data, other.core_state.data)  # hands, passes, tricks, totals
+        assert str(again) == str(other)
+        for seat in range(P):
+            assert again.information_state_string(seat) == other.information_state_string(seat)
+            assert again.observation_string(seat) == other.observation_string(seat)
+        assert again.rewards() == other.rewards() and again.returns() == other.returns()
+        assert other.information_state_string(player) == state.information_state_string(player)
+        if not state.is_chance_node():
+            passes_differ += not np.array_equal(other.core_state.passed, state.core_state.passed)
+        checked += 1
+    assert checked >= 10 and passes_differ >= 1
+
+
 # ---------------------------------------------------------------------------------------------
 # Bad input
 
@@ -444,9 +507,38 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
     with pytest.raises(ValueError, match="deal: QS is dealt already"):
         dealing.apply_action(QS)
     assert dealing.history() == [QS]
+    three = load(num_players=3).new_initial_state()
+    missing = int(np.setdiff1d(np.arange(52), cards.deck(3))[0])
+    with pytest.raises(ValueError, match=f"deal: {cards.card_name(missing)} is not in this table's deck"):
+        three.apply_action(missing)
+    assert three.history() == [] and len(three.chance_outcomes()) == 51
     over = random_play(game.new_initial_state(), rng)
     with pytest.raises(ValueError, match="the game is over"):
         over.apply_action(0)
+
+
+@pytest.mark.parametrize("params", [{"target_score": 0}, {"num_players": 8, "decks": 2, "target_score": 0}])
+def test_python_callers_get_pyspiels_legal_actions_and_chance_node(params):
+    """The state answers ``legal_actions`` and ``is_chance_node`` itself for Python callers (no round
+    trip through C++): what pyspiel's own methods give, for every player, at every node."""
+
+    def pyspiels(state, *player):
+        try:
+            return pyspiel.State.legal_actions(state, *player)
+        except pyspiel.SpielError:
+            return "refused"
+
+    def ours(state, *player):
+        try:
+            return state.legal_actions(*player)
+        except pyspiel.SpielError:
+            return "refused"
+
+    game = load(**params)
+    for state in random_states(game, seed=14, every=3):
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        for player in [(), *[(p,) for p in range(-4, game.num_players())]]:
+            assert ours(state, *player) == pyspiels(state, *player), (player, str(state))
 
 
 def test_the_module_needs_openspiel_and_says_which_extra(monkeypatch):
@@ -483,6 +575,31 @@ def play_ismcts(game: pyspiel.Game, simulations: int, seed: int) -> pyspiel.Stat
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     return state
+
+
+def test_openspiels_mcts_and_ismcts_play_a_whole_hand():
+    """A one-hand game declares terminal rewards, as OpenSpiel's hearts does, so its MCTSBot (which
+    refuses any other) plays it; ISMCTS plays it beside it, random cards at the other seats."""
+    game = load(target_score=0)
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    assert load().get_type().reward_model == pyspiel.GameType.RewardModel.REWARDS  # a reward every hand
+    random_state = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, random_state)
+    bots = {
+        0: mcts.MCTSBot(game, 2.0, 6, evaluator, random_state=random_state),
+        1: ismcts.ISMCTSBot(game, evaluator, 2.0, 6, random_state=random_state),
+    }
+    state, rng = game.new_initial_state(), np.random.default_rng(13)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(chance(state, rng))
+        elif state.current_player() in bots:
+            state.apply_action(bots[state.current_player()].step(state))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert state.core_state.done[0] and len(state.history()) == 52 + 4 * (3 + 13)
+    assert state.returns() == state.rewards() == [float(-t) for t in state.core_state.scores[0]]
+    assert sum(state.returns()) in (-26, -78)  # 26 points, or a moon
 
 
 def test_ismcts_plays_whole_games_of_five_player_hearts():

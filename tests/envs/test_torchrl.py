@@ -25,6 +25,7 @@ from hearts_env.engine.observation import observe  # noqa: E402
 from hearts_env.envs.aec import raw_env  # noqa: E402
 from hearts_env.envs.gym_env import HeartsEnv  # noqa: E402
 from hearts_env.envs.torchrl import HeartsLearnerEnv, HeartsMultiAgentEnv  # noqa: E402
+from hearts_env.play.policy import RandomPolicy  # noqa: E402
 
 ONE_HAND = {"target_score": None}
 HAND_STEPS = 64  # 4 players: 12 picks to pass, 52 cards
@@ -188,6 +189,26 @@ def test_partial_resets_restart_only_the_marked_tables():
         assert np.array_equal(td["agents", "observation"][1, 0].numpy(), observe(env.state[1], 0, env.layout)[0])
 
 
+def test_the_learner_envs_partial_resets_restart_only_the_marked_tables():
+    """``HeartsLearnerEnv`` reads a ``"_reset"`` entry (B, 1) and an ``("agents", "_reset")`` entry
+    (B, P, 1), as its docstring says: only the tables marked (any seat of them) restart."""
+    B = 3
+    env = HeartsLearnerEnv(B, opponents=RandomPolicy(seed=0), **ONE_HAND)
+    env.set_seed(5)
+    td = env.rollout(6, break_when_any_done=False)[..., -1]["next"]
+    for key, shape in (("_reset", (B, 1)), (("agents", "_reset"), (B, 4, 1))):
+        before = env.vector_env.state.data.copy()
+        marks = torch.zeros(shape, dtype=torch.bool)
+        marks[1, -1] = True  # the table's last seat (the learner env has no seats of its own)
+        td.set(key, marks)
+        td = env.reset(td)
+        td.pop(key, None)
+        after = env.vector_env.state
+        np.testing.assert_array_equal(after.data[[0, 2]], before[[0, 2]])  # untouched
+        assert not np.array_equal(after.data[1], before[1]) and after.hand_number[1] == 1
+        assert int(np.bitwise_count(after.played[1]).sum()) <= 3  # at most the opponents' cards before its turn
+
+
 def test_seeds_reproduce_and_differ():
     def first_rollout(seed):
         torch.manual_seed(0)  # the random policy's cards
@@ -326,7 +347,8 @@ BAD_RESETS = {  # what a _reset entry of shape (B, 1) (the group's: (B, P, 1)) h
 @pytest.mark.parametrize("started_first", [True, False], ids=["started", "unstarted"])
 @pytest.mark.parametrize("bad", list(BAD_RESETS), ids=list(BAD_RESETS))
 @pytest.mark.parametrize(
-    ("env_name", "key"), [("multi", "_reset"), ("multi", ("agents", "_reset")), ("learner", "_reset")]
+    ("env_name", "key"),
+    [("multi", "_reset"), ("multi", ("agents", "_reset")), ("learner", "_reset"), ("learner", ("agents", "_reset"))],
 )
 def test_bad_reset_entries_are_refused_before_any_table_restarts(env_name, key, bad, started_first):
     """A ``_reset`` entry that is not a bool tensor of its done entry's shape ((B, 1); the group's
