@@ -74,6 +74,15 @@ class _Exited(_Stopped):
     pass
 
 
+def _line_lengths(tail: int, chunk: bytes) -> tuple[int, int]:
+    """The longest line among ``tail`` bytes already read of an unfinished line then ``chunk`` (a
+    line's newline counted), and the length of the line ``chunk`` leaves unfinished."""
+    *done, last = chunk.split(b"\n")
+    if not done:
+        return tail + len(last), tail + len(last)
+    return max(tail + len(done[0]) + 1, *(len(line) + 1 for line in done[1:]), len(last)), len(last)
+
+
 class _Flooded(_Stopped):
     pass
 
@@ -134,6 +143,9 @@ class _Process:
         ``_LINE_BYTES`` a line."""
         view, sent = memoryview(data), 0
         buffer, lines = bytearray(self.pending), self.pending.count(b"\n")
+        longest, tail = _line_lengths(0, self.pending)
+        if longest > _LINE_BYTES:
+            raise _Flooded(self.pending.split(b"\n")[:lines])
         self.pending = b""
         self.selector.register(self.stdout, selectors.EVENT_READ)
         if data:
@@ -151,7 +163,8 @@ class _Process:
                         if not chunk:
                             raise _Exited(bytes(buffer).split(b"\n")[:lines])
                         buffer += chunk
-                        if len(buffer) > (count + 1) * _LINE_BYTES:
+                        longest, tail = _line_lengths(tail, chunk)
+                        if longest > _LINE_BYTES:
                             raise _Flooded(bytes(buffer).split(b"\n")[:lines])
                         new = chunk.count(b"\n")
                         if new:
@@ -286,7 +299,7 @@ class ProgramPolicy:
         except _Exited:
             self._fail(f"{process.exit_status()} before answering the hello")
         except _Flooded:
-            self._fail(f"printed more than {2 * _LINE_BYTES} bytes for its answer to the hello")
+            self._fail(f"printed a line of more than {_LINE_BYTES} bytes for its answer to the hello")
         except ValueError as error:
             self._fail(str(error))
         if self._seed is not None:
@@ -429,8 +442,7 @@ class ProgramPolicy:
             if isinstance(stop, _Timeout) and process.popen.poll() is None:
                 self._fail(f"did not answer {what}{more} within {self.time_limit:g} s (option time_limit=)")
             if isinstance(stop, _Flooded):
-                limit = (len(tables) + 1) * _LINE_BYTES
-                self._fail(f"printed more than {limit} bytes for {len(tables)} answer(s), before answering {what}")
+                self._fail(f"printed a line of more than {_LINE_BYTES} bytes, before answering {what}")
             self._fail(f"{process.exit_status()} before answering {what}{more}")
 
     @staticmethod

@@ -170,7 +170,7 @@ class Bot:
         """``error T MESSAGE`` for a decision of no playable table (b'' if it names no table id to answer)."""
         word = line.split(None, 2)[1:2]
         if table < 0:
-            if not word or not (word[0].isascii() and word[0].isdigit()):
+            if not word or not protocol.unusable_table_id(word[0]):
                 self.say(f"ignored the line {protocol.shown(line)}: it names no table")
                 return b""
             return b"error %s table ids are 0..%d\n" % (word[0], protocol.MAX_TABLE)

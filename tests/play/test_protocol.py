@@ -300,6 +300,13 @@ DECISION = protocol.decision_lines(infoset(FIRST), np.array([5]))
 FIRST_CARD = card_name(int(make_agent("heuristic")(infoset(FIRST), core.legal_mask(FIRST))[0]))
 
 
+@pytest.mark.parametrize("word", [b"-3", b"1" + b"0" * 18])
+def test_a_decision_naming_an_id_no_table_has_is_answered_error(word: bytes) -> None:
+    """Negative and too large alike: one rule for the ids a bot cannot use."""
+    answers, _ = serve(TABLE + DECISION.replace(b" 5 ", b" " + word + b" ", 1) + b"go\n")
+    assert answers == [f"error {word.decode()} table ids are 0..{protocol.MAX_TABLE}"]
+
+
 @pytest.mark.parametrize(
     "before, decision",
     [
@@ -542,11 +549,12 @@ BAD_BOTS = {
     ),
     "flood": (
         "sys.stdout.write('x' * 10_000_000); sys.stdout.flush(); time.sleep(60)",
-        r"printed more than \d+ bytes for 3 answer\(s\), before answering table 0",
+        r"printed a line of more than 4096 bytes, before answering table 0",
     ),
+    "long line": ("print(table, 'x' * 5000, flush=True)", r"printed a line of more than 4096 bytes, before answering"),
     "flood between": (
         "print(table, legal, flush=True); decisions > 3 and sys.stdout.write('x' * 10_000_000); sys.stdout.flush()",
-        r"printed (more than \d+ bytes for 3 answer|'x+\.\.\.' without being asked)",
+        r"printed (a line of more than 4096 bytes|'x+\.\.\.' without being asked)",
     ),
     "blank": ("print(flush=True)", r"printed '', which is not 'TABLE CARD'"),
     "long name": ("", r"answered the hello with a name that is not 64 printable ASCII characters or fewer"),
