@@ -23,7 +23,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from web_browser import browser, names, press, serving, text, wait  # noqa: E402
+from web_browser import browser, names, persons_turn, press, serving, text, wait  # noqa: E402
 
 from hearts_env.agents.human.web import replays  # noqa: E402
 from hearts_env.agents.human.web.app import create_app  # noqa: E402
@@ -531,18 +531,10 @@ def test_a_game_with_the_keys_and_what_the_page_says_in_chromium(
 
             shown_trick = said_why = retyped = False
             for turn in range(13):
-
-                def ready(d):
-                    if d.find_element(By.ID, "hand-result").is_displayed():
-                        return "over"
-                    legal = d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
-                    return legal and d.find_element(By.ID, "prompt").text.startswith("Your turn") and legal
-
-                legal = wait(driver, ready, "the person's turn")
+                legal = persons_turn(driver)
                 if legal == "over":
                     break
                 status = text(driver, "status")
-                assert re.search(r"Trick \d+ of 13: your turn", status) and "Turn" not in status, status
                 info = driver.find_element(By.CSS_SELECTOR, "#table .info").text
                 if turn and not shown_trick:  # the trick the person's last card was in, finished, on show
                     assert "took it" in info and "took the trick" in status, (info, status)

@@ -28,6 +28,7 @@ from web_browser import (  # noqa: E402
     contrast_problems,
     layout_problems,
     page_width,
+    persons_turn,
     press,
     serving,
     text,
@@ -439,18 +440,10 @@ def play_deal_with_keys(driver, deal: int, most: int = 99) -> None:
         assert len(driver.find_elements(By.CSS_SELECTOR, "#hand .card.selected")) == 3
         press(driver, Keys.ENTER)
     for _ in range(most):
-
-        def ready(d):
-            if d.find_element(By.ID, "hand-result").is_displayed():
-                return "over"
-            legal = d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
-            return legal and d.find_element(By.ID, "prompt").text.startswith("Your turn") and legal
-
-        legal = wait(driver, ready, "the person's turn")
+        legal = persons_turn(driver)
         if legal == "over":
             return
         status = text(driver, "status")
-        assert re.search(r"Trick \d+ of 13: your turn", status) and "Turn" not in status, status
         press(driver, legal[-1].get_attribute("data-key"))
         wait(driver, lambda d, s=status: text(d, "status") != s, "the card played")
 

@@ -4,6 +4,7 @@ Chromium driven by selenium, waiting on the page, and the page's layout measured
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import socket
 import threading
@@ -173,3 +174,21 @@ def press(driver, key: str) -> None:
 
 def text(driver, element_id: str) -> str:
     return driver.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+
+def persons_turn(driver):
+    """Wait for the person's turn: the legal cards' elements then, or ``"over"`` once the hand's
+    result shows; the status must say the trick and whose turn it is, never a move counter."""
+    from selenium.webdriver.common.by import By
+
+    def ready(d):
+        if d.find_element(By.ID, "hand-result").is_displayed():
+            return "over"
+        legal = d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+        return legal and d.find_element(By.ID, "prompt").text.startswith("Your turn") and legal
+
+    legal = wait(driver, ready, "the person's turn")
+    if legal != "over":
+        status = text(driver, "status")
+        assert re.search(r"Trick \d+ of 13: your turn", status) and "Turn" not in status, status
+    return legal
