@@ -369,6 +369,21 @@ def test_a_database_held_by_another_server_or_program_is_refused_at_the_start(tm
     Store(str(path)).close()
 
 
+def test_a_database_this_process_cannot_write_is_refused_at_the_start(tmp_path: Path, monkeypatch) -> None:
+    """A read-only file (opened read-only here: the tests may run as root, whom file modes do not
+    stop) is refused when the server starts, not at its first move."""
+    import hearts_env.agents.human.web.store as store_module
+
+    path = tmp_path / "sessions.sqlite"
+    Store(str(path)).close()
+    connect = sqlite3.connect
+    monkeypatch.setattr(
+        store_module.sqlite3, "connect", lambda where, **kw: connect(f"file:{where}?mode=ro", uri=True, **kw)
+    )
+    with pytest.raises(StoreError, match="sessions.sqlite: cannot be written"):
+        Store(str(path))
+
+
 def test_a_move_the_database_refuses_changes_nothing(tmp_path: Path) -> None:
     """The database fails under a move (here its decisions table is gone, as a full disk or a
     removed file fails a write): the answer is a JSON error, the session stays where the
