@@ -30,7 +30,8 @@ step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API 
 | ``DELETE /api/sessions/{id}`` | delete the session from the database |
 
 (*) The game ``replaces`` names (the one the page leaves) is dropped only once the new one is dealt, so a
-refused new game leaves it in play. A view's ``illegal`` says why each card held cannot be played now.
+refused new game leaves it in play; on a server holding its most games, the new game takes its place.
+A view's ``illegal`` says why each card held cannot be played now.
 A session's requests answer ``{"session": {...settings, deal, state, figures}, "table": view}``.
 
 Bodies are JSON sent as ``application/json``. A refused request gets ``{"error": "..."}`` with

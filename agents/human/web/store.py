@@ -329,7 +329,8 @@ class Store:
             if not (_is_int(deal) and _is_number(seconds) and all(_numbers(values) for values in lists)):
                 out[session] = DamagedSession(self.path, session, "results")
                 continue
-            found[(deal, side)] = Result(*(tuple(values) for values in lists), seconds=seconds)
+            points, wins, qs, moons = (tuple(values) for values in lists)
+            found[(deal, side)] = Result(points, wins, qs, moons, seconds)
         return out
 
 
