@@ -46,6 +46,7 @@ from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
 from hearts_env.cli.commands import Parser, add_progress_argument, command, output_problem, positive_int
+from hearts_env.engine import compiled
 from hearts_env.engine.rules import HeartsRules, add_rules_arguments, rules_from_args
 from hearts_env.engine.seeding import parse_seed
 from hearts_env.envs.aec import env
@@ -226,6 +227,9 @@ def compile_kernels(argv: list[str] | None = None) -> None:
     them from the cache instead. numba keeps them in ``~/.cache/hearts_env`` for these sources."""
     parser = Parser(prog="hearts-compile", description=(compile_kernels.__doc__ or "").split(": ", 1)[1])
     parser.parse_args(argv)
+    if compiled.no_lasting_cache:  # nothing to compile for: the next run would compile afresh
+        where = compiled.no_lasting_cache
+        raise OSError(f"nowhere to keep the kernels: {where}; set XDG_CACHE_HOME to a writable folder")
 
     def step(what: str, run: Callable[[], object]) -> None:
         print(f"hearts-compile: {what}...", end=" ", file=sys.stderr, flush=True)

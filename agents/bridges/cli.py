@@ -19,10 +19,14 @@ def bot(argv: list[str] | None = None) -> None:
         description="Serve one of this project's agents as a Hearts bot on stdin/stdout (docs/bot-protocol.md).",
     )
     parser.add_argument("agent", metavar="AGENT", help=f"agent spec (name or name:key=value,...): {', '.join(AGENTS)}")
-    parser.add_argument("--name", help="the bot's name in the hello (default: the agent spec)")
+    parser.add_argument(
+        "--name", help="the bot's name in the hello (default: the agent spec, or its agent's name if it is no name)"
+    )
     parser.add_argument("--seed", type=parse_seed, default=0, help="seed of the agent until the manager sends one")
     args = parser.parse_args(argv)
-    name = args.name or args.agent
+    name = args.name
+    if name is None:  # a spec is a name unless it is long or holds spaces (a path): then its agent's name
+        name = args.agent if protocol.is_bot_name(args.agent) else args.agent.split(":", 1)[0].strip()
     try:
         agent = agent_from_spec(args.agent, args.seed)
         protocol.hello_reply(name, True)
@@ -30,7 +34,7 @@ def bot(argv: list[str] | None = None) -> None:
         parser.error(str(error))
     warm_up(agent)
     try:
-        Bot(agent, "".join(name.split()), sys.stderr).serve(sys.stdin.buffer, sys.stdout.buffer)
+        Bot(agent, name, sys.stderr).serve(sys.stdin.buffer, sys.stdout.buffer)
     except (ValueError, BrokenPipeError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         sys.exit(1)

@@ -70,6 +70,8 @@ def check_address(address: str | None) -> None:
             answer = _read(connection, 9)  # the server's first frame: its SETTINGS
     except OSError as error:
         raise RayAddressError(f"nothing answers at {host}:{port} ({error.strerror or error})") from None
+    except UnicodeError:  # the name's encoding for DNS (IDNA) refuses it: a label of over 63 characters, or none
+        raise RayAddressError(f"{address!r:.80} is not a Ray address: {host[:60]!r} is no host name") from None
     if len(answer) < 9 or answer[3] != 4:
         said = f"it answered {answer[:40]!r}" if answer else f"it said nothing within {CONNECT_TIMEOUT:g} s"
         raise RayAddressError(f"what answers at {host}:{port} is not a Ray cluster (no gRPC: {said})")
@@ -78,13 +80,19 @@ def check_address(address: str | None) -> None:
 def _host_and_port(address: str | None) -> tuple[str, int] | None:
     """(host, port) of a ``HOST:PORT`` or ``ray://HOST:PORT`` address; None for None, "", ``auto``
     and ``local``; ``RayAddressError`` for anything else."""
-    if address is None or address.strip() in ("", "auto", "local"):
+    if address is None or (isinstance(address, str) and address.strip() in ("", "auto", "local")):
         return None
-    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    host, colon, port = str(address).removeprefix("ray://").rpartition(":")
     host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
-    if not colon or not host.strip() or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+    digits = port.lstrip("0")  # a port of more digits than int() reads is no port either
+    if (
+        not isinstance(address, str)
+        or not colon
+        or not host.strip()
+        or not (port.isascii() and port.isdigit() and len(digits) <= 5 and 0 < int(port) < 65536)
+    ):
         raise RayAddressError(
-            f"{address!r} is not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT (a port 1..65535)"
+            f"{address!r:.80} is not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT (a port 1..65535)"
         )
     return host, int(port)
 

@@ -32,6 +32,8 @@ def command(prog: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def wrap(main: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(main)
         def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            if sys.stderr is None:  # started with stderr closed (2>&-): its lines go nowhere, not to stdout
+                sys.stderr = open(os.devnull, "w")  # noqa: SIM115  (open for the rest of the run)
             if sys.stderr.isatty():
                 compiled.announce_compiling()  # a first run's wait, explained in one line
             try:

@@ -14,10 +14,13 @@ cache miss: the kernel compiles afresh and the file is written anew, instead of 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, cast
@@ -49,19 +52,41 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearts_env"
 
 
+no_lasting_cache: str | None = None
+"""Why the kernels compiled in this run are not kept for the next (the cache folder cannot be made or
+written: ``XDG_CACHE_HOME`` names a file, a read-only folder), or None when they are kept."""
+
+
 def use_cache_for(*packages: Path) -> None:
-    """Cache the kernels defined from now on in the folder of these packages' sources."""
-    if "NUMBA_CACHE_DIR" not in os.environ:
-        root = cache_root()
+    """Cache the kernels defined from now on in the folder of these packages' sources. When that
+    folder cannot be written, they are cached in a folder of this run's own, removed at its exit:
+    never beside the sources, where numba would go next and load stale machine code after a callee's
+    file changed (and which may be read-only too)."""
+    global no_lasting_cache
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return
+    folder = cache_folder(*KERNEL_FOLDERS, *packages)
+    try:
+        _make_private(folder)
+    except OSError as error:  # no cache to be had (a read-only home): this run's own folder
+        no_lasting_cache = f"cannot write {folder.parent} ({error.strerror or error})"
         try:
-            root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if root.stat().st_uid == os.getuid() and root.stat().st_mode & 0o077:
-                root.chmod(0o700)  # the kernels in it are loaded as code: other users keep out
-        except OSError:  # no cache to be had (a read-only home): numba compiles without one
-            pass
-        numba.config.CACHE_DIR = str(  # type: ignore[attr-defined]  # numba's hints omit its config options
-            cache_folder(*KERNEL_FOLDERS, *packages)
-        )
+            folder = Path(tempfile.mkdtemp(prefix="hearts_env-kernels-"))
+        except OSError:  # not even a temporary folder: numba finds its own place, or none
+            return
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    numba.config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]  # numba's hints omit its config options
+
+
+def _make_private(folder: Path) -> None:
+    """Make the cache folder, private to the user (the kernels in it are loaded as code: other users
+    keep out), and check that a file can be written in it, as numba does before using it."""
+    root = folder.parent
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if root.stat().st_uid == os.getuid() and root.stat().st_mode & 0o077:
+        root.chmod(0o700)
+    folder.mkdir(exist_ok=True)
+    tempfile.TemporaryFile(dir=folder).close()
 
 
 class _Announcement(numba.core.event.Listener):
@@ -74,8 +99,9 @@ class _Announcement(numba.core.event.Listener):
         if not self.said:
             self.said = True
             where = os.environ.get("NUMBA_CACHE_DIR") or cache_root()
+            kept = f"not kept: {no_lasting_cache}" if no_lasting_cache else f"kept in {where}"
             print(
-                f"hearts_env: compiling its kernels, first run only (a minute or two; kept in {where})",
+                f"hearts_env: compiling its kernels, first run only (a minute or two; {kept})",
                 file=self.file,
                 flush=True,
             )

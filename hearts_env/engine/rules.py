@@ -81,7 +81,14 @@ class HeartsRules:
                 raise ValueError(f"pass_cycle entries must be in {PASS_DIRECTIONS}, got {direction!r}")
             if direction == "across" and self.num_players != 4:
                 raise ValueError(f"pass_cycle: 'across' exists only with 4 players, not {self.num_players}")
-        object.__setattr__(self, "pass_cycle", cycle)
+        object.__setattr__(self, "pass_cycle", tuple(str(d) for d in cycle))
+        # numpy's ints and bools accepted above are kept as Python's: the knobs stay JSON-ready (``to_dict``),
+        # pyspiel's parameters, and free of a small int type's overflow in the sums made of them.
+        for knob in ("num_players", "pass_count", "decks", "target_score"):
+            if getattr(self, knob) is not None:
+                object.__setattr__(self, knob, int(getattr(self, knob)))
+        for knob in ("no_points_on_first_trick", "queen_breaks_hearts", "jack_of_diamonds"):
+            object.__setattr__(self, knob, bool(getattr(self, knob)))
         offsets = {"left": 1, "right": self.num_players - 1, "across": 2, "none": 0}
         object.__setattr__(self, "pass_offsets", tuple(offsets[d] for d in cycle))
 

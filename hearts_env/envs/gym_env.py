@@ -178,7 +178,10 @@ _U64 = np.uint64
 def card_ids(actions: object, num_envs: int) -> np.ndarray:
     """``actions`` as an array if they are integer card ids of shape (num_envs,), one per game;
     else a ``ValueError`` saying what they are (their cards are checked by ``check_actions``)."""
-    actions = np.asarray(actions)
+    try:
+        actions = np.asarray(actions)
+    except (TypeError, ValueError):  # lists of different lengths: no array at all
+        raise ValueError(f"actions must be integer card ids of shape ({num_envs},), got {actions!r:.60}") from None
     if actions.shape != (num_envs,) or actions.dtype.kind not in "iu":
         raise ValueError(
             f"actions must be integer card ids of shape ({num_envs},), got {actions.dtype} {actions.shape}"

@@ -67,6 +67,7 @@ point cards; a heart led before hearts broke: only hearts; who leads the first t
 lowest club), so a world in which the hand's replay breaks one (a card played there illegal, or
 another seat to act) is drawn again, up to ``RESAMPLE_TRIES`` times, and after that the state
 itself is returned (its own world is consistent). At the end of a game the state itself is returned.
+A sampler that gives no number in [0, 1] is refused (``ValueError``).
 
 An illegal card raises ``ValueError`` naming the card and the rule, and changes nothing; so does a
 deal of a card dealt already, or of one that is not in the table's deck (fewer than 52 with 3, 5,
@@ -451,7 +452,10 @@ class HeartsState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, its hidden cards drawn anew (see the
         module docstring) from ``probability_sampler()``'s number in [0, 1): the history of this
         one to the hand under way, then that hand replayed with the new deal and passes."""
-        rng = np.random.default_rng(int(probability_sampler() * 2**53))
+        u = probability_sampler()
+        if isinstance(u, bool) or not isinstance(u, (int, float, np.floating)) or not 0 <= u <= 1:
+            raise ValueError(f"probability_sampler must give a number in [0, 1), got {u!r:.40}")
+        rng = np.random.default_rng(int(u * 2**53))
         if self._player == TERMINAL:
             return self.clone()
         start = self._hand_start[0]

@@ -40,7 +40,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from hearts_env.envs.gym_env import HeartsVectorEnv
+from hearts_env.envs.gym_env import HeartsVectorEnv, card_ids
 
 
 class SB3VecEnv(VecEnv):
@@ -74,7 +74,7 @@ class SB3VecEnv(VecEnv):
         return {"observation": obs, "state": info["state"]} if "state" in info else obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        self._actions = card_ids(actions, self.num_envs)  # refused here if they are no actions at all
 
     def step_wait(self) -> VecEnvStepReturn:
         """The step of the actions ``step_async`` gave (``RuntimeError`` without them), taken once."""

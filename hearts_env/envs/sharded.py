@@ -164,7 +164,7 @@ class ShardedVecEnv(VecEnv):
         return _concatenate(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        self._actions = card_ids(actions, self.num_envs)  # refused here if they are no actions at all
 
     def step_wait(self) -> VecEnvStepReturn:
         """The step of the actions ``step_async`` gave, all or nothing: every shard's actions are
@@ -173,7 +173,6 @@ class ShardedVecEnv(VecEnv):
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() needs the actions of step_async(actions) first (or call step(actions))")
-        actions = card_ids(actions, self.num_envs)
         parts = [actions[g.start : g.stop] for g in self.games]
         self._each("check", [(part, g.start) for part, g in zip(parts, self.games, strict=True)])
         obs, rewards, dones, infos, masks = zip(*self._each("step", [(part,) for part in parts]), strict=True)

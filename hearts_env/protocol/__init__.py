@@ -30,7 +30,17 @@ from hearts_env.protocol.reading import (
     read_table_seat,
     unusable_table_id,
 )
-from hearts_env.protocol.words import FIELD_NAMES, HELLO, MAX_NAME, MAX_TABLE, PIECES, PROTOCOL, VERSION, shown
+from hearts_env.protocol.words import (
+    FIELD_NAMES,
+    HELLO,
+    MAX_NAME,
+    MAX_TABLE,
+    PIECES,
+    PROTOCOL,
+    VERSION,
+    is_bot_name,
+    shown,
+)
 from hearts_env.protocol.writing import (
     answer_lines,
     decision_lines,
@@ -51,6 +61,7 @@ __all__ = [
     "PROTOCOL",
     "VERSION",
     "answer_lines",
+    "is_bot_name",
     "decision_lines",
     "hello_reply",
     "line_bounds",

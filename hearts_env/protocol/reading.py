@@ -92,6 +92,7 @@ from hearts_env.protocol.words import (
     MAX_TABLE,
     PROTOCOL,
     VERSION,
+    is_bot_name,
     shown,
 )
 
@@ -503,7 +504,7 @@ def read_hello_reply(line: str | bytes) -> tuple[str, bool, bool]:
     if read.words[0] != str(VERSION):
         raise ValueError(f"speaks {PROTOCOL} {shown(read.words[0])}; this manager speaks version {VERSION}")
     name, tables, history = read.fields.get("name"), read.fields.get("tables"), read.fields.get("history", "0")
-    if name and not (len(name) <= MAX_NAME and name.isascii() and name.isprintable()):
+    if name and not is_bot_name(name):
         raise ValueError(f"answered the hello with a name that is not {MAX_NAME} printable ASCII characters or fewer")
     if not name or tables not in ("many", "one") or history not in ("0", "1"):
         raise ValueError(

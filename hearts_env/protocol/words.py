@@ -114,6 +114,18 @@ _SUIT_LETTERS = np.frombuffer(SUIT_CHARS.encode(), np.uint8).copy()
 MAX_NAME = 64
 """The longest bot name (printable ASCII, one word): it appears in every message about the bot."""
 
+
+def is_bot_name(name: object) -> bool:
+    """Whether ``name`` is a bot's name: one word of 1 to ``MAX_NAME`` printable ASCII characters."""
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= MAX_NAME
+        and name.isascii()
+        and name.isprintable()
+        and not any(c.isspace() for c in name)
+    )
+
+
 MAX_TABLE = 10**18 - 1
 """The largest table id: ids are read by compiled kernels as 64-bit ints."""
 

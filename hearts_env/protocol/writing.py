@@ -63,7 +63,9 @@ from hearts_env.protocol.words import (
     _VOIDS,
     _WINNER,
     HELLO,
+    MAX_NAME,
     _line_bound,
+    is_bot_name,
 )
 
 if TYPE_CHECKING:
@@ -260,8 +262,10 @@ def write_decisions(
 
 def hello_reply(name: str, many: bool, history: bool = False) -> str:
     """The bot's answer to ``HELLO`` (``history``: it asks for the completed tricks in every decision)."""
-    if not name or not name.isprintable() or any(c.isspace() for c in name):
-        raise ValueError(f"a bot's name is one word without spaces, got {name!r}")
+    if not is_bot_name(name):  # the rule the manager reads it by (``read_hello_reply``)
+        raise ValueError(
+            f"a bot's name is one word of {MAX_NAME} printable ASCII characters or fewer, got {name!r:.70}"
+        )
     return f"{HELLO} name={name} tables={'many' if many else 'one'}" + (" history=1" if history else "")
 
 

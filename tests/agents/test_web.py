@@ -212,6 +212,19 @@ def test_several_games_apart_and_idle_ones_dropped() -> None:
         tables.get(b.id)
 
 
+def test_a_full_server_lets_a_game_be_replaced_once() -> None:
+    tables = WebTables(seed=0, max_games=2)
+    a, b = tables.new({"opponents": ["random"]}), tables.new({"opponents": ["random"]})
+    with pytest.raises(ValueError, match="holds 2 games"):
+        tables.new({"replaces": "no-such-game"})  # replaces nothing held: a third game
+    c = tables.new({"opponents": ["random"], "replaces": a.id})  # in a's place
+    assert set(tables.games) == {b.id, c.id}
+    tables.replacing.add(b.id)  # b is being replaced by a game being dealt: it frees no second place
+    with pytest.raises(ValueError, match="holds 2 games"):
+        tables.new({"replaces": b.id})
+    assert set(tables.games) == {b.id, c.id}
+
+
 def test_replays_upload_and_steps(client: TestClient, recorded_match: Path) -> None:
     body = recorded_match.read_bytes()
     summary = client.post("/api/replays?name=games.jsonl", content=body, headers=NDJSON).json()

@@ -405,6 +405,56 @@ def test_a_move_the_database_refuses_changes_nothing(tmp_path: Path) -> None:
     assert move(client, answer)["table"]["turn"] > turn
 
 
+def test_a_table_of_other_columns_is_refused_at_the_start(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.sqlite"
+    Store(str(path)).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE sessions")
+        db.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY, settings TEXT)")
+    with pytest.raises(StoreError, match="table sessions has the columns id, settings, not id, created, settings"):
+        Store(str(path))
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [
+        ("settings", "not json"),
+        ("settings", "[1, 2]"),
+        ("settings", "null"),
+        ("settings", "{}"),
+        ("settings", '{"rules": {"num_players": "x"}}'),
+        ("settings", "seat 9"),  # replaced below: settings of a seat the rules have not
+        ("points", "[1, "),
+        ("points", '["a", 1, 2, 3]'),
+        ("points", "[1, 2]"),  # two seats' points at a table of four
+        ("card", "ZZ"),
+    ],
+)
+def test_a_damaged_session_is_a_json_error_of_its_own(tmp_path: Path, column: str, value: str) -> None:
+    client = client_on(tmp_path / "sessions.sqlite")
+    good = start(client, seed=1)["session"]["id"]
+    answer = play_deal(client, start(client, deals=2, seed=2))
+    damaged = answer["session"]["id"]
+    table = {"settings": "sessions", "points": "results", "card": "decisions"}[column]
+    where = "id" if table == "sessions" else "session"
+    if value == "seat 9":
+        settings = answer["session"]["settings"] | {"seat": 9}
+        value = json.dumps(settings)
+    store = client.app.state.sessions.store
+    with store.lock:
+        store.db.execute(f"UPDATE {table} SET {column} = ? WHERE {where} = ?", (value, damaged))
+    client.app.state.sessions.live.clear()  # as after a restart
+    listed = {s["id"]: s for s in client.get("/api/sessions").json()["sessions"]}
+    assert listed[good]["deals_done"] == 0  # the others listed as ever
+    what = {"sessions": "settings", "results": "results", "decisions": "decisions"}[table]
+    if what != "decisions":  # the listing reads no cards
+        assert f"session {damaged}: its stored {what} are damaged" in listed[damaged]["error"]
+    for url in ("", "/export/arena.json", "/deals/0/steps/0"):
+        refused(client.get(f"/api/sessions/{damaged}{url}"), 500, f"its stored {what} are damaged")
+    assert client.delete(f"/api/sessions/{damaged}").status_code == 200  # it can be deleted
+    assert [s["id"] for s in client.get("/api/sessions").json()["sessions"]] == [good]
+
+
 def test_hearts_web_refuses_a_foreign_database_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from command_errors import refused as refused_line
 

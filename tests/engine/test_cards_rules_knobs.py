@@ -194,6 +194,15 @@ def test_valid_edge_values():
     HeartsRules(pass_cycle=("across",))
 
 
+def test_numpy_knobs_are_kept_as_python_values() -> None:
+    rules = HeartsRules(
+        num_players=np.int64(5), pass_count=np.int32(2), jack_of_diamonds=np.bool_(True), target_score=np.uint8(250)
+    )
+    assert json.loads(json.dumps(rules.to_dict())) == {**rules.to_dict(), "pass_cycle": ["left", "right"]}
+    assert type(rules.target_score) is int and rules.target_score + 26 == 276  # no uint8 wrapping
+    assert type(rules.jack_of_diamonds) is bool and type(rules.num_players) is int
+
+
 @pytest.mark.parametrize(
     ("knobs", "knob"),
     [

@@ -116,3 +116,24 @@ def test_a_damaged_kernel_cache_is_compiled_afresh(tmp_path: Path) -> None:
         path.write_bytes(b"" if n % 2 else b"\x80\x04garbage")
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, env={**env_without, **env}, timeout=300)
     assert again.returncode == 0 and again.stdout.strip() == b"2", again.stderr
+
+
+@pytest.mark.processes
+@pytest.mark.skipif("NUMBA_CACHE_DIR" in os.environ, reason="the user chose the cache folder")
+def test_a_cache_folder_that_cannot_be_made_caches_for_the_run_never_beside_the_sources(tmp_path: Path) -> None:
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("")
+    code = (
+        "import numpy as np\n"
+        "from hearts_env.engine import compiled, core\n"
+        "core.bits_to_mask(np.uint64(5))\n"
+        "from hearts_env.engine import kernels\n"
+        "print(compiled.no_lasting_cache); print(kernels.step._cache._cache_path)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": str(a_file)}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    why, where = run.stdout.splitlines()
+    assert why == f"cannot write {a_file / 'hearts_env'} (Not a directory)"
+    # Beside the sources numba would load stale code after a callee's file changed.
+    assert not where.startswith(str(compiled._HERE)) and not Path(where).exists()  # removed at exit

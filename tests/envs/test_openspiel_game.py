@@ -414,6 +414,19 @@ def test_a_resampled_state_looks_the_same_to_the_player(params):
     assert phases == {"deal", "pass", "play"} and changed > 0.8 * resampled
 
 
+@pytest.mark.parametrize("number", [float("nan"), -1.0, 1.5, "0.5", None, True])
+def test_a_sampler_that_gives_no_probability_is_refused_naming_it(number) -> None:
+    state = random_play(
+        load(target_score=0).new_initial_state(), np.random.default_rng(1), stop=lambda s: len(s.history()) > 60
+    )
+    with pytest.raises(ValueError, match=r"probability_sampler must give a number in \[0, 1\)"):
+        state.resample_from_infostate(0, lambda: number)
+
+
+def test_numpy_parameters_make_a_game() -> None:
+    assert hos.HeartsGame({"pass_count": np.int64(2), "num_players": np.int32(5)}).rules.pass_count == 2
+
+
 def test_a_resampled_pass_keeps_each_seats_cards_and_picks_counted():
     game = load(num_players=8, decks=2)
     state, rng = game.new_initial_state(), np.random.default_rng(7)

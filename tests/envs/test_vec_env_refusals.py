@@ -61,7 +61,10 @@ def test_an_illegal_card_in_a_later_shard_leaves_every_shard_unstepped(sharded):
     assert len(obs) == len(rewards) == len(infos) == 7 and snapshot(sharded) != before
 
 
-@pytest.mark.parametrize("actions", [np.zeros(6, np.int64), np.zeros(8, np.int64), np.zeros(7)])
+@pytest.mark.parametrize(
+    "actions",
+    [np.zeros(6, np.int64), np.zeros(8, np.int64), np.zeros(7), np.full(7, np.nan), [[0], [0, 1]] + [[0]] * 5, None],
+)
 def test_a_wrong_batch_of_actions_is_refused_before_any_shard_steps(sharded, actions):
     before = snapshot(sharded)
     with pytest.raises(ValueError, match=r"^actions must be integer card ids of shape \(7,\), got "):

@@ -29,3 +29,9 @@ def test_a_closed_pipe_ends_the_demo_quietly() -> None:
     reader.stdin.close()
     reader.wait()
     assert demo.returncode == 0 and b"Traceback" not in demo.stderr, demo.stderr
+
+
+def test_a_closed_stderr_is_no_crash(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "stderr", None)  # what Python makes of a program started with 2>&-
+    demo_main(["--seed", "0", "--target-score", "0"])
+    assert "Game over after 1 hands" in capsys.readouterr().out

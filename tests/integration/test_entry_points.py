@@ -57,3 +57,16 @@ def test_hearts_compile_says_what_it_compiles(capsys: pytest.CaptureFixture[str]
     assert lines[0].startswith("hearts-compile: the engine and the environments (a first game)... ")
     assert lines[1].startswith(f"hearts-compile: the agents ({', '.join(FIRST_MATCH)})... ")
     assert lines[2] == "hearts-compile: done; later runs load the kernels from the cache"
+
+
+def test_hearts_compile_without_a_cache_folder_says_so_in_one_line(monkeypatch, capsys) -> None:
+    from hearts_env.agents.cli import compile_kernels
+    from hearts_env.engine import compiled
+
+    monkeypatch.setattr(compiled, "no_lasting_cache", "cannot write /x/hearts_env (Not a directory)")
+    with pytest.raises(SystemExit) as end:
+        compile_kernels([])
+    assert end.value.code == (
+        "hearts-compile: error: nowhere to keep the kernels: cannot write /x/hearts_env (Not a directory);"
+        " set XDG_CACHE_HOME to a writable folder"
+    )

@@ -14,6 +14,7 @@ import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -359,6 +360,29 @@ def test_hearts_bot_command_line_refuses_an_unknown_agent(capsys: pytest.Capture
         main(["nosuchagent"])
     assert exit_.value.code == 2
     assert "hearts-bot: error: unknown agent 'nosuchagent'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["é", "x" * 65, "a b", ""])
+def test_a_bot_name_the_manager_would_refuse_is_refused_in_the_hello(name: str) -> None:
+    with pytest.raises(ValueError, match="a bot's name is one word of 64 printable ASCII characters or fewer"):
+        protocol.hello_reply(name, True)
+    if name and " " not in name:  # (a space ends the name field: "b" is a word after it)
+        with pytest.raises(ValueError, match="a name that is not 64 printable ASCII characters or fewer"):
+            protocol.read_hello_reply(f"{protocol.HELLO} name={name} tables=many")
+
+
+def test_hearts_bot_refuses_such_a_name_and_names_a_long_spec_by_its_agent(capsys, monkeypatch) -> None:
+    from command_errors import refused
+
+    from hearts_env.agents.bridges import cli
+
+    refused(capsys, lambda: cli.bot(["random", "--name", "é"]), "hearts-bot: error: a bot's name is one word of 64")
+    names = []
+    served = SimpleNamespace(serve=lambda *streams: None)
+    monkeypatch.setattr(cli, "Bot", lambda agent, name, log: names.append(name) or served)
+    cli.bot(["random:seed=1" + " " * 70])  # a spec of spaces (a path may hold them), or too long: its agent's name
+    cli.bot(["random:seed=1"])
+    assert names == ["random", "random:seed=1"]
 
 
 # ------------------------------------------------------------------------------ the program agent

@@ -22,7 +22,7 @@ step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API 
 | ``POST /api/replays?name=...`` (the file as an ``application/x-ndjson`` body) | check and keep an uploaded replay |
 | ``GET /api/replays/{id}/games/{g}/steps/{i}`` | the table at step ``i`` of game ``g`` |
 | ``POST /api/sessions`` ``{"seat", "opponents", "agent", "rules", "deals", "deal_set", "seed"}`` | a new session |
-| ``GET /api/sessions`` | the latest sessions with their figures |
+| ``GET /api/sessions`` | the latest sessions with their figures (a damaged one as its id and ``error``) |
 | ``GET /api/sessions/{id}`` | the session (taken up from the database after a restart) |
 | ``POST /api/sessions/{id}/pass``, ``/play`` (as a game's), ``/next`` ``{"deal"}`` | a move; the next deal |
 | ``GET /api/sessions/{id}/deals/{d}/steps/{i}`` | both games of deal ``d`` at step ``i``, side by side |
@@ -30,13 +30,15 @@ step by step. The page is plain HTML, CSS and JavaScript (``static/``); the API 
 | ``DELETE /api/sessions/{id}`` | delete the session from the database |
 
 (*) The game ``replaces`` names (the one the page leaves) is dropped only once the new one is dealt, so a
-refused new game leaves it in play. A view's ``illegal`` says why each card held cannot be played now.
+refused new game leaves it in play; on a server holding its most games, the new game takes its place.
+A view's ``illegal`` says why each card held cannot be played now.
 A session's requests answer ``{"session": {...settings, deal, state, figures}, "table": view}``.
 
 Bodies are JSON sent as ``application/json``. A refused request gets ``{"error": "..."}`` with
 status 400 (malformed, illegal card), 403 (another site's page, or a host not the server's), 404
 (unknown game), 409 (out of turn), 413 (too large), 415 (not JSON) or 503 (too many games or
-sessions), and changes nothing. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
+sessions, a database error), and changes nothing; a session whose stored rows are damaged answers
+500. The server binds to 127.0.0.1 unless ``--host`` says otherwise, lets no other
 site's page act for the person (``hearts_env.agents.human.web.guard``), loads no pickle and runs no code
 from a request, bounds what a request's agents may search (``hearts_env.agents.human.web.request_specs``), and
 drops a game idle for ``--idle-minutes``.
@@ -115,7 +117,7 @@ def create_app(
         return data
 
     def refused(error: WebError | StoreError) -> JSONResponse:
-        status = error.status if isinstance(error, WebError) else 503  # the database: this server's fault
+        status = getattr(error, "status", 503)  # the database's own errors: this server's fault
         return JSONResponse({"error": str(error)}, status_code=status)
 
     def route(handler: Any) -> Any:

@@ -40,7 +40,7 @@ import numpy as np
 
 from hearts_env.agents.human.web import request_specs
 from hearts_env.agents.human.web.replays import step_view
-from hearts_env.agents.human.web.store import Result, Store, StoreError
+from hearts_env.agents.human.web.store import RESULT_FIELDS, DamagedSession, Result, Store, Stored, StoreError
 from hearts_env.agents.human.web.tables import WebError, WebTable, seat_agents, seat_specs
 from hearts_env.arena.match import MatchResult, direction_cycle, hand_outcomes, hand_rules, match_rules
 from hearts_env.engine import cards, core, seeding
@@ -117,8 +117,24 @@ class Settings:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Settings:
-        return cls(**(data | {"rules": HeartsRules.from_dict(data["rules"]), "opponents": tuple(data["opponents"])}))
+    def from_dict(cls, data: object) -> Settings:
+        """The settings ``to_dict`` wrote (``ValueError`` naming what does not fit)."""
+        names = [f.name for f in dataclasses.fields(cls)]
+        if not isinstance(data, dict) or sorted(data) != sorted(names):
+            raise ValueError(f"settings must be an object of {', '.join(names)}")
+        rules = match_rules(HeartsRules.from_dict(data["rules"]), "hand")
+        opponents = data["opponents"]
+        if not isinstance(opponents, list) or len(opponents) != rules.num_players - 1:
+            raise ValueError(f"opponents must be a list of {rules.num_players - 1} agent specs")
+        _int(data, "seat", 0, 0, rules.num_players - 1)
+        _int(data, "deals", 0, 1, MAX_DEALS)
+        _int(data, "seed", 0, 0, 2**63 - 1)
+        for field, value in [*(("opponents", o) for o in opponents), ("agent", data["agent"])]:
+            if not isinstance(value, str):
+                raise ValueError(f"{field} must be agent specs")
+        if data["deal_set"] not in DEAL_SETS:
+            raise ValueError(f"deal_set must be one of {', '.join(DEAL_SETS)}")
+        return cls(**(data | {"rules": rules, "opponents": tuple(opponents)}))
 
     @property
     def agent_name(self) -> str:
@@ -510,7 +526,7 @@ class Sessions:
                 if stored is None:
                     raise WebError(f"no session {session_id!r:.40} here", 404)
                 self._room()
-                settings = Settings.from_dict(stored.settings)
+                settings = self._settings(stored)
                 played = stored.decisions.get((deals_over(stored.results), YOU), [])
                 session = Session(
                     stored.id,
@@ -535,16 +551,22 @@ class Sessions:
     def listing(self, most: int = 100) -> list[dict[str, Any]]:
         """The ``most`` latest sessions, latest first, with their figures."""
         out = []
-        for session_id, created, data, results in self.store.listing(most):
-            settings = Settings.from_dict(data)
-            figure = figures(settings, results)
+        for stored in self.store.listing(most):
+            try:
+                if isinstance(stored, DamagedSession):
+                    raise stored
+                settings = self._settings(stored)
+            except DamagedSession as damage:  # listed as such, so it can be deleted; the others as ever
+                out.append({"id": damage.session_id, "error": str(damage)})
+                continue
+            figure = figures(settings, stored.results)
             out.append(
                 {
-                    "id": session_id,
-                    "created": created,
+                    "id": stored.id,
+                    "created": stored.created,
                     "settings": settings.to_dict(),
                     "agent_name": settings.agent_name,
-                    "deals_done": deals_over(results),
+                    "deals_done": deals_over(stored.results),
                     "difference": figure["difference"],
                 }
             )
@@ -557,7 +579,7 @@ class Sessions:
         stored = self.store.load(session_id)
         if stored is None:
             raise WebError(f"no session {session_id!r:.40} here", 404)
-        settings = Settings.from_dict(stored.settings)
+        settings = self._settings(stored)
         if what == "arena.json":
             you, agent = matches(settings, stored.results)
             data = {
@@ -585,7 +607,7 @@ class Sessions:
         stored = self.store.load(session_id, deal)
         if stored is None:
             raise WebError(f"no session {session_id!r:.40} here", 404)
-        settings = Settings.from_dict(stored.settings)
+        settings = self._settings(stored)
         deals = paired_deals(stored.results)
         if deal not in deals:
             raise WebError(f"deal {deal!r:.20} of this session is not over (deals over: {len(deals)})")
@@ -597,6 +619,26 @@ class Sessions:
                 raise WebError(f"step must be in 0..{len(states) - 1}, got {step!r:.20}")
             out[side] = step_view(record, states, step, viewer=settings.seat)
         return out
+
+    def _settings(self, stored: Stored) -> Settings:
+        """The settings of a stored session, its results and cards checked against them
+        (``DamagedSession`` naming what does not fit)."""
+        try:
+            settings = Settings.from_dict(stored.settings)
+        except (TypeError, ValueError):
+            raise DamagedSession(self.store.path, stored.id, "settings") from None
+        P = settings.rules.num_players
+        for (deal, side), result in stored.results.items():
+            if side not in (YOU, AGENT) or not 0 <= deal < settings.deals:
+                raise DamagedSession(self.store.path, stored.id, "results")
+            if any(len(getattr(result, field)) != P for field in RESULT_FIELDS):
+                raise DamagedSession(self.store.path, stored.id, "results")
+        for _, card in (decision for decisions in stored.decisions.values() for decision in decisions):
+            try:
+                cards.parse_card(card)
+            except ValueError:
+                raise DamagedSession(self.store.path, stored.id, "decisions") from None
+        return settings
 
     def sweep(self) -> None:
         """Let go of the sessions idle longer than ``idle_seconds`` (the caller holds the lock)."""

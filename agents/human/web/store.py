@@ -18,10 +18,15 @@ on from its last card; a deal's two results are written together, in one transac
 The schema is versioned: ``MIGRATIONS[v]`` takes a database from version ``v`` to ``v + 1``, each
 in one transaction, when the store opens it. A file that is not a SQLite database, a database
 of something else, one of a newer version than this code knows, one whose version row or tables
-are damaged, one this process cannot write, and one another program holds are refused
+are damaged (a table missing, or of other columns), one this process cannot write, and one
+another program holds are refused
 (``StoreError``, one line naming the file) and left as they are. The store holds its file
 exclusively while it is open (SQLite's exclusive locking mode), so a second server on the same
 file is refused at its start rather than working from a stale view.
+
+A session whose rows do not read back as they were written (settings that are no JSON object,
+results that are no lists of numbers) is a ``DamagedSession``, raised for that session alone: the
+listing holds it as such among the others, and it can be deleted.
 
 Every error of SQLite after the start (a full disk, a file made read-only or removed) is a
 ``StoreError`` too, raised after the transaction that met it was rolled back: nothing half
@@ -81,12 +86,31 @@ MIGRATIONS: tuple[str, ...] = (
 )
 """``MIGRATIONS[v]``: the SQL that takes the schema from version ``v`` to ``v + 1``."""
 SCHEMA_VERSION = len(MIGRATIONS)
+COLUMNS = {
+    "schema_version": ("version",),
+    "sessions": ("id", "created", "settings"),
+    "deals": ("session", "deal", "key", "direction"),
+    "decisions": ("session", "deal", "side", "n", "seat", "card"),
+    "results": ("session", "deal", "side", "points", "wins", "qs", "moons", "seconds"),
+}
+"""Each table's columns, in order, as ``MIGRATIONS`` make them (the store's writes name none)."""
 RESULT_FIELDS = ("points", "wins", "qs", "moons")
 """A result's per-seat lists, stored as JSON."""
 
 
 class StoreError(Exception):
     """A database the store cannot use, or a write it refused; the message names the file."""
+
+
+class DamagedSession(StoreError):
+    """A session whose rows do not read back as the store wrote them (edited by hand, or damaged):
+    the message names the file, the session and what is damaged. The session can still be deleted."""
+
+    status = 500  # its rows will not mend themselves: not a 503's "try again later"
+
+    def __init__(self, path: str, session_id: str, what: str) -> None:
+        super().__init__(f"{path}: session {session_id}: its stored {what} are damaged; delete the session")
+        self.session_id = session_id
 
 
 @dataclass(frozen=True)
@@ -163,9 +187,16 @@ class Store:
 
     def _check_tables(self) -> None:
         tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {"schema_version", "sessions", "deals", "decisions", "results"} - tables
+        missing = set(COLUMNS) - tables
         if missing:
             raise StoreError(f"{self.path}: a damaged hearts-web database: no table {', '.join(sorted(missing))}")
+        for table, columns in COLUMNS.items():  # the writes name no columns: each table's, in order
+            found = tuple(row[1] for row in self.db.execute(f"PRAGMA table_info({table})"))
+            if found != columns:
+                raise StoreError(
+                    f"{self.path}: a damaged hearts-web database: table {table} has the columns "
+                    f"{', '.join(found):.200}, not {', '.join(columns)}"
+                )
 
     @contextlib.contextmanager
     def _using(self) -> Iterator[sqlite3.Connection]:
@@ -240,7 +271,7 @@ class Store:
 
     def load(self, session_id: str, deal: int | None = None) -> Stored | None:
         """The session ``session_id`` (None if there is none), with the decisions of every deal or
-        of ``deal`` alone."""
+        of ``deal`` alone (``DamagedSession`` if its rows do not read back)."""
         with self._using():
             row = self.db.execute("SELECT id, created, settings FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
@@ -249,28 +280,57 @@ class Store:
             query = "SELECT deal, side, seat, card FROM decisions WHERE session = ? AND (? IS NULL OR deal = ?)"
             rows = self.db.execute(query + " ORDER BY deal, side, n", (session_id, deal, deal))
             for d, side, seat, card in rows:
+                if not (_is_int(d) and _is_int(seat) and isinstance(card, str)):
+                    raise DamagedSession(self.path, session_id, "decisions")
                 decisions.setdefault((d, side), []).append((seat, card))
             results = self._results([session_id]).get(session_id, {})
-        return Stored(row[0], row[1], json.loads(row[2]), decisions, results)
+        if isinstance(results, DamagedSession):
+            raise results
+        return Stored(row[0], row[1], self._settings(row[0], row[2]), decisions, results)
 
-    def listing(self, most: int) -> list[tuple[str, str, dict[str, Any], dict[tuple[int, str], Result]]]:
-        """The ``most`` latest sessions, latest first: id, created, settings and results."""
+    def listing(self, most: int) -> list[Stored | DamagedSession]:
+        """The ``most`` latest sessions, latest first, with their settings and results but no
+        decisions; a session whose rows do not read back as its ``DamagedSession``, in its place."""
         with self._using():
             rows = self.db.execute(
                 "SELECT id, created, settings FROM sessions ORDER BY created DESC, rowid DESC LIMIT ?", (most,)
             ).fetchall()
             results = self._results([r[0] for r in rows])
-        return [(i, created, json.loads(settings), results.get(i, {})) for i, created, settings in rows]
+        out: list[Stored | DamagedSession] = []
+        for session_id, created, settings in rows:
+            found = results.get(session_id, {})
+            try:
+                if isinstance(found, DamagedSession):
+                    raise found
+                out.append(Stored(session_id, created, self._settings(session_id, settings), {}, found))
+            except DamagedSession as damage:
+                out.append(damage)
+        return out
 
-    def _results(self, ids: list[str]) -> dict[str, dict[tuple[int, str], Result]]:
-        out: dict[str, dict[tuple[int, str], Result]] = {}
+    def _settings(self, session_id: str, text: object) -> dict[str, Any]:
+        settings = _json(text)
+        if not isinstance(settings, dict):
+            raise DamagedSession(self.path, session_id, "settings")
+        return settings
+
+    def _results(self, ids: list[str]) -> dict[str, dict[tuple[int, str], Result] | DamagedSession]:
+        """The results of each session of ``ids`` that has any, or the ``DamagedSession`` of one
+        whose results do not read back as lists of numbers."""
+        out: dict[str, dict[tuple[int, str], Result] | DamagedSession] = {}
         if not ids:
             return out
         marks = ",".join("?" * len(ids))
         query = f"SELECT session, deal, side, points, wins, qs, moons, seconds FROM results WHERE session IN ({marks})"
         for session, deal, side, *fields, seconds in self.db.execute(query, ids):
-            lists = (tuple(json.loads(f)) for f in fields)
-            out.setdefault(session, {})[(deal, side)] = Result(*lists, seconds=seconds)
+            found = out.setdefault(session, {})
+            if isinstance(found, DamagedSession):
+                continue
+            lists = [_json(f) for f in fields]
+            if not (_is_int(deal) and _is_number(seconds) and all(_numbers(values) for values in lists)):
+                out[session] = DamagedSession(self.path, session, "results")
+                continue
+            points, wins, qs, moons = (tuple(values) for values in lists)
+            found[(deal, side)] = Result(points, wins, qs, moons, seconds)
         return out
 
 
@@ -281,6 +341,26 @@ def _insert_decisions(
         "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?)",
         [(session_id, deal, side, first + i, seat, card) for i, (seat, card) in enumerate(decisions)],
     )
+
+
+def _json(text: object) -> Any:
+    """A JSON column's value, or None where it holds no JSON."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _numbers(values: object) -> bool:
+    return isinstance(values, list) and all(_is_number(v) for v in values)
 
 
 def _reason(error: Exception) -> str:

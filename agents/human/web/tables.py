@@ -256,6 +256,7 @@ class WebTables:
         self.games: dict[str, WebTable] = {}
         self.started = 0  # games started: game k is seeded from the server's seed and k
         self.dealing = 0  # games being set up (agents built, first moves played), counted in the cap
+        self.replacing: set[str] = set()  # the games being replaced by games being set up
         self.lock = threading.Lock()
 
     def new(self, request: object) -> WebTable:
@@ -295,8 +296,12 @@ class WebTables:
         with self.lock:  # the place is taken under the lock, so concurrent requests cannot pass the cap
             self.sweep()
             held = len(self.games) + self.dealing
-            if held >= self.max_games:
+            # A game that replaces one held (and not being replaced already) takes that one's place.
+            freed = replaces if replaces in self.games and replaces not in self.replacing else None
+            if held - (freed is not None) >= self.max_games:
                 raise WebError(f"this server holds {held} games, its most: try again later", 503)
+            if freed is not None:
+                self.replacing.add(freed)
             if seed is None:
                 seed = int(seeding.derive(self.seed, seeding.GAMES, self.started)[()] >> np.uint64(1))
             self.started += 1
@@ -312,6 +317,8 @@ class WebTables:
         finally:
             with self.lock:
                 self.dealing -= 1
+                if freed is not None:
+                    self.replacing.discard(freed)
         return table
 
     def get(self, game_id: str) -> WebTable:

@@ -184,6 +184,7 @@ function stepSideBySide(delta) {
 async function listSessions() {
   const { sessions } = await api("GET", "/api/sessions");
   const items = sessions.map((s) => {
+    if (s.error) return listedDamaged(s);
     const d = s.difference;
     const when = s.created.replace("T", " ").slice(0, 16);
     const figure = s.deals_done ? ` · you − agent ${signed(d.mean)} (95%: ${interval(d)})` : "";
@@ -199,6 +200,15 @@ async function listSessions() {
     return item;
   });
   $("session-list").replaceChildren(...(items.length ? items : [el("li", "", "none yet")]));
+}
+
+// A session whose stored rows do not read back: said, and offered for deletion only.
+function listedDamaged(s) {
+  const remove = el("button", "", "Delete");
+  remove.addEventListener("click", () => deleteSession(s.id).catch(() => {}));
+  const item = el("li", "", el("span", "what", s.error), remove);
+  item.dataset.id = s.id;
+  return item;
 }
 
 async function deleteSession(id) {
