@@ -156,6 +156,7 @@ table.close()
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -252,6 +253,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         self._games = 0
         self._state: core.State | None = None
         self._observations: dict[str, ObsType] = {}
+        self._read_scalars: Callable[[Any], tuple[Any, ...]] | None = None  # the state's to_play, hand_over, legal
         self._ended_by_illegal = False
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -383,7 +385,9 @@ class raw_env(AECEnv[str, ObsType, int]):
     def _set_state(self, state: core.State) -> None:
         self._state = state
         self._observations.clear()
-        self._to_play, hand_over, self._legal = state.scalars(0, "to_play", "hand_over", "legal")
+        if self._read_scalars is None:  # one reader for the env's life: its rules fix the layout
+            self._read_scalars = state.scalar_reader("to_play", "hand_over", "legal")
+        self._to_play, hand_over, self._legal = self._read_scalars(state.data)
         self._hand_over = bool(hand_over)
 
     def _update_infos(self) -> None:
