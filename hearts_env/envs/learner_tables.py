@@ -106,7 +106,8 @@ class LearnerTables:
     @property
     def current(self) -> State:
         """The games' state, once ``start`` has dealt them."""
-        assert self.state is not None, "start the tables first"
+        if self.state is None:
+            raise RuntimeError("the tables are not started: reset the environment first")
         return self.state
 
     def seed_policies(self, seed: int) -> None:
