@@ -56,6 +56,7 @@ must then record their history (``core.new_games(..., history=True)``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -259,20 +260,31 @@ def observe(
     """``encode(infoset(state, seat), layout)`` (or ``encode_packed`` with ``packed``) in one
     compiled pass, without building the info sets: what the environments call every step."""
     B = state.data.shape[0]
+    write = observer(state, layout, checks.flag("packed", packed))
+    return write(state, seat_array(seat, B), output_buffer(out, B, layout.packed_size if packed else layout.size))
+
+
+def observer(
+    state: State, layout: ObservationLayout, packed: bool = False
+) -> Callable[[State, np.ndarray, np.ndarray], np.ndarray]:
+    """``observe`` with what it checks and looks up done once, for states of ``state``'s kind (its
+    rules and whether it records history): a function of (state, (B,) int64 seats, a (B, size)
+    uint8 buffer) that writes the observations into the buffer and returns it. For a caller that
+    observes every step of the same games (the AEC env)."""
     _check_rules(state.rules, layout, "states")
-    out = output_buffer(out, B, layout.packed_size if checks.flag("packed", packed) else layout.size)
-    seats = seat_array(seat, B)
     history = state.history
     if layout.history and not history:
         raise ValueError("history=True needs games that record their history: new_games(..., history=True)")
     ilayout = info_layout(state.rules.num_players, state.tricks.shape[1] if history else 0)
-    starts = layout.packed_starts if packed else layout.starts
-    bad = observe_states(
-        state.data, state.layout.offsets, state.params, seats, ilayout.offsets, ilayout.width, starts, packed, out
-    )
-    if bad >= 0:
-        raise ValueError(f"seat must be in 0..{state.num_players - 1}, got {seats[bad]} (game {bad})")
-    return out
+    ioff, iwidth, starts = ilayout.offsets, ilayout.width, layout.packed_starts if packed else layout.starts
+
+    def write(state: State, seats: np.ndarray, out: np.ndarray) -> np.ndarray:
+        bad = observe_states(state.data, state.layout.offsets, state.params, seats, ioff, iwidth, starts, packed, out)
+        if bad >= 0:
+            raise ValueError(f"seat must be in 0..{state.num_players - 1}, got {seats[bad]} (game {bad})")
+        return out
+
+    return write
 
 
 def unpack(packed: np.ndarray, layout: ObservationLayout) -> np.ndarray:

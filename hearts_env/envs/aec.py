@@ -156,7 +156,6 @@ table.close()
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -168,7 +167,7 @@ from hearts_env.engine import checks, core, seeding
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.global_state import GlobalStateLayout, global_state
 from hearts_env.engine.infoset import InfoSet, infoset
-from hearts_env.engine.observation import ObservationLayout, observe
+from hearts_env.engine.observation import ObservationLayout, observer
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules, rules_or_knobs
 from hearts_env.render import describe
@@ -253,7 +252,10 @@ class raw_env(AECEnv[str, ObsType, int]):
         self._games = 0
         self._state: core.State | None = None
         self._observations: dict[str, ObsType] = {}
-        self._read_scalars: Callable[[Any], tuple[Any, ...]] | None = None  # the state's to_play, hand_over, legal
+        # What every step reads and writes, looked up once on a state of this env's kind (rules, history).
+        kind = core.new_games(self.rules, batch_size=1, history=self.history, seed=0)
+        self._read_scalars = kind.scalar_reader("to_play", "hand_over", "legal")
+        self._observer = observer(kind, self.layout)
         self._ended_by_illegal = False
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -346,7 +348,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         if cached is not None:
             return cached
         state = self._require_reset("observe")
-        vector = observe(state, self._seat_array[agent], self.layout)[0]
+        vector = self._observer(state, self._seat_array[agent], np.empty((1, self.layout.size), np.uint8))[0]
         if self._ended_by_illegal:  # nobody may act any more
             mask = np.zeros(NUM_CARDS, np.int8)
         else:  # the legal section: the agent's legal cards when it is to act, else zeros
@@ -385,8 +387,6 @@ class raw_env(AECEnv[str, ObsType, int]):
     def _set_state(self, state: core.State) -> None:
         self._state = state
         self._observations.clear()
-        if self._read_scalars is None:  # one reader for the env's life: its rules fix the layout
-            self._read_scalars = state.scalar_reader("to_play", "hand_over", "legal")
         self._to_play, hand_over, self._legal = self._read_scalars(state.data)
         self._hand_over = bool(hand_over)
 
