@@ -225,7 +225,7 @@ def compile_kernels(argv: list[str] | None = None) -> None:
     """``hearts-compile``: compile the kernels once, where a person expects to wait (``make`` runs
     it after installing), so that a first game, ``hearts-web``'s first card and a test run load
     them from the cache instead. numba keeps them in ``~/.cache/hearts_env`` for these sources."""
-    parser = Parser(prog="hearts-compile", description=(compile_kernels.__doc__ or "").split(": ", 1)[1])
+    parser = Parser(prog="hearts-compile", description="Compile the kernels of a first game and of the agents, once.")
     parser.parse_args(argv)
     if compiled.no_lasting_cache:  # nothing to compile for: the next run would compile afresh
         where = compiled.no_lasting_cache
