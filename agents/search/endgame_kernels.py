@@ -35,6 +35,7 @@ from hearts_env.engine import kernels as k
 from hearts_env.engine.cards import BIT, JD_BIT, POINT_BITS, SUIT_BITS, SUIT_OF
 from hearts_env.engine.compiled import row_kernel
 from hearts_env.engine.kernels import high_card, low_card
+from hearts_env.engine.seeding import mix64_word
 
 U64 = np.uint64
 MAXN, PARANOID = 0, 1  # the searches (``hearts_env.agents.search.endgame.SEARCHES``)
@@ -92,9 +93,9 @@ def position_key(r64: np.ndarray, r8: np.ndarray, soff: np.ndarray, rp: np.ndarr
     taken, the leader."""
     key = salt
     for s in range(rp[k.R_PLAYERS]):
-        key = k.mix64(key ^ r64[soff[k.F_HANDS] + s])
-        key = k.mix64(key ^ (r64[soff[k.F_TAKEN] + s] & scoring))
-    return k.mix64(key ^ U64(r8[soff[k.F_TO_PLAY]]))
+        key = mix64_word(key ^ r64[soff[k.F_HANDS] + s])
+        key = mix64_word(key ^ (r64[soff[k.F_TAKEN] + s] & scoring))
+    return mix64_word(key ^ U64(r8[soff[k.F_TO_PLAY]]))
 
 
 @njit(cache=True, inline="always")
@@ -299,7 +300,7 @@ def solve_rows(
             score(d64[g], soff, rp_real, totals, values[0])
             out[g] = values[0, seats[g]]
             continue
-        salt = k.mix64(U64(g + 1))
+        salt = mix64_word(U64(g + 1))
         if search == PARANOID:
             out[g] = paranoid(
                 stack, soff, rp, rp_real, totals, seats[g], keys, entries, salt, scoring, deck, shuffled, values[0],

@@ -4,7 +4,7 @@ core states of the sampled worlds (``hearts_env.engine.infoset.world_row``; the 
 with random, simple or heuristic players.
 
 Randomness is counter-based, as the world sampler's (``hearts_env.engine.world_kernels``): every
-rollout (game, card, world, rollout) draws from its own stream ``mix64(key ^ mix64(index))``, so
+rollout (game, card, world, rollout) draws from its own stream ``mix64_word(key ^ mix64_word(index))``, so
 a call's results depend only on its key and its games.
 """
 

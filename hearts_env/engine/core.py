@@ -485,6 +485,9 @@ def hand_score(
 # Stepping
 
 
+_INT64 = np.dtype(np.int64)  # the actions' dtype that needs no conversion (an identity test: the fast path)
+
+
 class _Threads:
     enabled = False
     min_batch = 1024
@@ -533,9 +536,9 @@ def step_in_place(state: State, actions: np.ndarray) -> None:
 
 
 def _step_data(state: State, data: np.ndarray, actions: np.ndarray) -> None:
-    B = state.data.shape[0]
+    B = len(data)
     given = actions  # as the caller wrote them, for the message (a uint64 2**63 is no -2**63)
-    if type(actions) is not np.ndarray or actions.dtype != np.int64 or actions.shape != (B,):  # else: fast path
+    if type(actions) is not np.ndarray or actions.dtype is not _INT64 or actions.shape != (B,):  # else: fast path
         given = np.asarray(actions)
         if given.shape != (B,) or given.dtype.kind not in "iu":
             raise ValueError(f"actions must be integer card ids of shape ({B},), got {given.dtype} {given.shape}")

@@ -44,7 +44,7 @@ from hearts_env.engine.cards import (
 )
 from hearts_env.engine.compiled import inline_kernel, row_kernel, store_bits
 from hearts_env.engine.rules import MOON_RULES, HeartsRules
-from hearts_env.engine.seeding import GAMMA, MIX_MULTIPLIERS
+from hearts_env.engine.seeding import mix64_word
 
 U64 = np.uint64
 _ZERO, _ONE = U64(0), U64(1)
@@ -444,18 +444,6 @@ def update_legal(data: np.ndarray, off: np.ndarray, rp: np.ndarray) -> None:
 # --- Dealing and starting hands ------------------------------------------------------------------
 
 
-_GAMMA, _MIX1, _MIX2 = U64(GAMMA), U64(MIX_MULTIPLIERS[0]), U64(MIX_MULTIPLIERS[1])
-
-
-@inline_kernel
-def mix64(x: np.uint64) -> np.uint64:
-    """SplitMix64's finaliser: a well-mixed word from a counter."""
-    x = x + _GAMMA
-    x = (x ^ (x >> U64(30))) * _MIX1
-    x = (x ^ (x >> U64(27))) * _MIX2
-    return x ^ (x >> U64(31))
-
-
 @row_kernel
 def deal(
     r64: np.ndarray,
@@ -470,14 +458,14 @@ def deal(
     (into the scratch array ``shuffled``) driven by hashed counters, cut into hands; with two
     decks the cards left over form the kitty."""
     P, size = rp[R_PLAYERS], rp[R_HAND_SIZE]
-    counter = mix64(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
+    counter = mix64_word(key ^ (U64(hand_number) * U64(0xD1B54A32D192ED03)))
     n = len(deck)
     for i in range(n):
         shuffled[i] = deck[i]
     word = _ZERO
     for i in range(n - 1, 0, -1):
         if i % 2 == 1:  # each hashed word gives two 32-bit draws
-            word = mix64(counter + U64(i) * U64(0xA0761D6478BD642F))
+            word = mix64_word(counter + U64(i) * U64(0xA0761D6478BD642F))
         else:
             word >>= U64(32)
         j = int(((word & U64(0xFFFFFFFF)) * U64(i + 1)) >> U64(32))  # uniform in 0..i (bias < 2^-26)

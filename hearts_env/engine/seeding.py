@@ -12,9 +12,10 @@ seed through ``derive``, so they never reuse a game's key.
     state = core.new_games(rules, keys=game_keys(0, np.arange(1024)))  # games 0..1023 of seed 0
     assert game_keys(0, 5) == game_keys(0, np.arange(8))[5]
 
-The hash is SplitMix64's: ``mix64`` is its finaliser (elementwise on uint64 arrays, wrapping), and
-the ``i``-th key of a stream is the ``i``-th output of a SplitMix64 generator started from a hash
-of (seed, stream).
+The hash is SplitMix64's: ``mix64_word`` is its finaliser (one uint64 word, wrapping; the kernels
+call it), ``mix64`` the same elementwise on uint64 arrays, and the ``i``-th key of a stream is the
+``i``-th output of a SplitMix64 generator started from a hash of (seed, stream). Both are compiled:
+a game started alone (an environment's reset) costs a few microseconds of hashing, not tens.
 
 Seeds are non-negative ints (``check_seed``, used by every entry point: the core, the environments,
 the arena and the commands); a seed of 2**64 or more is the seed modulo 2**64 (the keys hash 64-bit
@@ -28,13 +29,15 @@ from typing import cast
 
 import numpy as np
 
+from hearts_env.engine.compiled import inline_kernel, row_kernel
+
 _U64 = np.uint64
 GAMMA = 0x9E3779B97F4A7C15
 """SplitMix64's increment (2**64 / golden ratio, odd): the i-th value of a counter-based stream
 hashes ``start + i * GAMMA`` (here, in the core's deals and in the search's random streams)."""
 MIX_MULTIPLIERS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
-"""The multipliers of SplitMix64's finaliser (``mix64``, and the kernels' copy of it)."""
-_GAMMA = _U64(GAMMA)
+"""The multipliers of SplitMix64's finaliser (``mix64_word``)."""
+_GAMMA, _MIX1, _MIX2 = _U64(GAMMA), _U64(MIX_MULTIPLIERS[0]), _U64(MIX_MULTIPLIERS[1])
 
 GAMES = 0
 """The stream of game keys (``game_keys``)."""
@@ -100,15 +103,34 @@ def fresh_seed() -> int:
     return cast(int, np.random.SeedSequence().entropy) % 2**63  # a fresh sequence's entropy is an int
 
 
-def mix64(x: np.ndarray) -> np.ndarray:
-    """A counter-based hash (SplitMix64's finaliser): well-mixed uint64 from uint64, elementwise.
-    Hashing a key with a counter gives reproducible random streams per game."""
+@inline_kernel
+def mix64_word(x: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser: a well-mixed word from a counter (a kernel; wrapping arithmetic)."""
     x = x + _GAMMA
-    for shift, multiplier in zip((30, 27), MIX_MULTIPLIERS, strict=True):
-        x ^= x >> _U64(shift)
-        x *= _U64(multiplier)
-    x ^= x >> _U64(31)
-    return x
+    x = (x ^ (x >> _U64(30))) * _MIX1
+    x = (x ^ (x >> _U64(27))) * _MIX2
+    return x ^ (x >> _U64(31))
+
+
+@row_kernel
+def _mix_all(words: np.ndarray, out: np.ndarray) -> None:
+    for i in range(words.shape[0]):
+        out[i] = mix64_word(words[i])
+
+
+@row_kernel
+def _derive_all(seeds: np.ndarray, stream: np.uint64, indices: np.ndarray, out: np.ndarray) -> None:
+    for i in range(out.shape[0]):
+        out[i] = mix64_word((mix64_word(mix64_word(seeds[i]) ^ stream)) + indices[i] * _GAMMA)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """A counter-based hash (SplitMix64's finaliser, ``mix64_word``): well-mixed uint64 from uint64,
+    elementwise. Hashing a key with a counter gives reproducible random streams per game."""
+    words = np.ascontiguousarray(x, _U64)
+    out = np.empty_like(words)
+    _mix_all(words.reshape(-1), out.reshape(-1))
+    return out
 
 
 def derive(seed: int | np.ndarray, stream: int, indices: np.ndarray | int) -> np.ndarray:
@@ -119,15 +141,15 @@ def derive(seed: int | np.ndarray, stream: int, indices: np.ndarray | int) -> np
     indices = np.asarray(indices)
     if indices.dtype.kind not in "iu" or (indices.size and indices.min() < 0):
         raise ValueError(f"indices must be non-negative integers, got {indices!r}")
-    if isinstance(seed, np.ndarray):
-        seeds = seed.astype(_U64)
+    if not isinstance(seed, np.ndarray):
+        seeds = np.full(indices.shape, check_seed(seed), _U64)
+    elif seed.shape != indices.shape:
+        seeds, indices = np.broadcast_arrays(seed, indices)
     else:
-        seeds = np.array(check_seed(seed), _U64)
-    shape = np.broadcast_shapes(seeds.shape, indices.shape)
-    # (n,) arrays, never 0-d ones: numpy warns of wrapping in scalar arithmetic only
-    seeds = np.broadcast_to(seeds, shape).reshape(-1)
-    base = mix64(mix64(seeds) ^ _U64(stream))
-    return mix64(base + np.broadcast_to(indices, shape).astype(_U64).reshape(-1) * _GAMMA).reshape(shape)
+        seeds = seed
+    out = np.empty(seeds.shape, _U64)
+    _derive_all(np.array(seeds, _U64).reshape(-1), _U64(stream), np.array(indices, _U64).reshape(-1), out.reshape(-1))
+    return out
 
 
 def game_keys(seed: int, indices: np.ndarray | int) -> np.ndarray:

@@ -3,7 +3,7 @@ observer of an info row knows about where the cards are, and deals of the unseen
 with it (rejection, then sampling-importance-resampling of constructive deals).
 
 Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) draws
-from its own stream ``mix64(key ^ mix64(index))`` (``seed_stream``, ``uniform``: search rollouts
+from its own stream ``mix64_word(key ^ mix64_word(index))`` (``seed_stream``, ``uniform``: search rollouts
 draw from such streams too), so a call's results depend only on its key and its games.
 """
 
@@ -32,7 +32,7 @@ from hearts_env.engine.infoset import (
     I_VOIDS,
 )
 from hearts_env.engine.kernels import count, low_card
-from hearts_env.engine.seeding import GAMMA
+from hearts_env.engine.seeding import GAMMA, mix64_word
 
 U64 = np.uint64
 _GAMMA = U64(GAMMA)
@@ -47,14 +47,14 @@ WORK = 72  # scratch words of a constructive deal (up to ``MAX_PLACES`` places)
 @njit(cache=True, inline="always")
 def seed_stream(rng: np.ndarray, key: np.uint64, index: int) -> None:
     """Start stream ``index`` of ``key`` in the one-word generator state ``rng``."""
-    rng[0] = k.mix64(key ^ k.mix64(U64(index)))
+    rng[0] = mix64_word(key ^ mix64_word(U64(index)))
 
 
 @njit(cache=True, inline="always")
 def uniform(rng: np.ndarray) -> float:
     """The next uniform number in [0, 1) of the stream in ``rng`` (SplitMix64)."""
     rng[0] += _GAMMA
-    return float(k.mix64(rng[0]) >> U64(11)) * _TO_UNIT
+    return float(mix64_word(rng[0]) >> U64(11)) * _TO_UNIT
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import gymnasium
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
+
+from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 
 
 class ObservationAndState(BaseFeaturesExtractor):
@@ -49,8 +50,8 @@ class ActorSeesObservation(MlpExtractor):
         return self.policy_net(features[:, : self.observation_size])
 
 
-class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
-    """sb3-contrib's masked actor-critic with ``ActorSeesObservation`` as its MLPs; give it
+class PrivilegedCriticPolicy(MaskedActorCritic):
+    """The masked actor-critic with ``ActorSeesObservation`` as its MLPs; give it
     ``features_extractor_class=ObservationAndState``."""
 
     def _build_mlp_extractor(self) -> None:

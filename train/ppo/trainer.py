@@ -67,7 +67,6 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import KVWriter, Logger, make_output_format
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -111,6 +110,7 @@ from hearts_env.train.ppo.checkpoints import (
 )
 from hearts_env.train.ppo.imitation import collect, pretrain
 from hearts_env.train.ppo.league import LEAGUE, League, LeagueCallback
+from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 from hearts_env.train.ppo.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
@@ -296,14 +296,14 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     hidden = config.hidden
     scale = ObservationLayout(config.rules).scale().tolist()
     if config.critic == "state":
-        policy: type[MaskableActorCriticPolicy] = PrivilegedCriticPolicy
+        policy: type[MaskedActorCritic] = PrivilegedCriticPolicy
         state_scale = GlobalStateLayout(config.rules).scale().tolist()
         features = {
             "features_extractor_class": ObservationAndState,
             "features_extractor_kwargs": {"scale": scale, "state_scale": state_scale},
         }
     else:
-        policy = MaskableActorCriticPolicy
+        policy = MaskedActorCritic
         features = {"features_extractor_class": ScaledObservation, "features_extractor_kwargs": {"scale": scale}}
     return MaskablePPO(
         policy,
@@ -318,6 +318,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
         policy_kwargs={
             "net_arch": {"pi": hidden, "vf": hidden},
             "activation_fn": ACTIVATION_MODULES[config.activation],
+            "optimizer_kwargs": {"eps": 1e-5, "fused": True},  # SB3's Adam for PPO, stepped in one fused kernel
             **features,
         },
         seed=config.seed,
