@@ -119,9 +119,16 @@ def _mix_all(words: np.ndarray, out: np.ndarray) -> None:
 
 
 @row_kernel
-def _derive_all(seeds: np.ndarray, stream: np.uint64, indices: np.ndarray, out: np.ndarray) -> None:
+def _derive_all(seeds: np.ndarray, stream: np.uint64, indices: np.ndarray, out: np.ndarray) -> bool:
+    """``out[i]``: value ``indices[i]`` of ``stream`` of ``seeds[i]`` (of ``seeds[0]`` if it is the
+    only one); False, with ``out`` unfinished, at a negative index."""
+    one_seed = seeds.shape[0] == 1
     for i in range(out.shape[0]):
-        out[i] = mix64_word((mix64_word(mix64_word(seeds[i]) ^ stream)) + indices[i] * _GAMMA)
+        if indices[i] < 0:
+            return False
+        seed = seeds[0] if one_seed else seeds[i]
+        out[i] = mix64_word(mix64_word(mix64_word(seed) ^ stream) + _U64(indices[i]) * _GAMMA)
+    return True
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -139,16 +146,15 @@ def derive(seed: int | np.ndarray, stream: int, indices: np.ndarray | int) -> np
     (one seed per game) that broadcasts with ``indices``."""
     stream = _check_int("stream", stream)
     indices = np.asarray(indices)
-    if indices.dtype.kind not in "iu" or (indices.size and indices.min() < 0):
+    if indices.dtype.kind not in "iu":
         raise ValueError(f"indices must be non-negative integers, got {indices!r}")
-    if not isinstance(seed, np.ndarray):
-        seeds = np.full(indices.shape, check_seed(seed), _U64)
-    elif seed.shape != indices.shape:
-        seeds, indices = np.broadcast_arrays(seed, indices)
-    else:
-        seeds = seed
-    out = np.empty(seeds.shape, _U64)
-    _derive_all(np.array(seeds, _U64).reshape(-1), _U64(stream), np.array(indices, _U64).reshape(-1), out.reshape(-1))
+    if isinstance(seed, np.ndarray) and seed.shape != indices.shape:
+        seed, indices = np.broadcast_arrays(seed, indices)
+    seeds = seed.astype(_U64).reshape(-1) if isinstance(seed, np.ndarray) else np.array([check_seed(seed)], _U64)
+    flat = np.ascontiguousarray(indices, np.int64 if indices.dtype.kind == "i" else _U64).reshape(-1)
+    out = np.empty(indices.shape, _U64)
+    if not _derive_all(seeds, _U64(stream), flat, out.reshape(-1)):
+        raise ValueError(f"indices must be non-negative integers, got {indices!r}")
     return out
 
 
