@@ -1,0 +1,110 @@
+"""``hearts-ladder``: a ladder of bots that play rated duplicate matches over the network
+(``docs/ladder.md``).
+
+    hearts-ladder add-bot mybot --db ladder.db                 # prints mybot's token (once)
+    hearts-ladder serve --db ladder.db --port 7474             # bots connect with hearts-bot --connect
+    hearts-ladder standings --db ladder.db                     # ratings and points, from the stored games
+    hearts-ladder standings --db ladder.db --replay --pairs    # every stored card played again; pairs
+    hearts-ladder web --db ladder.db --port 8080               # the standings, bots and matches in a browser
+
+``--db`` is a SQLite file (made if missing) or a ``postgresql://`` URL. Errors are one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+
+from hearts_env.bench.ladder.db import LadderDB
+from hearts_env.bench.ladder.ratings import standings
+from hearts_env.bench.ladder.server import LadderServer, LadderSettings
+from hearts_env.cli.commands import Parser, command, positive_int
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.seeding import parse_seed
+
+PROG = "hearts-ladder"
+
+
+@command(PROG)
+def main(argv: list[str] | None = None) -> None:
+    parser = Parser(prog=PROG, description="A ladder of Hearts bots playing rated duplicate matches over the network.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    add = sub.add_parser("add-bot", help="register a bot and print its token")
+    add.add_argument("name", help="the bot's name: 1 to 32 letters, digits, '_', '.' or '-'")
+    serve = sub.add_parser("serve", help="accept bots and play matches until interrupted")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=7474, help="port to listen on (default: 7474; 0: any free one)")
+    serve.add_argument("--players", type=positive_int, default=4, help="players at a table (default: 4)")
+    serve.add_argument("--deals", type=positive_int, default=8, help="deals a match plays (default: 8)")
+    serve.add_argument("--tables", type=positive_int, default=2, help="matches played at once (default: 2)")
+    serve.add_argument(
+        "--house",
+        default="random,simple,heuristic",
+        help="benchmark pool members who fill empty seats, comma-separated ('' for none)",
+    )
+    serve.add_argument("--min-bots", type=positive_int, default=1, help="bots a table needs (default: 1)")
+    serve.add_argument("--time-limit", type=float, default=5.0, help="seconds a bot has for each answer (default: 5)")
+    serve.add_argument("--seed", type=parse_seed, default=0, help="seed of the matches and the scheduler (default: 0)")
+    stand = sub.add_parser("standings", help="print the standings, recomputed from the stored games")
+    stand.add_argument("--replay", action="store_true", help="play every stored card again for the points")
+    stand.add_argument("--pairs", action="store_true", help="also each pair's difference in points per hand")
+    stand.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    web = sub.add_parser("web", help="serve the read-only web pages")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080)")
+    for p in (add, serve, stand, web):
+        p.add_argument("--db", default="ladder.db", help="SQLite file or postgresql:// URL (default: ladder.db)")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        house = tuple(h.strip() for h in args.house.split(",") if h.strip())
+        settings = LadderSettings(
+            rules=HeartsRules(num_players=args.players),
+            deals=args.deals,
+            tables=args.tables,
+            house=house,
+            min_bots=args.min_bots,
+            time_limit=args.time_limit,
+            seed=args.seed,
+        ).check()
+    db = LadderDB(args.db)
+    if args.command == "add-bot":
+        token = db.add_bot(args.name)
+        print(f"bot {args.name!r} registered; its token (shown only now): {token}")
+    elif args.command == "serve":
+        _serve(db, settings, args.host, args.port)
+    elif args.command == "standings":
+        table = standings(db, replay=args.replay)
+        if args.json:
+            print(json.dumps(table.to_json(), indent=1))
+            return
+        print(table.table())
+        if args.pairs:
+            print()
+            for (a, b), e in table.pairs.items():
+                print(f"{a} - {b}: {e.mean:+.2f} ± {e.half_width:.2f} points per hand over {e.n} deals")
+    else:
+        from hearts_env.bench.ladder.web import serve_web
+
+        serve_web(db, args.host, args.port)
+
+
+def _serve(db: LadderDB, settings: LadderSettings, host: str, port: int) -> None:
+    server = LadderServer(db, settings, host, port)
+
+    def ready(address: tuple[str, int]) -> None:
+        print(f"{PROG}: listening on {address[0]}:{address[1]}", flush=True)
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, server.stop)
+        await server.serve(ready)
+
+    asyncio.run(run())
+    print(f"{PROG}: stopped", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
