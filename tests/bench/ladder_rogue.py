@@ -59,7 +59,7 @@ def main() -> None:
             batches = session(args, batches)
         except OSError:
             pass
-        time.sleep(0.3)
+        time.sleep(0.1)
 
 
 if __name__ == "__main__":
