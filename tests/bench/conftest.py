@@ -9,6 +9,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -30,9 +31,10 @@ def port() -> int:
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_server() -> Iterator[str]:
     """A PostgreSQL server started with ``initdb`` and ``pg_ctl`` in a temporary folder on a free
-    port (run as the ``postgres`` user when the tests run as root, which PostgreSQL refuses);
+    port (run as the ``postgres`` user when the tests run as root, which PostgreSQL refuses: its
+    folder is then made directly in the system's temporary folder, which that user can reach);
     its URL without a database name. Skipped where PostgreSQL or psycopg is not installed."""
     pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'psycopg[binary]')")
     pg_ctl = shutil.which("pg_ctl") or next(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), None)
@@ -46,7 +48,7 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except KeyError:
             pytest.skip("the tests run as root and there is no postgres user to run PostgreSQL as")
         as_user = ["runuser", "-u", "postgres", "--"]
-    folder = tmp_path_factory.mktemp("postgres")
+    folder = Path(tempfile.mkdtemp(prefix="hearts-ladder-postgres-"))
     if as_user:
         shutil.chown(folder, "postgres")
     data, port = folder / "data", free_port()
@@ -60,6 +62,7 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
         subprocess.run([*as_user, str(pg_ctl), "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
