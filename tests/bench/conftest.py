@@ -93,6 +93,8 @@ class ServedLadder:
         self.address = f"{host}:{port}"
 
     def stop(self) -> None:
+        if self.loop.is_closed():
+            return
         self.loop.call_soon_threadsafe(self.server.stop)
         self.thread.join(60)
         self.loop.close()
