@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     for p in (add, serve, stand, web):
         p.add_argument("--db", default="ladder.db", help="SQLite file or postgresql:// URL (default: ladder.db)")
     args = parser.parse_args(argv)
+    if args.command in ("serve", "web") and not 0 <= args.port < 65536:
+        parser.error(f"--port must be in 0..65535, got {args.port}")
     if args.command == "serve":
         house = tuple(h.strip() for h in args.house.split(",") if h.strip())
         settings = LadderSettings(
