@@ -1,0 +1,73 @@
+"""The ladder's database on both engines: the same schema from the same migrations, a deal stored
+whole or not at all, interrupted matches marked, and the standings read back alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hearts_env.arena import plan_match
+from hearts_env.bench.ladder.db import TABLES, LadderDB, LadderDBError
+from hearts_env.bench.ladder.ratings import standings
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.policy import RandomPolicy
+
+
+def columns(db: LadderDB) -> dict[str, list[str]]:
+    """Each table's columns, in order."""
+    if db.engine == "sqlite":
+        return {t: [r[1] for r in db.query(f"PRAGMA table_info({t})")] for t in TABLES}
+    rows = db.query(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+        "ORDER BY table_name, ordinal_position"
+    )
+    return {t: [c for name, c in rows if name == t] for t in TABLES}
+
+
+def store_match(db: LadderDB, deals: int = 2) -> int:
+    """A match of two deals between 'mine' and three house agents, stored as the server stores it."""
+    rules = HeartsRules(target_score=None)
+    names = ["mine", "house:random", "house:random", "house:random"]
+    match, seed = db.start_match(lambda m: 1000 + m, rules.to_dict(), names, deals)
+    plan = plan_match(rules, [(n, RandomPolicy()) for n in names], deals, seed, "hand", True, 1, record=True)
+    for b in range(deals):
+        outcome = plan.play_block(b)
+        games = [
+            {
+                "record": g.to_json(),
+                **{f: getattr(outcome, f)[0, r].tolist() for f in ("scores", "wins", "qs", "moons")},
+                "hands": int(outcome.hands[0, r]),
+            }
+            for r, g in enumerate(outcome.games)
+        ]
+        db.store_deal(match, b, int(plan.keys[b]), str(plan.directions[b]), ["mine"] if b else [], 0.1, games)
+    db.finish_match(match)
+    return match
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.processes)])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh SQLite file, or a fresh database on a PostgreSQL server the tests start."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ladder.db")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_both_engines_hold_the_same_ladder(url: str, tmp_path: Path) -> None:
+    db = LadderDB(url)
+    token = db.add_bot("mine")
+    match = store_match(db)
+    db.start_match(lambda m: m, {}, ["mine"] * 4, 1)  # a match a server left running
+    again = LadderDB(url)  # opened again: migrated once; a server marks the running match
+    assert again.query("SELECT version FROM schema_version") == [(1,)]
+    assert again.interrupt_running() == 1 and again.interrupt_running() == 0
+    assert again.bot_of_token(token) == "mine" and again.players()["house:random"] == "house"
+    assert again.counts() == {"matches": 2, "deals": 2, "games": 8}
+    with pytest.raises(LadderDBError):  # a deal stored twice: refused, and nothing of it written
+        again.store_deal(match, 0, 1, "left", [], 0.1, [])
+    assert again.counts()["deals"] == 2
+    table = standings(again)
+    assert table == standings(again, replay=True) and table.stand_ins == {"mine": 1} and table.deals == 2
+    sqlite = LadderDB(str(tmp_path / "reference.db"))
+    assert columns(again) == columns(sqlite)  # the same schema on both engines
