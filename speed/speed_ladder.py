@@ -29,7 +29,8 @@ from pathlib import Path
 from common import save_json
 
 from hearts_env.bench.ladder.db import LadderDB
-from hearts_env.bench.ladder.server import LadderServer, LadderSettings
+from hearts_env.bench.ladder.server import LadderServer
+from hearts_env.bench.ladder.worker import LadderSettings
 
 DECISIONS_PER_DEAL = 4 * 4 * (3 + 13)  # four rotations, four seats, 3 cards passed and 13 played
 

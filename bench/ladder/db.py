@@ -5,7 +5,7 @@ PostgreSQL (``postgresql://...``, for a shared deployment), with the same schema
 |---|---|---|
 | ``schema_version`` | (one row) | the schema's version |
 | ``players`` | bot or house agent | its name, kind (``bot``, ``house``), the SHA-256 of a bot's token |
-| ``matches`` | match begun | its seed, rules (JSON), the name at each entry (JSON), deals planned, status |
+| ``matches`` | match begun | its seed, rules (JSON), entries' names (JSON), deals planned, status, worker |
 | ``deals`` | deal played | its key, pass direction, the bots whose seat a stand-in played (JSON), seconds |
 | ``games`` | game (deal x rotation) | its record (every decision), per seat points, win share, QS, moons |
 
@@ -14,7 +14,7 @@ dealt and every decision in order; the per-seat figures are JSON lists.
 
 A deal and its games are written in one transaction when the deal ends, so a server stopped at
 any moment leaves whole deals only; matches it left ``running`` are marked ``interrupted`` when a
-server opens the database again (their deals stay and count). The schema is versioned:
+server (or worker) of the same name opens the database again (their deals stay and count). The schema is versioned:
 ``MIGRATIONS[v]`` takes a database from version ``v`` to ``v + 1`` in one transaction, on both
 engines (``{id}`` is each engine's spelling of an auto-numbered key). A database of a newer
 version, or one that is not a ladder's, is refused with one line (``LadderDBError``) and left as
@@ -81,6 +81,9 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (match_id, deal, rotation),
         FOREIGN KEY (match_id, deal) REFERENCES deals (match_id, deal)
     );
+    """,
+    """
+    ALTER TABLE matches ADD COLUMN worker TEXT NOT NULL DEFAULT 'server';
     """,
 )
 """``MIGRATIONS[v]``: the statements that take the schema from version ``v`` to ``v + 1``."""
@@ -236,9 +239,15 @@ class LadderDB:
 
     # ------------------------------------------------------------------------- matches
     def start_match(
-        self, seed_of: Callable[[int], int], rules: dict[str, Any], entries: Sequence[str], deals: int
+        self,
+        seed_of: Callable[[int], int],
+        rules: dict[str, Any],
+        entries: Sequence[str],
+        deals: int,
+        worker: str = "server",
     ) -> tuple[int, int]:
-        """A new match's id and seed (``seed_of(id)``), its house agents registered if new."""
+        """A new match's id and seed (``seed_of(id)``) played by ``worker`` (the name of the process
+        that plays it), its house agents registered if new."""
         with self.transaction() as cursor:
             for name in set(entries):
                 if (
@@ -250,9 +259,9 @@ class LadderDB:
                         (name, now()),
                     )
             row = cursor.execute(
-                "INSERT INTO matches (started, status, seed, rules, entries, deals) "
-                "VALUES (?, 'running', '', ?, ?, ?) RETURNING id",
-                (now(), json.dumps(rules), json.dumps(list(entries)), deals),
+                "INSERT INTO matches (started, status, seed, rules, entries, deals, worker) "
+                "VALUES (?, 'running', '', ?, ?, ?, ?) RETURNING id",
+                (now(), json.dumps(rules), json.dumps(list(entries)), deals, worker),
             ).fetchall()
             match = int(row[0][0])
             seed = seed_of(match)
@@ -297,12 +306,14 @@ class LadderDB:
         with self.transaction() as cursor:
             cursor.execute("UPDATE matches SET status = ?, finished = ? WHERE id = ?", (status, now(), match))
 
-    def interrupt_running(self) -> int:
-        """Mark the matches a stopped server left running as ``interrupted``; how many there were."""
+    def interrupt_running(self, worker: str = "server") -> int:
+        """Mark the matches a stopped process of the name ``worker`` left running as
+        ``interrupted``; how many there were."""
         with self.transaction() as cursor:
             rows = cursor.execute(
-                "UPDATE matches SET status = 'interrupted', finished = ? WHERE status = 'running' RETURNING id",
-                (now(),),
+                "UPDATE matches SET status = 'interrupted', finished = ? "
+                "WHERE status = 'running' AND worker = ? RETURNING id",
+                (now(), worker),
             ).fetchall()
         return len(rows)
 

@@ -23,67 +23,32 @@ import concurrent.futures
 import contextlib
 import socket
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TextIO
-
-import numpy as np
 
 from hearts_env import protocol
 from hearts_env.agents.bridges.program import LINE_BYTES
-from hearts_env.arena.match import match_rules, plan_match
-from hearts_env.bench.ladder.db import HOUSE, LadderDB, LadderDBError
-from hearts_env.bench.ladder.seats import Connection, LadderSeat, Lobby
-from hearts_env.bench.suite import load_suite
+from hearts_env.bench.ladder.db import LadderDB, LadderDBError
+from hearts_env.bench.ladder.seats import Connection, Lobby
+from hearts_env.bench.ladder.worker import LadderSettings, play_match
 from hearts_env.engine import seeding
-from hearts_env.engine.rules import HeartsRules
-from hearts_env.play.policy import Policy, close_agents
-
-
-@dataclass(frozen=True)
-class LadderSettings:
-    """What a ladder plays and its limits."""
-
-    rules: HeartsRules = field(default_factory=HeartsRules)  # the tables' rules (single hands)
-    deals: int = 8  # deals a match plays, each in every seat rotation
-    tables: int = 2  # matches played at once
-    house: tuple[str, ...] = ("random", "simple", "heuristic")  # the benchmark pool's members who fill seats
-    min_bots: int = 1  # bots a table needs (the house agents fill the other seats)
-    time_limit: float = 5.0  # seconds a bot has for each answer
-    hello_limit: float = 10.0  # seconds a connection has for its whole handshake
-    max_connections: int = 256
-    max_handshakes: int = 32
-    seed: int = 0  # seeds every match (match m: the ladder stream's m-th value) and the scheduler's draws
-
-    def check(self) -> LadderSettings:
-        """These settings, or ``ValueError`` naming the first that is wrong."""
-        for name in ("deals", "tables", "min_bots", "max_connections", "max_handshakes"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("time_limit", "hello_limit"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)}")
-        pool = load_suite("v1").pool
-        unknown = [h for h in self.house if h not in pool]
-        if unknown:
-            raise ValueError(f"house agents {unknown} are not in the benchmark's pool: {', '.join(pool)}")
-        if not self.house and self.min_bots < self.rules.num_players:
-            raise ValueError("without house agents a table needs min_bots = the number of players")
-        seeding.check_seed(self.seed)
-        return self
 
 
 class LadderServer:
     """A ladder on ``db`` listening on ``host:port`` (port 0: any free one; ``address`` once started)."""
 
     def __init__(
-        self, db: LadderDB, settings: LadderSettings, host: str = "127.0.0.1", port: int = 0, log: TextIO | None = None
+        self,
+        db: LadderDB,
+        settings: LadderSettings,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log: TextIO | None = None,
+        name: str = "server",
     ) -> None:
-        self.db, self.settings, self.host, self.port = db, settings.check(), host, port
+        self.db, self.settings, self.host, self.port, self.name = db, settings.check(), host, port, name
         self.log = sys.stderr if log is None else log
         self.lobby = Lobby()
-        self.pool = load_suite("v1").pool
         self.rng = seeding.generator(settings.seed)
         self.scheduled: dict[str, int] = {}  # tables each bot was seated at by this server (its turn order)
         self.handshaking = 0
@@ -102,7 +67,7 @@ class LadderServer:
         """Accept bots and play matches until ``stop`` (or the loop is cancelled)."""
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        interrupted = await asyncio.to_thread(self.db.interrupt_running)
+        interrupted = await asyncio.to_thread(self.db.interrupt_running, self.name)
         if interrupted:
             self.say(f"{interrupted} match(es) a stopped server left running marked interrupted")
         listener = socket.create_server((self.host, self.port), reuse_port=False, backlog=1024)
@@ -213,58 +178,11 @@ class LadderServer:
         return bots, house
 
     def _play(self, bots: list[str], house: list[str]) -> None:
-        """Play a match on this thread, storing each deal as it ends."""
-        settings, status, match = self.settings, "done", None
-        entries: list[tuple[str, Policy]] = []
+        """Play a match on this thread, its bots' seats over their connections."""
         try:
-            names = bots + [HOUSE + h for h in house]
-            match, seed = self.db.start_match(
-                lambda m: match_seed(settings.seed, m),
-                match_rules(settings.rules, "hand").to_dict(),
-                names,
-                settings.deals,
-            )
-            entries = [(b, LadderSeat(b, self.lobby, settings.time_limit, seed)) for b in bots]
-            entries += [(HOUSE + h, self.pool[h].build(seed)) for h in house]
-            plan = plan_match(settings.rules, entries, settings.deals, seed, "hand", history=True, block=1, record=True)
-            seats = [a for _, a in entries if isinstance(a, LadderSeat)]
-            assert plan.directions is not None
-            for b in range(plan.blocks):
-                if self.stopping:
-                    status = "interrupted"
-                    break
-                for seat in seats:
-                    seat.stood_in = False
-                start = time.perf_counter()
-                outcome = plan.play_block(b)
-                games = [
-                    {
-                        "record": game.to_json(),
-                        "scores": outcome.scores[0, r].tolist(),
-                        "wins": outcome.wins[0, r].tolist(),
-                        "qs": outcome.qs[0, r].tolist(),
-                        "moons": outcome.moons[0, r].tolist(),
-                        "hands": int(outcome.hands[0, r]),
-                    }
-                    for r, game in enumerate(outcome.games)
-                ]
-                stand_in = [s.bot for s in seats if s.stood_in]
-                seconds = time.perf_counter() - start
-                self.db.store_deal(match, b, int(plan.keys[b]), str(plan.directions[b]), stand_in, seconds, games)
-            for seat in seats:
-                for fault in seat.faults:
-                    self.say(f"match {match}: {fault}; the stand-in played its seat")
-        except Exception as error:  # one line, and the match is marked; the server goes on
-            status = "interrupted"
-            self.say(f"match {match}: stopped: {' '.join(str(error).split())}")
+            play_match(self.db, self.settings, bots, house, self.lobby, self.name, lambda: self.stopping, self.say)
         finally:
-            close_agents([a for _, a in entries])
             self.lobby.leave(bots)
-            if match is not None:
-                try:
-                    self.db.finish_match(match, status)
-                except LadderDBError as error:
-                    self.say(str(error))
 
 
 async def _read_line(sock: socket.socket, buffer: bytes, limit: int) -> tuple[bytes, bytes]:
@@ -281,8 +199,3 @@ async def _read_line(sock: socket.socket, buffer: bytes, limit: int) -> tuple[by
     if len(line) > limit:
         raise ValueError(f"a line of more than {limit} bytes")
     return line, rest
-
-
-def match_seed(seed: int, match: int) -> int:
-    """The seed of match ``match`` of a ladder seeded ``seed``."""
-    return int(seeding.derive(seed, seeding.LADDER, np.array(match))) >> 1

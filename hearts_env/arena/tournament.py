@@ -154,10 +154,12 @@ def rate_deal(model: Any, ratings: dict[str, Any], match: MatchResult, deal: int
     """Update ``ratings`` (name -> the model's rating; a name not in it starts at the model's
     prior) with the games of deal ``deal`` of ``match``, rotation by rotation: each game's players
     ranked by final score (lowest first, ties shared; a name at several seats counts once, by its
-    mean score)."""
+    mean score; a game of one name alone rates nobody)."""
     for r in range(match.seating.shape[0]):
         at = match.seat_names[r]  # (P,) name index at each seat
         players = np.unique(at).tolist()
+        if len(players) < 2:
+            continue
         ranks = [float(match.scores[deal, r][at == k].mean()) for k in players]
         names = [match.names[k] for k in players]
         for name in names:

@@ -3,13 +3,18 @@ whole or not at all, interrupted matches marked, and the standings read back ali
 
 from __future__ import annotations
 
+import concurrent.futures
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from hearts_env.arena import plan_match
-from hearts_env.bench.ladder.db import TABLES, LadderDB, LadderDBError
+from hearts_env.bench.ladder.db import HOUSE, KEYS, MIGRATIONS, TABLES, LadderDB, LadderDBError
 from hearts_env.bench.ladder.ratings import standings
+from hearts_env.bench.ladder.worker import LadderSettings, match_seed, play_house_matches
+from hearts_env.bench.suite import load_suite
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play.policy import RandomPolicy
 
@@ -60,7 +65,7 @@ def test_both_engines_hold_the_same_ladder(url: str, tmp_path: Path) -> None:
     match = store_match(db)
     db.start_match(lambda m: m, {}, ["mine"] * 4, 1)  # a match a server left running
     again = LadderDB(url)  # opened again: migrated once; a server marks the running match
-    assert again.query("SELECT version FROM schema_version") == [(1,)]
+    assert again.query("SELECT version FROM schema_version") == [(len(MIGRATIONS),)]
     assert again.interrupt_running() == 1 and again.interrupt_running() == 0
     assert again.bot_of_token(token) == "mine" and again.players()["house:random"] == "house"
     assert again.counts() == {"matches": 2, "deals": 2, "games": 8}
@@ -71,3 +76,38 @@ def test_both_engines_hold_the_same_ladder(url: str, tmp_path: Path) -> None:
     assert table == standings(again, replay=True) and table.stand_ins == {"mine": 1} and table.deals == 2
     sqlite = LadderDB(str(tmp_path / "reference.db"))
     assert columns(again) == columns(sqlite)  # the same schema on both engines
+
+
+def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    connection = sqlite3.connect(path)
+    connection.executescript(MIGRATIONS[0].format(id=KEYS["sqlite"]) + "UPDATE schema_version SET version = 1;")
+    connection.execute(
+        "INSERT INTO matches (started, status, seed, rules, entries, deals) VALUES ('t', 'running', '1', '{}', '[]', 1)"
+    )
+    connection.commit()
+    connection.close()
+    db = LadderDB(str(path))
+    assert db.query("SELECT version FROM schema_version") == [(2,)]
+    assert db.query("SELECT worker FROM matches") == [("server",)]  # a version 1 server's match
+    assert db.interrupt_running("worker") == 0 and db.interrupt_running("server") == 1
+
+
+@pytest.mark.processes
+def test_house_matches_in_processes(tmp_path: Path) -> None:
+    """Matches of house agents played in two processes store what each match's seed and players
+    give when it is played again here: the seed follows from the ladder's and the match's id."""
+    settings = LadderSettings(deals=2, house=("random", "simple", "heuristic"), seed=3)
+    url = str(tmp_path / "ladder.db")
+    with concurrent.futures.ProcessPoolExecutor(2) as executor:
+        assert play_house_matches(url, settings, 4, "worker", executor) == ["done"] * 4
+    db = LadderDB(url)
+    assert standings(db) == standings(db, replay=True)
+    pool = load_suite("v1").pool
+    for match, seed, entries, worker in db.query("SELECT id, seed, entries, worker FROM matches"):
+        assert int(seed) == match_seed(3, match) and worker == "worker"
+        agents = [(n, pool[n.removeprefix(HOUSE)].build(int(seed))) for n in json.loads(entries)]
+        plan = plan_match(HeartsRules(target_score=None), agents, 2, int(seed), "hand", True, 1, record=True)
+        again = [plan.play_block(b).scores[0].tolist() for b in range(2)]
+        stored = db.query("SELECT deal, scores FROM games WHERE match_id = ? ORDER BY deal, rotation", (match,))
+        assert [[json.loads(s) for d, s in stored if d == b] for b in range(2)] == again

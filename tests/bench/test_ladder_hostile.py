@@ -15,7 +15,8 @@ import pytest
 
 from hearts_env.agents.bridges.ladder_client import Refused, play_on_ladder
 from hearts_env.bench.ladder.db import LadderDB, LadderDBError
-from hearts_env.bench.ladder.server import LadderServer, LadderSettings
+from hearts_env.bench.ladder.server import LadderServer
+from hearts_env.bench.ladder.worker import LadderSettings
 from hearts_env.play.policy import RandomPolicy
 
 

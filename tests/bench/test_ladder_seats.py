@@ -14,7 +14,8 @@ import numpy as np
 
 from hearts_env.agents.bridges.ladder_client import play_on_ladder
 from hearts_env.bench.ladder.db import LadderDB
-from hearts_env.bench.ladder.server import LadderServer, LadderSettings
+from hearts_env.bench.ladder.server import LadderServer
+from hearts_env.bench.ladder.worker import LadderSettings
 from hearts_env.play.policy import RandomPolicy
 
 
