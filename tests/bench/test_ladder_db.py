@@ -94,13 +94,21 @@ def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:
 
 
 @pytest.mark.processes
-def test_house_matches_in_processes(tmp_path: Path) -> None:
-    """Matches of house agents played in two processes store what each match's seed and players
-    give when it is played again here: the seed follows from the ladder's and the match's id."""
+@pytest.mark.parametrize("kind", ["processes", "ray"])
+def test_house_matches_in_processes(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Matches of house agents played in two processes (or as Ray tasks, where Ray is installed)
+    store what each match's seed and players give when it is played again here: the seed follows
+    from the ladder's and the match's id."""
     settings = LadderSettings(deals=2, house=("random", "simple", "heuristic"), seed=3)
     url = str(tmp_path / "ladder.db")
-    with concurrent.futures.ProcessPoolExecutor(2) as executor:
-        assert play_house_matches(url, settings, 4, "worker", executor) == ["done"] * 4
+    if kind == "ray":
+        request.getfixturevalue("local_ray")
+        from hearts_env.arena.sharding import RayExecutor
+
+        assert play_house_matches(url, settings, 4, "worker", RayExecutor()) == ["done"] * 4
+    else:
+        with concurrent.futures.ProcessPoolExecutor(2) as executor:
+            assert play_house_matches(url, settings, 4, "worker", executor) == ["done"] * 4
     db = LadderDB(url)
     assert standings(db) == standings(db, replay=True)
     pool = load_suite("v1").pool
