@@ -153,6 +153,7 @@ CASES = [
     ("hearts-ladder", ["serve", "--db", "/no/such/folder/ladder.db"], "ladder database /no/such/folder/ladder.db"),
     ("hearts-ladder", ["add-bot", "a b"], "bot name 'a b'"),
     ("hearts-ladder", ["standings", "--db", "postgresql://nobody@127.0.0.1:1/x"], "ladder database postgresql://"),
+    ("hearts-ladder", ["work", "--house", ""], "--house: a worker's matches need house agents"),
     ("hearts-bot", ["--connect", "nohost", "--token", "t"], "--connect 'nohost' is not HOST:PORT"),
     ("hearts-bot", ["--connect", "127.0.0.1:1"], "--connect and --token go together"),
 ]
