@@ -4,6 +4,8 @@ and decisions per second with bots over loopback.
 "house": one match of ``--deals`` deals between four house agents (heuristic, simple, random,
 random) played by the server's match worker (``LadderServer._play``: the arena's duplicate deal
 in every seat rotation, recorded, each deal stored in its own transaction), in this process.
+"processes": ``hearts-ladder work --processes 2``'s way, 16 matches of 8 deals of house agents
+(drawn from random, simple, heuristic) played by two processes on one database.
 "loopback": a ladder served in this process with four ``hearts-bot random --connect`` processes
 and no house agent, for ``--seconds`` seconds after its first stored deal: the deals stored and
 their decisions (every card played, passes included) per second. Each run uses a fresh SQLite
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import io
 import subprocess
 import sys
@@ -30,7 +33,7 @@ from common import save_json
 
 from hearts_env.bench.ladder.db import LadderDB
 from hearts_env.bench.ladder.server import LadderServer
-from hearts_env.bench.ladder.worker import LadderSettings
+from hearts_env.bench.ladder.worker import LadderSettings, play_house_matches
 
 DECISIONS_PER_DEAL = 4 * 4 * (3 + 13)  # four rotations, four seats, 3 cards passed and 13 played
 
@@ -41,6 +44,18 @@ def house(db: LadderDB, deals: int) -> dict[str, float]:
     server._play([], ["heuristic", "simple", "random", "random"])
     seconds = time.perf_counter() - start
     stored = db.counts()["deals"]
+    return {"deals": stored, "seconds": seconds, "deals_per_second": stored / seconds}
+
+
+def processes(url: str) -> dict[str, float]:
+    settings = LadderSettings(deals=8, house=("random", "simple", "heuristic"))
+    start = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(2) as executor:
+        play_house_matches(url, settings, 16, "worker", executor)
+    seconds = time.perf_counter() - start
+    db = LadderDB(url)
+    stored = db.counts()["deals"]
+    db.close()
     return {"deals": stored, "seconds": seconds, "deals_per_second": stored / seconds}
 
 
@@ -88,6 +103,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for name, run in (
             ("house", lambda db: house(db, args.deals)),
+            ("processes", lambda db: processes(db.url)),
             ("loopback", lambda db: loopback(db, args.seconds)),
         ):
             db = LadderDB(args.db or str(Path(folder) / f"{name}.db"))
