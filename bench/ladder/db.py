@@ -155,12 +155,13 @@ class LadderDB:
         return sql.replace("?", "%s") if self.engine == "postgresql" else sql
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """A cursor whose statements commit together, or roll back together on any error."""
+    def transaction(self, write: bool = True) -> Iterator[Any]:
+        """A cursor whose statements commit together, or roll back together on any error (a
+        SQLite transaction that writes takes the file's write lock at once, one that only reads never)."""
         with self.lock:
             cursor = self.connection.cursor()
             try:
-                cursor.execute("BEGIN IMMEDIATE" if self.engine == "sqlite" else "BEGIN")
+                cursor.execute("BEGIN IMMEDIATE" if self.engine == "sqlite" and write else "BEGIN")
                 yield _Cursor(cursor, self._sql)
                 cursor.execute("COMMIT")
             except BaseException as error:
@@ -173,7 +174,8 @@ class LadderDB:
                 cursor.close()
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self.transaction() as cursor:
+        """The rows of a statement that reads."""
+        with self.transaction(write=False) as cursor:
             return cursor.execute(sql, params).fetchall()
 
     def _migrate(self) -> None:
