@@ -4,6 +4,7 @@ ladder (``hearts_env.agents.bridges.ladder_client``)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from hearts_env import protocol
@@ -45,6 +46,8 @@ def bot(argv: list[str] | None = None) -> None:
         parser.error(str(error))
     warm_up(agent)
     if args.connect is not None:
+        # a client stopped like a service (SIGTERM) still ends the program it runs (program:)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         try:
             play_on_ladder(args.connect, args.token, agent, name, sys.stderr, reconnect=not args.once)
         except Refused as error:
