@@ -11,8 +11,10 @@ running as interrupted and goes on.
 
 Limits that keep one client from holding the others up: a handshake must be complete within
 ``hello_limit`` seconds and its lines are at most ``LINE_BYTES`` (a longer one is refused at once,
-however it arrives); at most ``max_handshakes`` handshakes and ``max_connections`` connections
-at a time (one more is refused with ``refused busy``); an answer is due within ``time_limit``
+however it arrives); at most ``max_handshakes`` handshakes at a time (a new connection past them
+takes the place of the oldest, which is refused with ``refused busy``: sockets left half-open
+cannot keep a bot out) and ``max_connections`` connections (one more is refused with ``refused
+busy``); an answer is due within ``time_limit``
 seconds (the ``program`` agent's rule, with the fault rule of ``hearts_env.bench.ladder.seats``).
 """
 
@@ -51,11 +53,10 @@ class LadderServer:
         self.lobby = Lobby()
         self.rng = seeding.generator(settings.seed)
         self.scheduled: dict[str, int] = {}  # tables each bot was seated at by this server (its turn order)
-        self.handshaking = 0
+        self.handshakes: dict[asyncio.Task[None], socket.socket] = {}  # pending handshakes, oldest first
         self.stopping = False
         self.address: tuple[str, int] | None = None
         self.matches: set[concurrent.futures.Future[None]] = set()
-        self.tasks: set[asyncio.Task[None]] = set()
         self.workers = concurrent.futures.ThreadPoolExecutor(settings.tables, thread_name_prefix="ladder-match")
         self._stop: asyncio.Event | None = None
 
@@ -84,8 +85,9 @@ class LadderServer:
             accepting.cancel()
             scheduling.cancel()
             listener.close()
-            for task in list(self.tasks):
+            for task, sock in list(self.handshakes.items()):
                 task.cancel()
+                loop.call_soon(self._refuse, sock, "the server is stopping")
             await asyncio.to_thread(concurrent.futures.wait, list(self.matches))
             self.workers.shutdown()
             self.lobby.close_all(b"quit\n")
@@ -106,16 +108,15 @@ class LadderServer:
                 await asyncio.sleep(0.1)
                 continue
             sock.setblocking(False)
-            busy = self.handshaking >= self.settings.max_handshakes
-            if busy or self.lobby.size() + self.handshaking >= self.settings.max_connections:
-                with contextlib.suppress(OSError):
-                    sock.send(b"refused busy: too many connections, try again later\n")
-                sock.close()
+            if self.lobby.size() + len(self.handshakes) >= self.settings.max_connections:
+                self._refuse(sock, BUSY)
                 continue
-            self.handshaking += 1
+            if len(self.handshakes) >= self.settings.max_handshakes:  # the oldest handshake makes room
+                oldest = next(iter(self.handshakes))
+                oldest.cancel()  # its reader removed first, then its socket refused (an unstarted task runs nothing)
+                loop.call_soon(self._refuse, self.handshakes.pop(oldest), BUSY)
             task = loop.create_task(self._handshake(sock))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            self.handshakes[task] = sock
 
     async def _handshake(self, sock: socket.socket) -> None:
         """``hearts-ladder 1 token=T`` -> ``welcome NAME`` and the bot protocol's hello; the bot
@@ -128,11 +129,13 @@ class LadderServer:
             self._refuse(sock, " ".join(str(error).split()))
         except (OSError, LadderDBError):
             sock.close()
+        except asyncio.CancelledError:  # made room for a newer one, or the server stops: refused by the canceller
+            pass
         else:
             self.lobby.join(connection)
             self.say(f"bot {connection.name!r} connected")
         finally:
-            self.handshaking -= 1
+            self.handshakes.pop(asyncio.current_task(), None)  # type: ignore[arg-type]
 
     async def _greet(self, sock: socket.socket) -> Connection:
         loop = asyncio.get_running_loop()
@@ -183,6 +186,9 @@ class LadderServer:
             play_match(self.db, self.settings, bots, house, self.lobby, self.name, lambda: self.stopping, self.say)
         finally:
             self.lobby.leave(bots)
+
+
+BUSY = "busy: too many connections, try again later"
 
 
 async def _read_line(sock: socket.socket, buffer: bytes, limit: int) -> tuple[bytes, bytes]:
