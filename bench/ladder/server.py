@@ -4,18 +4,18 @@ benchmark's house agents, and every deal is played in duplicate and stored as it
 The connections are served on an asyncio loop (accepting, the handshake: ``hearts-ladder 1
 token=T``, then the bot protocol's hello); each match is played on a thread of its own by the
 arena (``plan_match``: a deal is a block, played in every seat rotation, recorded), its bots'
-seats ``LadderSeat``s over their connections. The server keeps nothing that matters in memory:
-the matches, deals and games are in the database (``LadderDB``) as soon as each deal ends, the
-bots' tokens too; a server started again on the same database marks the matches it finds
-running as interrupted and goes on.
+seats ``LadderSeat``s over their connections (``hearts_env.bench.ladder.worker``). The server
+keeps nothing that matters in memory: the matches, deals and games are in the database
+(``LadderDB``) as soon as each deal ends, the bots' tokens too; a server started again on the
+same database marks the matches of its name it finds running as interrupted and goes on.
 
 Limits that keep one client from holding the others up: a handshake must be complete within
 ``hello_limit`` seconds and its lines are at most ``LINE_BYTES`` (a longer one is refused at once,
 however it arrives); at most ``max_handshakes`` handshakes at a time (a new connection past them
 takes the place of the oldest, which is refused with ``refused busy``: sockets left half-open
 cannot keep a bot out) and ``max_connections`` connections (one more is refused with ``refused
-busy``); an answer is due within ``time_limit``
-seconds (the ``program`` agent's rule, with the fault rule of ``hearts_env.bench.ladder.seats``).
+busy``); an answer is due within ``time_limit`` seconds (the ``program`` agent's rule, with the
+fault rule of ``hearts_env.bench.ladder.seats``).
 """
 
 from __future__ import annotations
