@@ -5,11 +5,13 @@ beside the server, in a process of their own, on the same SQLite file or Postgre
 |---|---|
 | ``/`` | the standings: ratings, points per hand with 95% intervals, each pair's difference |
 | ``/bots/NAME`` | a player's rating after each of its matches, as a plot, and its matches |
-| ``/matches/ID`` | a match's deals: who sat where, each game's points, the stand-in marks, and its replay file |
+| ``/matches/ID`` | its deals: who sat where, points, stand-in marks; a viewer of each game, card by card |
 
-``/matches/ID/replay.jsonl`` is the match's games as a replay file (``hearts_env.play.replay``),
-checked card by card before it is sent, which the browser table's replay viewer opens
-(``hearts-web --replay FILE``, or its Replays tab). The JSON behind the pages is at ``/api/...``.
+The viewer is the browser table's replay viewer's server side (``hearts_env.agents.human.web.replays``:
+a game's states played again through the core, every hand face up, one step a request), over the
+match's games as a replay file (``hearts_env.play.replay``), which ``/matches/ID/replay.jsonl``
+also sends, checked card by card, for ``hearts-web --replay FILE``. The JSON behind the pages is
+at ``/api/...``.
 
 Same origin rules as ``hearts-web`` (``hearts_env.agents.human.web.guard``): requests must name
 the server's own host, every response forbids scripts but the server's own; there is nothing to
@@ -26,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from hearts_env.agents.human.web.guard import Guard, allowed_hosts
+from hearts_env.agents.human.web.replays import Replays
+from hearts_env.agents.human.web.tables import WebError
 from hearts_env.arena.statistics import Estimate
 from hearts_env.bench.ladder.db import LadderDB
 from hearts_env.bench.ladder.ratings import Standings, standings
@@ -42,6 +46,8 @@ class LadderPages:
         self.db = db
         self.lock = threading.Lock()
         self.cached: tuple[int, Standings] | None = None
+        self.replays = Replays()  # the matches being viewed, the oldest dropped past its limits
+        self.loaded: dict[int, str] = {}  # match -> its replay's id in ``replays``
 
     def standings(self) -> Standings:
         with self.lock:
@@ -123,6 +129,26 @@ class LadderPages:
         replay.parse([line.encode() for line in lines], f"match {match}")  # what is sent plays back
         return "".join(lines)
 
+    def step(self, match: int, game: object, step: object) -> dict[str, Any] | None:
+        """The table at ``step`` of game ``game`` (deal * players + rotation) of the match, every hand
+        face up (``Replays.view``); None if the match has no games. ``WebError`` for a game or step
+        that is not there."""
+        with self.lock:
+            replay_id = self.loaded.get(match)
+        if replay_id is not None:
+            try:
+                return self.replays.view(replay_id, game, step)
+            except WebError as error:
+                if error.status != 404:  # 404: the replay was dropped to make room; read it again
+                    raise
+        text = self.replay_file(match)
+        if text is None:
+            return None
+        replay_id = self.replays.upload(text.encode(), f"ladder-match-{match}.jsonl")
+        with self.lock:
+            self.loaded[match] = replay_id
+        return self.replays.view(replay_id, game, step)
+
 
 def _negated(estimate: Estimate) -> Estimate:
     """B minus A from A minus B."""
@@ -159,6 +185,14 @@ def create_app(db: LadderDB, host: str = "127.0.0.1") -> Any:
         found = await run_in_threadpool(pages.match, request.path_params["id"])
         return JSONResponse(found) if found is not None else not_found("such match")
 
+    async def api_step(request: Request) -> Response:
+        match, game, step = (request.path_params[k] for k in ("id", "game", "step"))
+        try:
+            found = await run_in_threadpool(pages.step, match, game, step)
+        except WebError as error:
+            return JSONResponse({"error": str(error)}, status_code=error.status)
+        return JSONResponse(found) if found is not None else not_found("match with games")
+
     async def replay_file(request: Request) -> Response:
         match = request.path_params["id"]
         text = await run_in_threadpool(pages.replay_file, match)
@@ -175,6 +209,7 @@ def create_app(db: LadderDB, host: str = "127.0.0.1") -> Any:
         Route("/api/standings", api_standings),
         Route("/api/bots/{name}", api_bot),
         Route("/api/matches/{id:int}", api_match),
+        Route("/api/matches/{id:int}/games/{game:int}/steps/{step:int}", api_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(Guard, hosts=allowed_hosts(host))])

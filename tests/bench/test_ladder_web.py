@@ -59,6 +59,13 @@ def test_the_pages_show_what_the_database_holds(played: LadderDB) -> None:
     assert {p["other"] for p in bot["pairs"]} <= {p["name"] for p in data["players"]} - {"mine"}
     match = client.get("/api/matches/1").json()
     assert match["status"] == "done" and len(match["deals"]) == 2 and len(match["deals"][0]["games"]) == 4
+    first = client.get("/api/matches/1/games/5/steps/0").json()  # deal 1, rotation 1
+    assert first["steps"] == 4 * 16 + 1 and [len(seat["hand_names"]) for seat in first["seats"]] == [13] * 4
+    last = client.get("/api/matches/1/games/5/steps/64").json()
+    assert last["played"]["card"] and sum(seat["points"] for seat in last["seats"]) == 26
+    beyond = client.get("/api/matches/1/games/5/steps/65")
+    assert beyond.status_code == 400 and "step must be in 0..64" in beyond.json()["error"]
+    assert client.get("/api/matches/1/games/8/steps/0").status_code == 400  # 2 deals of 4 games
     text = client.get("/matches/1/replay.jsonl").text
     loaded = replay.parse([line.encode() for line in text.splitlines(keepends=True)], "match 1")
     assert len(loaded.games) == 8 and all("mine" in g.seats for g in loaded.games)
@@ -76,3 +83,4 @@ def test_the_pages_refuse_what_they_must(played: LadderDB) -> None:
     assert missing.status_code == 404 and missing.json() == {"error": "no player '<b>hi' here"}
     assert client.get("/api/matches/999").status_code == 404
     assert client.get("/matches/999/replay.jsonl").status_code == 404
+    assert client.get("/api/matches/999/games/0/steps/0").status_code == 404

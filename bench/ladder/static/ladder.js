@@ -83,7 +83,7 @@ async function bot(page, name) {
 async function match(page, id) {
   const data = await get(`/api/matches/${id}`);
   page.append(el("h2", "", `Match ${data.id}`), el("p", "note", `${data.status}; ${data.deals.length} of ${data.deals_planned} deals; began ${data.started}; seed ${data.seed}. Players: `, ...data.entries.flatMap((n, i) => [i ? ", " : "", botLink(n)])));
-  page.append(el("p", "note", link(`/matches/${data.id}/replay.jsonl`, "The match's games as a replay file"), ": open it in the browser table's replay viewer (hearts-web --replay FILE, or its Replays tab) to step through every card."));
+  page.append(el("p", "note", "Step through any of its games below, or take ", link(`/matches/${data.id}/replay.jsonl`, "the match's games as a replay file"), " (hearts-web --replay FILE)."));
   const rows = [];
   for (const deal of data.deals) {
     for (const game of deal.games) {
@@ -91,6 +91,37 @@ async function match(page, id) {
     }
   }
   page.append(table(["deal", "pass", "rotation", "points by seat", "stand-in for"], rows));
+  if (rows.length) page.append(viewer(data));
+}
+
+const cardName = (id) => (id === null || id < 0 ? "" : "23456789TJQKA"[id % 13] + "CDSH"[Math.floor(id / 13)]);
+
+// Step through one game of the match, card by card, every hand face up.
+function viewer(data) {
+  const players = data.entries.length;
+  const games = el("select");
+  for (const deal of data.deals) {
+    for (const game of deal.games) games.append(new Option(`deal ${deal.deal}, rotation ${game.rotation}`, deal.deal * players + game.rotation));
+  }
+  const label = el("span", "note");
+  const board = el("div");
+  const state = { step: 0, steps: 1 };
+  const show = async (step) => {
+    const view = await get(`/api/matches/${data.id}/games/${games.value}/steps/${step}`);
+    Object.assign(state, { step: view.step, steps: view.steps });
+    label.textContent = ` step ${view.step} of ${view.steps - 1}: ${view.played ? `seat ${view.played.seat} played ${view.played.card}` : "the deal"} (${view.phase}, ${view.tricks_played} tricks played)`;
+    board.replaceChildren(table(["seat", "player", "hand", "passing", "on the trick", "points this hand", "total"],
+      view.seats.map((seat) => [seat.seat, seat.name.replace(/^seat \d+: /, ""), seat.hand_names.join(" "), seat.picked_names.join(" "), cardName(seat.trick_card), seat.points, seat.score])));
+  };
+  const button = (text, step) => {
+    const b = el("button", "", text);
+    b.addEventListener("click", () => show(Math.max(0, Math.min(state.steps - 1, step()))).catch((e) => ($("status").textContent = e.message)));
+    return b;
+  };
+  games.addEventListener("change", () => show(0).catch((e) => ($("status").textContent = e.message)));
+  show(0).catch((e) => ($("status").textContent = e.message));
+  return el("section", "", el("h3", "", "Replay"),
+    el("p", "", games, " ", button("|<", () => 0), button("< back", () => state.step - 1), button("forward >", () => state.step + 1), button(">|", () => state.steps - 1), label), board);
 }
 
 async function start() {
