@@ -1,5 +1,6 @@
 """The bot program of the ladder's page (docs/ladder.md, ``mybot.py``) plays as written: through
-the ``program`` agent, every card it answers is the lowest legal one."""
+the ``program`` agent, every card it answers is the lowest legal one; the protocol page's
+JavaScript client is the one the tests play."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from hearts_env.agents.bridges.program import ProgramPolicy
 from hearts_env.arena import play_match
 from hearts_env.play.policy import RandomPolicy
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "ladder.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "ladder.md"
+
+
+def test_the_protocol_page_shows_the_javascript_client_the_tests_play() -> None:
+    text = (ROOT / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
+    shown = re.search(r"```javascript\n(.*?)```", text, re.S).group(1)
+    assert shown == (ROOT / "examples" / "bots" / "ladder_lowest.js").read_text(encoding="utf-8")
 
 
 @pytest.mark.processes
