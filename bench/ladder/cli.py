@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import concurrent.futures
 import importlib.util
@@ -25,7 +26,7 @@ from typing import Any
 from hearts_env.arena.sharding import RAY_MISSING, RayExecutor, add_ray_argument, ray_failure
 from hearts_env.bench.ladder.db import LadderDB
 from hearts_env.bench.ladder.ratings import standings
-from hearts_env.bench.ladder.server import LadderServer
+from hearts_env.bench.ladder.server import LadderServer, websocket_module
 from hearts_env.bench.ladder.worker import LadderSettings, play_house_matches
 from hearts_env.cli.commands import Parser, command, positive_int
 from hearts_env.engine.rules import HeartsRules
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=7474, help="port to listen on (default: 7474; 0: any free one)")
     serve.add_argument("--tables", type=positive_int, default=2, help="matches played at once (default: 2)")
+    serve.add_argument("--ws-port", type=int, help="also accept bots over a WebSocket on this port (bots in browsers)")
     serve.add_argument("--min-bots", type=positive_int, default=1, help="bots a table needs (default: 1)")
     serve.add_argument("--time-limit", type=float, default=5.0, help="seconds a bot has for each answer (default: 5)")
     work = sub.add_parser("work", help="play matches of house agents alone, in processes or Ray tasks")
@@ -73,30 +75,41 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command in ("serve", "web") and not 0 <= args.port < 65536:
         parser.error(f"--port must be in 0..65535, got {args.port}")
-    if args.command in ("serve", "work"):
-        house = tuple(h.strip() for h in args.house.split(",") if h.strip())
-        if args.command == "work" and not house:
-            parser.error("--house: a worker's matches need house agents")
-        if args.command == "work" and args.ray is not None and importlib.util.find_spec("ray") is None:
-            parser.error(f"--ray {RAY_MISSING}")
-        settings = LadderSettings(
-            rules=HeartsRules(num_players=args.players),
-            deals=args.deals,
-            house=house,
-            seed=args.seed,
-            **(
-                {"tables": args.tables, "min_bots": args.min_bots, "time_limit": args.time_limit}
-                if args.command == "serve"
-                else {}
-            ),
-        ).check()
+    if args.command == "serve" and args.ws_port is not None and not 0 <= args.ws_port < 65536:
+        parser.error(f"--ws-port must be in 0..65535, got {args.ws_port}")
+    settings = _settings(args, parser) if args.command in ("serve", "work") else None
+    try:
+        _run(args, settings)
+    except ImportError as error:  # an optional package this command needs: one line saying which
+        raise ValueError(str(error)) from None
+
+
+def _settings(args: argparse.Namespace, parser: Parser) -> LadderSettings:
+    """``serve``'s or ``work``'s settings, checked (``ValueError`` naming the one that is wrong)."""
+    house = tuple(h.strip() for h in args.house.split(",") if h.strip())
+    serving = {}
+    if args.command == "serve":
+        serving = {"tables": args.tables, "min_bots": args.min_bots, "time_limit": args.time_limit}
+    elif not house:
+        parser.error("--house: a worker's matches need house agents")
+    elif args.ray is not None and importlib.util.find_spec("ray") is None:
+        parser.error(f"--ray {RAY_MISSING}")
+    rules = HeartsRules(num_players=args.players)
+    return LadderSettings(rules=rules, deals=args.deals, house=house, seed=args.seed, **serving).check()
+
+
+def _run(args: argparse.Namespace, settings: LadderSettings | None) -> None:
+    if args.command == "serve" and args.ws_port is not None:
+        websocket_module()  # installed, before anything starts
     db = LadderDB(args.db)
     if args.command == "add-bot":
         token = db.add_bot(args.name)
         print(f"bot {args.name!r} registered; its token (shown only now): {token}")
     elif args.command == "serve":
-        _serve(db, settings, args.host, args.port, args.name)
+        assert settings is not None
+        _serve(db, settings, args.host, args.port, args.name, args.ws_port)
     elif args.command == "work":
+        assert settings is not None
         db.close()
         _work(args.db, settings, args.matches, args.name, args.processes, args.ray)
     elif args.command == "standings":
@@ -134,11 +147,13 @@ def _work(url: str, settings: LadderSettings, matches: int, name: str, processes
     print(f"{PROG}: {done} of {matches} matches played ({done * settings.deals} deals) in {seconds:.1f} s")
 
 
-def _serve(db: LadderDB, settings: LadderSettings, host: str, port: int, name: str) -> None:
-    server = LadderServer(db, settings, host, port, name=name)
+def _serve(db: LadderDB, settings: LadderSettings, host: str, port: int, name: str, ws_port: int | None) -> None:
+    server = LadderServer(db, settings, host, port, name=name, ws_port=ws_port)
 
     def ready(address: tuple[str, int]) -> None:
         print(f"{PROG}: listening on {address[0]}:{address[1]}", flush=True)
+        if server.ws_address is not None:
+            print(f"{PROG}: WebSocket at ws://{server.ws_address[0]}:{server.ws_address[1]}/bot", flush=True)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()

@@ -25,8 +25,8 @@ import concurrent.futures
 import contextlib
 import socket
 import sys
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Awaitable, Callable
+from typing import Any, TextIO
 
 from hearts_env import protocol
 from hearts_env.agents.bridges.program import LINE_BYTES
@@ -47,8 +47,10 @@ class LadderServer:
         port: int = 0,
         log: TextIO | None = None,
         name: str = "server",
+        ws_port: int | None = None,
     ) -> None:
         self.db, self.settings, self.host, self.port, self.name = db, settings.check(), host, port, name
+        self.ws_port = ws_port  # a WebSocket for bots in browsers (``hearts_env.bench.ladder.websocket``), or None
         self.log = sys.stderr if log is None else log
         self.lobby = Lobby()
         self.rng = seeding.generator(settings.seed)
@@ -56,6 +58,8 @@ class LadderServer:
         self.handshakes: dict[asyncio.Task[None], socket.socket] = {}  # pending handshakes, oldest first
         self.stopping = False
         self.address: tuple[str, int] | None = None
+        self.ws_address: tuple[str, int] | None = None
+        self.bridges: set[asyncio.Task[None]] = set()  # WebSockets carried to their socket pairs
         self.matches: set[concurrent.futures.Future[None]] = set()
         self.workers = concurrent.futures.ThreadPoolExecutor(settings.tables, thread_name_prefix="ladder-match")
         self._stop: asyncio.Event | None = None
@@ -74,17 +78,24 @@ class LadderServer:
         listener = socket.create_server((self.host, self.port), reuse_port=False, backlog=1024)
         listener.setblocking(False)
         self.address = listener.getsockname()[:2]
+        listeners, accepting = [listener], [loop.create_task(self._accept(listener, self._handshake))]
+        if self.ws_port is not None:
+            websocket_module()  # wsproto installed, before anything listens
+            listeners.append(socket.create_server((self.host, self.ws_port), backlog=1024))
+            listeners[-1].setblocking(False)
+            self.ws_address = listeners[-1].getsockname()[:2]
+            accepting.append(loop.create_task(self._accept(listeners[-1], self._websocket)))
         if ready is not None:
             ready(self.address)
-        accepting = loop.create_task(self._accept(listener))
         scheduling = loop.create_task(self._schedule())
         try:
             await self._stop.wait()
         finally:
             self.stopping = True
-            accepting.cancel()
-            scheduling.cancel()
-            listener.close()
+            for task in [*accepting, scheduling, *self.bridges]:
+                task.cancel()
+            for listening in listeners:
+                listening.close()
             for task, sock in list(self.handshakes.items()):
                 task.cancel()
                 loop.call_soon(self._refuse, sock, "the server is stopping")
@@ -98,7 +109,7 @@ class LadderServer:
         if self._stop is not None:
             self._stop.set()
 
-    async def _accept(self, listener: socket.socket) -> None:
+    async def _accept(self, listener: socket.socket, serve: Callable[[socket.socket], Awaitable[None]]) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
@@ -107,16 +118,43 @@ class LadderServer:
                 self.say(f"cannot accept a connection: {error}")
                 await asyncio.sleep(0.1)
                 continue
-            sock.setblocking(False)
-            if self.lobby.size() + len(self.handshakes) >= self.settings.max_connections:
-                self._refuse(sock, BUSY)
-                continue
-            if len(self.handshakes) >= self.settings.max_handshakes:  # the oldest handshake makes room
-                oldest = next(iter(self.handshakes))
-                oldest.cancel()  # its reader removed first, then its socket refused (an unstarted task runs nothing)
-                loop.call_soon(self._refuse, self.handshakes.pop(oldest), BUSY)
-            task = loop.create_task(self._handshake(sock))
-            self.handshakes[task] = sock
+            self._admit(sock, serve)
+
+    def _admit(self, sock: socket.socket, serve: Callable[[socket.socket], Awaitable[None]]) -> None:
+        """Start ``serve(sock)`` as a handshake, within the limits."""
+        loop = asyncio.get_running_loop()
+        sock.setblocking(False)
+        if self.lobby.size() + len(self.handshakes) + len(self.bridges) >= self.settings.max_connections:
+            self._refuse(sock, BUSY)
+            return
+        if len(self.handshakes) >= self.settings.max_handshakes:  # the oldest handshake makes room
+            oldest = next(iter(self.handshakes))
+            oldest.cancel()  # its reader removed first, then its socket refused (an unstarted task runs nothing)
+            loop.call_soon(self._refuse, self.handshakes.pop(oldest), BUSY)
+        task = loop.create_task(serve(sock))
+        self.handshakes[task] = sock
+
+    async def _websocket(self, sock: socket.socket) -> None:
+        """Upgrade a connection to a WebSocket (a handshake, within its limits), then carry it to
+        a socket pair whose other end is served as a TCP connection."""
+        websocket, task = websocket_module(), asyncio.current_task()
+        try:
+            ws = await asyncio.wait_for(websocket.upgrade(sock), self.settings.hello_limit)
+        except (asyncio.TimeoutError, ValueError, OSError):
+            sock.close()
+            return
+        except asyncio.CancelledError:  # made room for a newer one, or the server stops: closed by the canceller
+            return
+        finally:
+            self.handshakes.pop(task, None)  # type: ignore[arg-type]
+        near, far = socket.socketpair()
+        near.setblocking(False)
+        self._admit(far, self._handshake)
+        self.bridges.add(task)  # type: ignore[arg-type]
+        try:
+            await websocket.bridge(ws, sock, near)
+        finally:
+            self.bridges.discard(task)  # type: ignore[arg-type]
 
     async def _handshake(self, sock: socket.socket) -> None:
         """``hearts-ladder 1 token=T`` -> ``welcome NAME`` and the bot protocol's hello; the bot
@@ -189,6 +227,15 @@ class LadderServer:
 
 
 BUSY = "busy: too many connections, try again later"
+
+
+def websocket_module() -> Any:
+    """``hearts_env.bench.ladder.websocket`` (``ImportError`` saying how to install wsproto)."""
+    try:
+        from hearts_env.bench.ladder import websocket
+    except ImportError:
+        raise ImportError("the ladder's WebSocket needs wsproto: pip install 'hearts_env[ladder]'") from None
+    return websocket
 
 
 async def _read_line(sock: socket.socket, buffer: bytes, limit: int) -> tuple[bytes, bytes]:
