@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shutil
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -111,3 +114,32 @@ def test_what_is_no_websocket_bot_is_refused(tmp_path: Path, serve_ladder) -> No
     bad = Client(server.ws_address)
     bad.send("hearts-ladder 1 token=guess")
     assert bad.line() == "refused unknown token"
+
+
+@pytest.mark.processes
+def test_the_pages_browser_bot_plays(tmp_path: Path, serve_ladder) -> None:  # noqa: ANN001
+    """docs/ladder.md's bot for a browser, run by Node.js's WebSocket (the browsers' API)."""
+    node = shutil.which("node")
+    has_websocket = "process.exit(typeof WebSocket === 'function' ? 0 : 1)"
+    if node is None or subprocess.run([node, "--experimental-websocket", "-e", has_websocket]).returncode:
+        pytest.skip("no Node.js with a WebSocket (Node 20.10 or later)")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "ladder.md").read_text(encoding="utf-8")
+    script = re.search(r"### A bot in a browser.*?```javascript\n(.*?)```", page, re.S).group(1)
+    db = LadderDB(str(tmp_path / "ladder.db"))
+    token = db.add_bot("mybot")
+    server = LadderServer(db, LadderSettings(deals=2, tables=1, house=("random",)), log=io.StringIO(), ws_port=0)
+    serve_ladder(server)
+    host, port = server.ws_address
+    script = script.replace("127.0.0.1:7475", f"{host}:{port}").replace("TOKEN_OF_MYBOT", token)
+    (tmp_path / "page.js").write_text(script)
+    bot = subprocess.Popen([node, "--experimental-websocket", str(tmp_path / "page.js")], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while db.counts()["deals"] < 2:
+            assert time.monotonic() < deadline and bot.poll() is None, bot.stderr.read().decode()[-2000:]
+            time.sleep(0.05)
+    finally:
+        bot.kill()
+        bot.wait()
+    marks = [json.loads(m) for (m,) in db.query("SELECT stand_in FROM deals WHERE match_id = 1 ORDER BY deal")]
+    assert marks[:2] == [[], []]  # the page decided every card of its seat
