@@ -76,6 +76,8 @@ def standings(db: LadderDB, replay: bool = False) -> Standings:
     ratings: dict[str, Any] = {}
     history: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for match_id, result, _ in matches:
+        for name in result.names:  # rated from the model's prior, even before a game rates it
+            ratings.setdefault(name, model.rating(name=name))
         for d in range(result.deals):
             rate_deal(model, ratings, result, d)
         for name in result.names:
