@@ -119,3 +119,11 @@ def test_house_matches_in_processes(kind: str, tmp_path: Path, request: pytest.F
         again = [plan.play_block(b).scores[0].tolist() for b in range(2)]
         stored = db.query("SELECT deal, scores FROM games WHERE match_id = ? ORDER BY deal, rotation", (match,))
         assert [[json.loads(s) for d, s in stored if d == b] for b in range(2)] == again
+
+
+def test_a_table_of_one_name_rates_nobody(tmp_path: Path) -> None:
+    url = str(tmp_path / "ladder.db")
+    assert standings(LadderDB(url)).ratings == {}  # an empty ladder stands empty
+    assert play_house_matches(url, LadderSettings(deals=1, house=("random",)), 1, "worker") == ["done"]
+    table = standings(LadderDB(url))
+    assert table.ratings["house:random"]["mu"] == 25.0 and table.points["house:random"].n == 1
