@@ -21,14 +21,14 @@ from hearts_env.bench.ladder.ratings import standings
 ROOT = Path(__file__).resolve().parents[2]
 ROGUE = Path(__file__).with_name("ladder_rogue.py")
 NODE_CLIENT = ROOT / "examples" / "bots" / "ladder_lowest.js"
-TIME_LIMIT = 1.0
+TIME_LIMIT = 2.0  # generous: a loaded machine must not make the good bots fault
 BOTS = {  # name -> the command line that plays it (ADDRESS and TOKEN filled in)
     "heuristic": ["hearts-bot", "heuristic", "--connect", "ADDRESS", "--token", "TOKEN"],
     "simple": ["hearts-bot", "simple", "--connect", "ADDRESS", "--token", "TOKEN"],
     "random": ["hearts-bot", "random", "--connect", "ADDRESS", "--token", "TOKEN"],
     "lowest-js": ["node", str(NODE_CLIENT), "ADDRESS", "TOKEN"],
-    "flaky": [sys.executable, str(ROGUE), "flaky", "ADDRESS", "TOKEN", "--every", "300"],
-    "staller": [sys.executable, str(ROGUE), "stall-garbage", "ADDRESS", "TOKEN", "--every", "300", "--stall", "1.5"],
+    "flaky": [sys.executable, str(ROGUE), "flaky", "ADDRESS", "TOKEN", "--every", "200"],
+    "staller": [sys.executable, str(ROGUE), "stall-garbage", "ADDRESS", "TOKEN", "--every", "200", "--stall", "3"],
 }
 
 
@@ -120,7 +120,7 @@ def check_standings(db: LadderDB, order: list[str]) -> None:
 
 @pytest.mark.processes
 def test_six_clients_and_a_restart_on_sqlite(tmp_path: Path, port: int) -> None:
-    db = run_ladder(str(tmp_path / "ladder.db"), port, tmp_path, deals=40)
+    db = run_ladder(str(tmp_path / "ladder.db"), port, tmp_path, deals=24)
     check_standings(db, ["heuristic", "random"])
 
 
