@@ -84,14 +84,17 @@ async function match(page, id) {
   const data = await get(`/api/matches/${id}`);
   page.append(el("h2", "", `Match ${data.id}`), el("p", "note", `${data.status}; ${data.deals.length} of ${data.deals_planned} deals; began ${data.started}; seed ${data.seed}. Players: `, ...data.entries.flatMap((n, i) => [i ? ", " : "", botLink(n)])));
   page.append(el("p", "note", "Step through any of its games below, or take ", link(`/matches/${data.id}/replay.jsonl`, "the match's games as a replay file"), " (hearts-web --replay FILE)."));
+  const replay = viewer(data);
   const rows = [];
   for (const deal of data.deals) {
     for (const game of deal.games) {
-      rows.push([deal.deal, deal.direction, game.rotation, game.seats.map((s, i) => `${s}: ${game.scores[i]}`).join(", "), deal.stand_in.join(", ") || "-"]);
+      const view = el("button", "", "view");
+      view.addEventListener("click", () => replay.open(deal.deal * data.entries.length + game.rotation));
+      rows.push([deal.deal, deal.direction, game.rotation, game.seats.map((s, i) => `${s}: ${game.scores[i]}`).join(", "), deal.stand_in.join(", ") || "-", view]);
     }
   }
-  page.append(table(["deal", "pass", "rotation", "points by seat", "stand-in for"], rows));
-  if (rows.length) page.append(viewer(data));
+  page.append(table(["deal", "pass", "rotation", "points by seat", "stand-in for", "replay"], rows));
+  if (rows.length) page.append(replay.section);
 }
 
 const cardName = (id) => (id === null || id < 0 ? "" : "23456789TJQKA"[id % 13] + "CDSH"[Math.floor(id / 13)]);
@@ -119,9 +122,15 @@ function viewer(data) {
     return b;
   };
   games.addEventListener("change", () => show(0).catch((e) => ($("status").textContent = e.message)));
-  show(0).catch((e) => ($("status").textContent = e.message));
-  return el("section", "", el("h3", "", "Replay"),
+  const section = el("section", "", el("h3", "", "Replay"),
     el("p", "", games, " ", button("|<", () => 0), button("< back", () => state.step - 1), button("forward >", () => state.step + 1), button(">|", () => state.steps - 1), label), board);
+  if (games.options.length) show(0).catch((e) => ($("status").textContent = e.message));
+  const open = (game) => {
+    games.value = game;
+    section.scrollIntoView();
+    show(0).catch((e) => ($("status").textContent = e.message));
+  };
+  return { section, open };
 }
 
 async function start() {
