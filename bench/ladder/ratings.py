@@ -1,8 +1,9 @@
 """The ladder's standings, recomputed from the database every time: OpenSkill ratings over every
-game of every table (``hearts_env.arena.tournament.rate_deal``, match by match in the order they
-began, deal by deal), points per hand with their 95% intervals and, for every pair of players
-who met, the duplicate difference of their points per hand on the deals they shared (the arena's
-``DealSums``), and each player's rating after each of its matches.
+deal of every table, a deal one game whose players are ranked by their mean points over its seat
+rotations (``hearts_env.arena.tournament.rate_deal``'s duplicate ranking: the cards' luck
+cancels), match by match in the order they began; points per hand with their 95% intervals and,
+for every pair of players who met, the duplicate difference of their points per hand on the deals
+they shared (the arena's ``DealSums``), and each player's rating after each of its matches.
 
 ``standings(db)`` reads each game's stored points; ``standings(db, replay=True)`` plays every
 stored card again through the core instead (every game of a pass direction as one batch) and
@@ -79,7 +80,7 @@ def standings(db: LadderDB, replay: bool = False) -> Standings:
         for name in result.names:  # rated from the model's prior, even before a game rates it
             ratings.setdefault(name, model.rating(name=name))
         for d in range(result.deals):
-            rate_deal(model, ratings, result, d)
+            rate_deal(model, ratings, result, d, duplicate=True)
         for name in result.names:
             history[name].append({"match": match_id} | rating_fields(ratings[name]))
     names = sorted(ratings)

@@ -150,17 +150,20 @@ def openskill_model() -> Any:
     return PlackettLuce()
 
 
-def rate_deal(model: Any, ratings: dict[str, Any], match: MatchResult, deal: int) -> None:
+def rate_deal(model: Any, ratings: dict[str, Any], match: MatchResult, deal: int, duplicate: bool = False) -> None:
     """Update ``ratings`` (name -> the model's rating; a name not in it starts at the model's
-    prior) with the games of deal ``deal`` of ``match``, rotation by rotation: each game's players
-    ranked by final score (lowest first, ties shared; a name at several seats counts once, by its
-    mean score; a game of one name alone rates nobody)."""
-    for r in range(match.seating.shape[0]):
-        at = match.seat_names[r]  # (P,) name index at each seat
+    prior) with deal ``deal`` of ``match``: rotation by rotation, each game's players ranked by
+    final score (lowest first, ties shared; a name at several seats counts once, by its mean
+    score), or with ``duplicate`` the deal as one game, its players ranked by their mean score
+    over every seat they held in its rotations (each held every seat's cards, so the cards' luck
+    cancels). A game of one name alone rates nobody."""
+    games = [match.seat_names] if duplicate else [match.seat_names[r : r + 1] for r in range(match.seating.shape[0])]
+    scores = [match.scores[deal]] if duplicate else [match.scores[deal, r : r + 1] for r in range(len(games))]
+    for at, points in zip(games, scores, strict=True):  # (rotations, P) name index and score at each seat
         players = np.unique(at).tolist()
         if len(players) < 2:
             continue
-        ranks = [float(match.scores[deal, r][at == k].mean()) for k in players]
+        ranks = [float(points[at == k].mean()) for k in players]
         names = [match.names[k] for k in players]
         for name in names:
             if name not in ratings:

@@ -126,13 +126,13 @@ def test_six_clients_and_a_restart_on_sqlite(tmp_path: Path, port: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.processes
-def test_two_hundred_deals_on_sqlite(tmp_path: Path, port: int) -> None:
-    db = run_ladder(str(tmp_path / "ladder.db"), port, tmp_path, deals=200)
+def test_three_hundred_deals_on_sqlite(tmp_path: Path, port: int) -> None:
+    db = run_ladder(str(tmp_path / "ladder.db"), port, tmp_path, deals=300)
     check_standings(db, ["heuristic", "simple", "random"])
 
 
 @pytest.mark.slow
 @pytest.mark.processes
-def test_two_hundred_deals_on_postgresql(postgres_url: str, tmp_path: Path, port: int) -> None:
-    db = run_ladder(postgres_url, port, tmp_path, deals=200)
+def test_three_hundred_deals_on_postgresql(postgres_url: str, tmp_path: Path, port: int) -> None:
+    db = run_ladder(postgres_url, port, tmp_path, deals=300)
     check_standings(db, ["heuristic", "simple", "random"])

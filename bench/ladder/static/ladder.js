@@ -36,7 +36,7 @@ async function get(path) {
 
 async function standings(page) {
   const data = await get("/api/standings");
-  page.append(el("h2", "", "Standings"), el("p", "note", `${data.deals} deals, each played in every seat rotation. Rated with OpenSkill over every game; points per hand with 95% intervals (lower is better).`));
+  page.append(el("h2", "", "Standings"), el("p", "note", `${data.deals} deals, each played in every seat rotation. Rated with OpenSkill over every deal, its players ranked by their points over its rotations; points per hand with 95% intervals (lower is better).`));
   page.append(table(["rank", "player", "rating", "mu", "sigma", "deals", "points/hand", "stand-in deals"],
     data.players.map((p, i) => [i + 1, botLink(p.name), fixed(p.rating.ordinal), fixed(p.rating.mu), fixed(p.rating.sigma), p.points_per_hand.n, interval(p.points_per_hand), p.stand_in_deals])));
   page.append(el("h2", "", "Pairs"), el("p", "note", "A's points per hand minus B's on the deals they played at the same table (negative: A took fewer)."));
