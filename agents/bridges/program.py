@@ -52,25 +52,25 @@ STARTUP_LIMIT = 120.0
 QUIT_GRACE = 1.0
 """Seconds a bot has to exit after ``quit`` before it is killed."""
 _STDERR_KEPT = 4096  # bytes of the bot's stderr kept for error messages
-_LINE_BYTES = 4096  # bytes an answer line may take (an ``error`` message included) before the bot is cut off
+LINE_BYTES = 4096  # bytes an answer line may take (an ``error`` message included) before the bot is cut off
 
 
 class BotError(ValueError):
     """A bot program broke the protocol or stopped; the message names the bot and what it did."""
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """The exchange ended early; ``lines``: the complete lines read by then."""
 
     def __init__(self, lines: list[bytes]) -> None:
         self.lines = lines
 
 
-class _Timeout(_Stopped):
+class TimedOut(Stopped):
     pass
 
 
-class _Exited(_Stopped):
+class Exited(Stopped):
     pass
 
 
@@ -83,7 +83,7 @@ def _line_lengths(tail: int, chunk: bytes) -> tuple[int, int]:
     return max(tail + len(done[0]) + 1, *(len(line) + 1 for line in done[1:]), len(last)), len(last)
 
 
-class _Flooded(_Stopped):
+class Flooded(Stopped):
     pass
 
 
@@ -95,9 +95,106 @@ def _drain(fd: int, tail: bytearray) -> None:
     os.close(fd)
 
 
-class _Process:
-    """A running bot: its pipes, the thread that drains its stderr, and the exchange of lines
-    with a deadline."""
+class LineChannel:
+    """The manager's end of a bot's line stream: the descriptor it reads the bot's lines from and
+    the one it writes to (two pipes, or one socket for both), and the exchange of lines with a
+    deadline. ``hearts_env.bench.ladder`` plays bots connected over TCP through it."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.selector = selectors.DefaultSelector()
+        self.pending = b""  # output read beyond the lines asked for
+
+    def unasked(self) -> bytes:
+        """What the bot printed since the last exchange without being asked."""
+        try:  # at most a line's worth: a bot printing without end must not hold the manager reading
+            while len(self.pending) <= LINE_BYTES and (chunk := os.read(self.read_fd, 65536)):
+                self.pending += chunk
+        except BlockingIOError:
+            pass
+        return self.pending
+
+    def exchange(self, data: bytes, count: int, limit: float) -> bytes:
+        """Write ``data`` and read ``count`` lines back (newline-terminated), at most ``limit``
+        seconds for each line (writing and reading at once, so neither pipe can fill up and
+        block both sides); ``TimedOut`` with the lines read, ``Exited``, or ``Flooded`` past
+        ``LINE_BYTES`` a line."""
+        view, sent = memoryview(data), 0
+        buffer, lines = bytearray(self.pending), self.pending.count(b"\n")
+        longest, tail = _line_lengths(0, self.pending)
+        if longest > LINE_BYTES:
+            raise Flooded(self.pending.split(b"\n")[:lines])
+        self.pending = b""
+        both = self.read_fd == self.write_fd  # a socket: one registration for both directions
+        writing = selectors.EVENT_WRITE if data else 0
+        self.selector.register(self.read_fd, selectors.EVENT_READ | (writing if both else 0))
+        if data and not both:
+            self.selector.register(self.write_fd, selectors.EVENT_WRITE)
+        deadline = time.monotonic() + limit
+        try:
+            while lines < count or sent < len(data):
+                wait = deadline - time.monotonic()
+                events = self.selector.select(wait) if wait > 0 else []
+                if not events:
+                    raise TimedOut(bytes(buffer).split(b"\n")[:lines])
+                for _key, mask in events:
+                    if mask & selectors.EVENT_READ:
+                        try:
+                            chunk = os.read(self.read_fd, 1 << 20)
+                        except BlockingIOError:
+                            chunk = None
+                        except ConnectionError:
+                            chunk = b""
+                        if chunk == b"":
+                            raise Exited(bytes(buffer).split(b"\n")[:lines])
+                        if chunk:
+                            buffer += chunk
+                            longest, tail = _line_lengths(tail, chunk)
+                            if longest > LINE_BYTES:
+                                raise Flooded(bytes(buffer).split(b"\n")[:lines])
+                            new = chunk.count(b"\n")
+                            if new:
+                                lines += new
+                                deadline = time.monotonic() + limit
+                    if mask & selectors.EVENT_WRITE and sent < len(data):
+                        try:
+                            sent += os.write(self.write_fd, view[sent : sent + (1 << 20)])
+                        except BlockingIOError:
+                            continue
+                        except (BrokenPipeError, ConnectionError):
+                            raise Exited(bytes(buffer).split(b"\n")[:lines]) from None
+                        if sent == len(data):
+                            if both:
+                                self.selector.modify(self.read_fd, selectors.EVENT_READ)
+                            else:
+                                self.selector.unregister(self.write_fd)
+        finally:
+            for fd in {self.read_fd, self.write_fd}:
+                if fd in self.selector.get_map():
+                    self.selector.unregister(fd)
+        cut = int(np.flatnonzero(np.frombuffer(buffer, np.uint8) == ord("\n"))[count - 1]) + 1
+        self.pending = bytes(buffer[cut:])
+        return bytes(buffer[:cut])
+
+    def alive(self) -> bool:
+        """Whether the bot may still answer (a slow bot, not one that has gone)."""
+        return True
+
+    def exit_status(self) -> str:
+        """How the bot ended, for messages."""
+        return "closed its connection"
+
+    def last_stderr(self) -> str:
+        """The bot's last stderr line, quoted, or '' (a bot over a socket has none)."""
+        return ""
+
+    def close(self, goodbye: bytes = b"", kill: bool = False) -> None:
+        """Done with the bot: ``goodbye`` (the lines still queued) is its last input unless ``kill``."""
+        self.selector.close()
+
+
+class _Process(LineChannel):
+    """A running bot program: its pipes and the thread that drains its stderr."""
 
     def __init__(self, argv: list[str], label: str) -> None:
         try:
@@ -111,79 +208,22 @@ class _Process:
             )
         except OSError as error:
             raise BotError(f"{label}: cannot start {argv[0]!r}: {error.strerror or error}") from None
-        self.stdin, self.stdout = self.popen.stdin.fileno(), self.popen.stdout.fileno()
-        os.set_blocking(self.stdin, False)
-        os.set_blocking(self.stdout, False)
+        super().__init__(self.popen.stdout.fileno(), self.popen.stdin.fileno())
+        os.set_blocking(self.write_fd, False)
+        os.set_blocking(self.read_fd, False)
         self.stderr = bytearray()
         err = os.dup(self.popen.stderr.fileno())
         self.popen.stderr.close()
         self.drain = threading.Thread(target=_drain, args=(err, self.stderr), daemon=True)
         self.drain.start()
-        self.selector = selectors.DefaultSelector()
-        self.pending = b""  # output read beyond the lines asked for
         self.owner = os.getpid()  # a forked child (a process pool's worker) inherits this object: never its bot
 
     @property
     def pid(self) -> int:
         return self.popen.pid
 
-    def unasked(self) -> bytes:
-        """What the bot printed since the last exchange without being asked."""
-        try:  # at most a line's worth: a bot printing without end must not hold the manager reading
-            while len(self.pending) <= _LINE_BYTES and (chunk := os.read(self.stdout, 65536)):
-                self.pending += chunk
-        except BlockingIOError:
-            pass
-        return self.pending
-
-    def exchange(self, data: bytes, count: int, limit: float) -> bytes:
-        """Write ``data`` and read ``count`` lines back (newline-terminated), at most ``limit``
-        seconds for each line (writing and reading at once, so neither pipe can fill up and
-        block both sides); ``_Timeout`` with the lines read, ``_Exited``, or ``_Flooded`` past
-        ``_LINE_BYTES`` a line."""
-        view, sent = memoryview(data), 0
-        buffer, lines = bytearray(self.pending), self.pending.count(b"\n")
-        longest, tail = _line_lengths(0, self.pending)
-        if longest > _LINE_BYTES:
-            raise _Flooded(self.pending.split(b"\n")[:lines])
-        self.pending = b""
-        self.selector.register(self.stdout, selectors.EVENT_READ)
-        if data:
-            self.selector.register(self.stdin, selectors.EVENT_WRITE)
-        deadline = time.monotonic() + limit
-        try:
-            while lines < count or sent < len(data):
-                wait = deadline - time.monotonic()
-                events = self.selector.select(wait) if wait > 0 else []
-                if not events:
-                    raise _Timeout(bytes(buffer).split(b"\n")[:lines])
-                for key, _ in events:
-                    if key.fd == self.stdout:
-                        chunk = os.read(self.stdout, 1 << 20)
-                        if not chunk:
-                            raise _Exited(bytes(buffer).split(b"\n")[:lines])
-                        buffer += chunk
-                        longest, tail = _line_lengths(tail, chunk)
-                        if longest > _LINE_BYTES:
-                            raise _Flooded(bytes(buffer).split(b"\n")[:lines])
-                        new = chunk.count(b"\n")
-                        if new:
-                            lines += new
-                            deadline = time.monotonic() + limit
-                    else:
-                        try:
-                            sent += os.write(self.stdin, view[sent : sent + (1 << 20)])
-                        except (BrokenPipeError, ConnectionResetError):
-                            raise _Exited(bytes(buffer).split(b"\n")[:lines]) from None
-                        if sent == len(data):
-                            self.selector.unregister(self.stdin)
-        finally:
-            for fd in (self.stdin, self.stdout):
-                if fd in self.selector.get_map():
-                    self.selector.unregister(fd)
-        cut = int(np.flatnonzero(np.frombuffer(buffer, np.uint8) == ord("\n"))[count - 1]) + 1
-        self.pending = bytes(buffer[cut:])
-        return bytes(buffer[:cut])
+    def alive(self) -> bool:
+        return self.popen.poll() is None
 
     def exit_status(self) -> str:
         """How the bot ended ('exited with code 1', 'was killed by signal 9'), waiting a moment for it."""
@@ -206,8 +246,8 @@ class _Process:
             return
         if not kill and self.popen.poll() is None:
             try:
-                os.set_blocking(self.stdin, True)
-                os.write(self.stdin, goodbye + b"quit\n")
+                os.set_blocking(self.write_fd, True)
+                os.write(self.write_fd, goodbye + b"quit\n")
             except OSError:
                 pass
         try:
@@ -255,7 +295,7 @@ class ProgramPolicy:
         self.many = True  # whether it takes many decisions a round trip
         self.history = False  # whether it asked for the completed tricks in every decision
         self.pid: int | None = None  # the process id of the bot last started
-        self._process: _Process | None = None
+        self._process: LineChannel | None = None
         self._finalizer: weakref.finalize | None = None
         self._table_of = np.full(0, -1, np.int64)  # the process's table id at game * P + seat, -1 for none
         self._next_table = 0  # its next table id (ids are never reused)
@@ -283,7 +323,7 @@ class ProgramPolicy:
         return f"bot {self.name!r} ({self.command})" if self.name else f"program {self.command!r}"
 
     # ------------------------------------------------------------------------- the process
-    def _started(self) -> _Process:
+    def _started(self) -> LineChannel:
         if self._process is not None:
             return self._process
         process = _Process(self.argv, self.label)
@@ -294,12 +334,12 @@ class ProgramPolicy:
         try:
             line = process.exchange(f"{protocol.HELLO}\n".encode(), 1, self.startup_limit)
             self.name, self.many, self.history = protocol.read_hello_reply(line)
-        except _Timeout:
+        except TimedOut:
             self._fail(f"did not answer the hello within {self.startup_limit:g} s")
-        except _Exited:
+        except Exited:
             self._fail(f"{process.exit_status()} before answering the hello")
-        except _Flooded:
-            self._fail(f"printed a line of more than {_LINE_BYTES} bytes for its answer to the hello")
+        except Flooded:
+            self._fail(f"printed a line of more than {LINE_BYTES} bytes for its answer to the hello")
         except ValueError as error:
             self._fail(str(error))
         if self._seed is not None:
@@ -310,7 +350,8 @@ class ProgramPolicy:
         """End the bot's process (the lines still queued, then ``quit``); a later decision starts a new one."""
         if self._process is not None:
             process, self._process = self._process, None
-            self._finalizer.detach()
+            if self._finalizer is not None:
+                self._finalizer.detach()
             process.close(b"".join(self._queued))
 
     def _fail(self, what: str) -> None:
@@ -318,7 +359,8 @@ class ProgramPolicy:
         process, self._process = self._process, None
         tail = process.last_stderr() if process is not None else ""
         if process is not None:
-            self._finalizer.detach()
+            if self._finalizer is not None:
+                self._finalizer.detach()
             process.close(kill=True)
         raise BotError(f"{self.label} {what}{tail}") from None
 
@@ -434,15 +476,15 @@ class ProgramPolicy:
         self._queued.clear()
         try:
             return process.exchange(data, len(tables), self.time_limit)
-        except _Stopped as stop:
+        except Stopped as stop:
             answered = {a[0] for a in map(protocol.read_answer, stop.lines) if a is not None}
             pending = [i for i, t in enumerate(tables.tolist()) if t not in answered]
             what = self._decision(info, pending[0] if pending else 0, tables)
             more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
-            if isinstance(stop, _Timeout) and process.popen.poll() is None:
+            if isinstance(stop, TimedOut) and process.alive():
                 self._fail(f"did not answer {what}{more} within {self.time_limit:g} s (option time_limit=)")
-            if isinstance(stop, _Flooded):
-                self._fail(f"printed a line of more than {_LINE_BYTES} bytes, before answering {what}")
+            if isinstance(stop, Flooded):
+                self._fail(f"printed a line of more than {LINE_BYTES} bytes, before answering {what}")
             self._fail(f"{process.exit_status()} before answering {what}{more}")
 
     @staticmethod

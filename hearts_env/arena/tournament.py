@@ -115,7 +115,7 @@ def round_robin(
     rules = match_rules(rules, episode)
     seed = seeding.check_seed(seed)
     if ratings and model is None:
-        model = _openskill_model()
+        model = openskill_model()
     P, K = rules.num_players, len(names)
     if K >= P:
         candidates = list(itertools.combinations(range(K), P))
@@ -133,12 +133,13 @@ def round_robin(
         for t in candidates
     ]
     matches = tuple(play_matches(setups, progress, executor))
-    rated = _rate(model, names, candidates, matches) if ratings else None
+    rated = _rate(model, names, matches) if ratings else None
     model_name = type(model).__name__ if ratings else None
     return TournamentResult(names, tuple(candidates), matches, rated, model_name)
 
 
-def _openskill_model() -> Any:
+def openskill_model() -> Any:
+    """OpenSkill's ``PlackettLuce`` model, the ratings' default; ``ImportError`` saying how to install it."""
     try:
         from openskill.models import PlackettLuce
     except ImportError:
@@ -149,18 +150,38 @@ def _openskill_model() -> Any:
     return PlackettLuce()
 
 
-def _rate(
-    model: Any, names: tuple[str, ...], tables: list[tuple[int, ...]], matches: tuple[MatchResult, ...]
-) -> dict[str, dict[str, float]]:
+def rate_deal(model: Any, ratings: dict[str, Any], match: MatchResult, deal: int, duplicate: bool = False) -> None:
+    """Update ``ratings`` (name -> the model's rating; a name not in it starts at the model's
+    prior) with deal ``deal`` of ``match``: rotation by rotation, each game's players ranked by
+    final score (lowest first, ties shared; a name at several seats counts once, by its mean
+    score), or with ``duplicate`` the deal as one game, its players ranked by their mean score
+    over every seat they held in its rotations (each held every seat's cards, so the cards' luck
+    cancels). A game of one name alone rates nobody."""
+    games = [match.seat_names] if duplicate else [match.seat_names[r : r + 1] for r in range(match.seating.shape[0])]
+    scores = [match.scores[deal]] if duplicate else [match.scores[deal, r : r + 1] for r in range(len(games))]
+    for at, points in zip(games, scores, strict=True):  # (rotations, P) name index and score at each seat
+        players = np.unique(at).tolist()
+        if len(players) < 2:
+            continue
+        ranks = [float(points[at == k].mean()) for k in players]
+        names = [match.names[k] for k in players]
+        for name in names:
+            if name not in ratings:
+                ratings[name] = model.rating(name=name)
+        new = model.rate([[ratings[name]] for name in names], ranks=ranks)
+        for name, (rating,) in zip(names, new, strict=True):
+            ratings[name] = rating
+
+
+def rating_fields(rating: Any) -> dict[str, float]:
+    """A rating as JSON-ready numbers: mu, sigma and the ordinal (mu - 3 sigma) it is ranked by."""
+    return {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal()}
+
+
+def _rate(model: Any, names: tuple[str, ...], matches: tuple[MatchResult, ...]) -> dict[str, dict[str, float]]:
     """OpenSkill ratings from every game, deal by deal, table by table, rotation by rotation."""
     ratings = {n: model.rating(name=n) for n in names}
     for d in range(matches[0].deals):
-        for table, match in zip(tables, matches, strict=True):
-            players = sorted(set(table))
-            for r in range(match.seating.shape[0]):
-                at = np.array(table)[match.seating[r]]  # (P,) name index at each seat
-                ranks = [float(match.scores[d, r][at == k].mean()) for k in players]
-                new = model.rate([[ratings[names[k]]] for k in players], ranks=ranks)
-                for k, (rating,) in zip(players, new, strict=True):
-                    ratings[names[k]] = rating
-    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}
+        for match in matches:
+            rate_deal(model, ratings, match, d)
+    return {n: rating_fields(r) for n, r in ratings.items()}

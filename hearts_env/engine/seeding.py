@@ -60,6 +60,9 @@ BENCH_POSITIONS = 8
 MIXED_PLAY = 9
 """The stream that picks whose card is played in a collection mixing a learner's play into its
 teacher's (``hearts_env.train.ppo.imitation.collect``'s ``player_share``)."""
+LADDER = 10
+"""The stream of the ladder's matches: match ``m`` of a ladder seeded ``s`` is seeded with its
+``m``-th value (``hearts_env.bench.ladder``)."""
 
 
 SEED_LIMIT = 2**64

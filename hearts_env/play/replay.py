@@ -172,17 +172,26 @@ def lines(matches: Sequence[Any]) -> list[str]:
     games = [g for m in matches for g in m.games]
     if any(not m.games for m in matches):
         raise ValueError("these matches recorded no games: play them with record=True")
+    agents = list(dict.fromkeys(n for m in matches for n in m.names))
+    return file_lines(first.rules, first.episode, first.seed, agents, [g.to_json() for g in games])
+
+
+def file_lines(
+    rules: HeartsRules, episode: str, seed: int, agents: Sequence[str], games: Sequence[dict[str, Any]]
+) -> list[str]:
+    """The lines of a replay file of games given as ``GameRecord.to_json`` made them (games kept
+    elsewhere, e.g. a database), each ending in a newline."""
     header = {
         "format": FORMAT,
         "version": VERSION,
-        "rules": first.rules.to_dict(),
-        "episode": first.episode,
-        "seed": first.seed,
-        "agents": list(dict.fromkeys(n for m in matches for n in m.names)),
+        "rules": rules.to_dict(),
+        "episode": episode,
+        "seed": seed,
+        "agents": list(agents),
         "games": len(games),
         "hearts_env": _version(),
     }
-    return [json.dumps(header) + "\n", *(json.dumps(g.to_json(), separators=(",", ":")) + "\n" for g in games)]
+    return [json.dumps(header) + "\n", *(json.dumps(g, separators=(",", ":")) + "\n" for g in games)]
 
 
 def save(path: str | os.PathLike, matches: Sequence[Any]) -> int:

@@ -33,6 +33,8 @@ from hearts_env.protocol.reading import (
 from hearts_env.protocol.words import (
     FIELD_NAMES,
     HELLO,
+    LADDER,
+    LADDER_VERSION,
     MAX_NAME,
     MAX_TABLE,
     PIECES,
@@ -54,6 +56,8 @@ __all__ = [
     "Decisions",
     "FIELD_NAMES",
     "HELLO",
+    "LADDER",
+    "LADDER_VERSION",
     "Line",
     "MAX_NAME",
     "MAX_TABLE",

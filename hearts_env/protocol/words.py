@@ -11,6 +11,11 @@ PROTOCOL = "hearts-bot-protocol"
 VERSION = 1
 HELLO = f"{PROTOCOL} {VERSION}"
 """The manager's first line; the bot answers ``HELLO name=NAME tables=many`` (or ``tables=one``)."""
+LADDER = "hearts-ladder"
+LADDER_VERSION = 1
+"""The ladder's extension over TCP (``docs/bot-protocol.md``): a bot that connects first writes
+``hearts-ladder 1 token=TOKEN``; the server answers ``welcome NAME`` (then ``HELLO``: a session
+of this protocol for as long as the connection lasts) or ``refused REASON`` and closes."""
 
 # The fixed text of a decision line, in the order it is written (``decision_lines``).
 PIECES = (

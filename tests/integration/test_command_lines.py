@@ -69,6 +69,18 @@ def bench_exploit(argv: list[str], tmp_path: Path) -> None:
     main(["exploit", "simple", *argv, "--out", str(tmp_path / "runs" / "exploit")])
 
 
+def ladder(argv: list[str], tmp_path: Path) -> None:
+    from hearts_env.bench.ladder.cli import main
+
+    main([argv[0], "--db", str(tmp_path / "ladder.db"), *argv[1:]] if argv[1:2] != ["--db"] else argv)
+
+
+def bot(argv: list[str], tmp_path: Path) -> None:
+    from hearts_env.agents.bridges.cli import bot as main
+
+    main(["random", *argv])
+
+
 COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-demo": demo,
     "rules": rules_flags,
@@ -77,6 +89,8 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-train": train,
     "python -m hearts_env.train.distill.expert_iteration": expert_iteration,
     "hearts-bench": bench_exploit,
+    "hearts-ladder": ladder,
+    "hearts-bot": bot,
 }
 NOBODY = "127.0.0.1:1"
 """An address where no Ray cluster answers."""
@@ -132,6 +146,16 @@ CASES = [
     ("python -m hearts_env.train.distill.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
     ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
+    ("hearts-ladder", ["serve", "--port", "70000"], "--port must be in 0..65535, got 70000"),
+    ("hearts-ladder", ["serve", "--time-limit", "nan"], "time_limit must be a positive number of seconds"),
+    ("hearts-ladder", ["serve", "--house", "nobody"], "house agents ['nobody'] are not in the benchmark's pool"),
+    ("hearts-ladder", ["serve", "--house", "", "--min-bots", "2"], "without house agents a table needs"),
+    ("hearts-ladder", ["serve", "--db", "/no/such/folder/ladder.db"], "ladder database /no/such/folder/ladder.db"),
+    ("hearts-ladder", ["add-bot", "a b"], "bot name 'a b'"),
+    ("hearts-ladder", ["standings", "--db", "postgresql://nobody@127.0.0.1:1/x"], "ladder database postgresql://"),
+    ("hearts-ladder", ["work", "--house", ""], "--house: a worker's matches need house agents"),
+    ("hearts-bot", ["--connect", "nohost", "--token", "t"], "--connect 'nohost' is not HOST:PORT"),
+    ("hearts-bot", ["--connect", "127.0.0.1:1"], "--connect and --token go together"),
 ]
 
 

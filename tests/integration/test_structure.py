@@ -31,7 +31,7 @@ FLOORS = {"agents": 5, "train": 6, "bench": 7}
 FAMILIES = {
     "agents": {"rule_based": 0, "learned": 0, "bridges": 0, "search": 1, "": 2, "human": 3},
     "train": {"": 0, "ppo": 1, "libraries": 1, "distill": 2},
-    "bench": {"": 0},
+    "bench": {"": 0, "ladder": 1},
 }
 """Each floor's families (its folders; ``""``: the modules directly in it, the agents' registry) by height."""
 MAX_MODULES = 8

@@ -780,3 +780,36 @@ def test_a_plot_of_an_unknown_format_is_refused_before_the_match(tmp_path: Path,
     captured = capsys.readouterr()
     assert "--plot:" in captured.err and "not 'txt'" in captured.err
     assert captured.out == ""  # nothing played
+
+
+class RecordingModel:
+    """An OpenSkill stand-in that keeps the ranks each game was rated with."""
+
+    def __init__(self) -> None:
+        self.games: list[tuple[list[str], list[float]]] = []
+
+    def rating(self, name: str) -> str:
+        return name
+
+    def rate(self, teams: list[list[str]], ranks: list[float]) -> list[list[str]]:
+        self.games.append(([t[0] for t in teams], ranks))
+        return teams
+
+
+def test_rate_deal_ranks_each_rotation_or_the_whole_deal() -> None:
+    from hearts_env.arena.tournament import rate_deal
+    from hearts_env.play.policy import RandomPolicy
+
+    field = RandomPolicy(0)
+    result = play_match(
+        None, [("a", RandomPolicy(1)), ("b", field), ("b", field), ("b", field)], deals=1, episode="hand"
+    )
+    # 'a' sits at seat r in rotation r: it takes 1 point in three rotations and 20 in the last
+    scores = np.full((1, 4, 4), 5)
+    scores[0, np.arange(4), np.arange(4)] = [1, 1, 1, 20]
+    result = dataclasses.replace(result, scores=scores)
+    per_game, per_deal = RecordingModel(), RecordingModel()
+    rate_deal(per_game, {}, result, 0)
+    rate_deal(per_deal, {}, result, 0, duplicate=True)
+    assert per_game.games == [(["a", "b"], [1.0, 5.0])] * 3 + [(["a", "b"], [20.0, 5.0])]
+    assert per_deal.games == [(["a", "b"], [23 / 4, 5.0])]  # its mean over the deal: behind the field
