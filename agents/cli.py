@@ -41,7 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hearts_env.agents import AGENTS
+from hearts_env.agents import AGENTS, make_agent
+from hearts_env.agents.bridges.protocol_bot import warm_up
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import DEAL_BLOCK, EPISODES, play_match, round_robin
 from hearts_env.arena.sharding import RAY_MISSING, add_ray_argument, ray_failure
@@ -249,4 +250,5 @@ def compile_kernels(argv: list[str] | None = None) -> None:
 
     step("the engine and the environments (a first game)", first_game)
     step(f"the agents ({', '.join(FIRST_MATCH)})", first_match)
+    step("the bot protocol (hearts-bot, the program agent, the ladder)", lambda: warm_up(make_agent("random")))
     print("hearts-compile: done; later runs load the kernels from the cache", file=sys.stderr)

@@ -202,11 +202,12 @@ def _starting(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, word: bytes
 
 
 def warm_up(agent: Policy) -> None:
-    """Read a decision of the standard game back and let the agent decide it (if it can), so that
-    the kernels are compiled."""
+    """Read a decision of the standard game back, let the agent decide it (if it can) and read its
+    answer back, so that the kernels are compiled."""
     state = new_games(HeartsRules(), batch_size=1, seed=0)
     info = infoset(state)
     protocol.read_decisions(protocol.decision_lines(info, np.zeros(1, np.int64)), state.rules, False)
+    protocol.read_answers(protocol.answer_lines(np.zeros(1, np.int64), np.zeros(1, np.int64)))
     try:
         copy.deepcopy(agent)(info, legal_mask(state))  # a copy: the agent's random state stays
     except ValueError:

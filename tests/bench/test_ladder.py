@@ -85,7 +85,8 @@ def run_ladder(url: str, port: int, tmp_path: Path, deals: int) -> LadderDB:
             clients.append(
                 subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("w"))
             )
-        wait_for_deals(db, deals // 2, server, log, limit=20 + 2 * deals)
+        # the limit covers the clients' start-up too, on a loaded machine
+        wait_for_deals(db, deals // 2, server, log, limit=120 + 2 * deals)
         server.send_signal(signal.SIGKILL)  # no chance to tidy up
         server.wait()
         before = whole_deals(db)

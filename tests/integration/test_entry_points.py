@@ -56,7 +56,8 @@ def test_hearts_compile_says_what_it_compiles(capsys: pytest.CaptureFixture[str]
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("hearts-compile: the engine and the environments (a first game)... ")
     assert lines[1].startswith(f"hearts-compile: the agents ({', '.join(FIRST_MATCH)})... ")
-    assert lines[2] == "hearts-compile: done; later runs load the kernels from the cache"
+    assert lines[2].startswith("hearts-compile: the bot protocol (hearts-bot, the program agent, the ladder)... ")
+    assert lines[3] == "hearts-compile: done; later runs load the kernels from the cache"
 
 
 def test_hearts_compile_without_a_cache_folder_says_so_in_one_line(monkeypatch, capsys) -> None:
