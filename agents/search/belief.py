@@ -61,7 +61,9 @@ class BeliefModel:
         if meta.get("format") != FORMAT:
             raise ValueError(f"belief model: {where}: format {meta.get('format')!r}, this loader reads {FORMAT!r}")
         if meta.get("layout_version") != LAYOUT_VERSION:
-            raise ValueError(f"belief model: {where}: observation layout {meta.get('layout_version')!r}, not {LAYOUT_VERSION}")
+            raise ValueError(
+                f"belief model: {where}: observation layout {meta.get('layout_version')!r}, not {LAYOUT_VERSION}"
+            )
         try:
             rules = HeartsRules.from_dict(meta["rules"])
         except (KeyError, TypeError, ValueError) as error:

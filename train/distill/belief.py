@@ -17,6 +17,7 @@ ship it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import time
@@ -27,8 +28,8 @@ import numpy as np
 import torch
 
 from hearts_env.agents import make_agent
-from hearts_env.agents.specs import parse_spec
 from hearts_env.agents.search.belief import FORMAT, META_FILE, WEIGHTS_FILE, BeliefModel
+from hearts_env.agents.specs import parse_spec
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.core import PLAY, new_games
 from hearts_env.engine.infoset import InfoSet, infoset
@@ -217,9 +218,14 @@ def measure(p: np.ndarray, owner: np.ndarray, trick: np.ndarray) -> dict[str, ob
     held = (owner[n, c][:, None] == np.arange(1, P)).ravel()
     bins = np.clip(np.digitize(probs, CALIBRATION_BINS[1:-1]), 0, len(CALIBRATION_BINS) - 2)
     calibration = [
-        {"bin": f"{CALIBRATION_BINS[b]:.2f}-{CALIBRATION_BINS[b + 1]:.2f}", "n": int((bins == b).sum()),
-         "mean_p": float(probs[bins == b].mean()), "held": float(held[bins == b].mean())}
-        for b in range(len(CALIBRATION_BINS) - 1) if (bins == b).any()
+        {
+            "bin": f"{CALIBRATION_BINS[b]:.2f}-{CALIBRATION_BINS[b + 1]:.2f}",
+            "n": int((bins == b).sum()),
+            "mean_p": float(probs[bins == b].mean()),
+            "held": float(held[bins == b].mean()),
+        }
+        for b in range(len(CALIBRATION_BINS) - 1)
+        if (bins == b).any()
     ]
     return {"log_loss": float(loss.mean()), "log_loss_by_trick": by_trick, "calibration": calibration}
 
@@ -271,6 +277,7 @@ def main(config: BeliefConfig) -> Path:
         meta = {
             "format": FORMAT,
             "layout_version": LAYOUT_VERSION,
+            "weights_sha256": hashlib.sha256((folder / WEIGHTS_FILE).read_bytes()).hexdigest(),
             "rules": config.rules.to_dict(),
             "layers": names,
             "trained_on": {"config": config.to_dict(), "metrics": metrics},
