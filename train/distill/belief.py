@@ -144,7 +144,8 @@ def collect(config: BeliefConfig, rules: HeartsRules) -> Examples:
     bar.close()
     P = rules.num_players
     marginals = np.concatenate(uniform) if uniform else np.zeros((0, P, NUM_CARDS), np.float32)
-    return Examples(*(np.concatenate(a) for a in zip(*parts, strict=True)), marginals, infos)
+    obs, owner, trick, held = (np.concatenate(a) for a in zip(*parts, strict=True))
+    return Examples(obs, owner, trick, held, marginals, infos)
 
 
 def world_marginals(worlds: np.ndarray) -> np.ndarray:
