@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from hearts_env.agents import make_agent
 from hearts_env.agents.search.belief import FORMAT, META_FILE, WEIGHTS_FILE, BeliefModel
-from hearts_env.agents.specs import parse_spec
+from hearts_env.agents.specs import agent_from_spec, check_agents
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.core import PLAY, new_games
 from hearts_env.engine.infoset import InfoSet, infoset
@@ -79,6 +78,7 @@ class BeliefConfig(RunConfig):
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         if not self.agents:
             raise ValueError("agents: give at least one agent spec")
+        check_agents(self.rules, [(spec, agent_from_spec(spec, 0)) for spec in self.agents])
 
 
 @dataclass
@@ -112,10 +112,7 @@ def collect(config: BeliefConfig, rules: HeartsRules) -> Examples:
     """Every play decision of ``config.hands`` single hands (hand i is hand i of the seed); the
     last batch of hands (of more than one) is held out, its decisions' uniform marginals sampled."""
     rng = generator(config.seed)
-    agents = []
-    for spec in config.agents:
-        name, options = parse_spec(spec)
-        agents.append(make_agent(name, **{"seed": int(rng.integers(2**31)), **options}))
+    agents = [agent_from_spec(spec, int(rng.integers(2**31))) for spec in config.agents]
     layout = ObservationLayout(rules)
     held_from = (config.hands - 1) // HANDS_A_BATCH * HANDS_A_BATCH if config.hands > HANDS_A_BATCH else config.hands
     parts: list[tuple[np.ndarray, ...]] = []
