@@ -9,9 +9,10 @@ cards the observer cannot see, and measured on held-out hands (the last batch of
 the uniform consistent sampler's own marginals (``--eval-worlds`` sampled worlds per decision):
 log loss per card by trick and a calibration table. It is saved as a policy folder
 (``belief.npz``, ``belief.json`` with the metrics); copy both into ``agents/policies/belief`` to
-ship it.
+ship it. ``--evaluate FOLDER`` measures a saved model on fresh hands of other agents instead.
 
-    python -m hearts_env.train.distill.belief --hands 8192 --seed 0
+    python -m hearts_env.train.distill.belief --hands 12288 --seed 0
+    python -m hearts_env.train.distill.belief --evaluate agents/policies/belief --agents pimc --hands 256 --seed 1
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ class BeliefConfig(RunConfig):
     """Adam's peak step size (a one-cycle schedule)"""
     eval_worlds: int = 64
     """uniform worlds per held-out decision whose marginals the model is measured against"""
+    evaluate: str = ""
+    """a belief model's folder to measure on the hands (every one held out) instead of training one"""
 
     def check(self) -> None:
         super().check()
@@ -108,13 +111,12 @@ def owners(hands: np.ndarray, seat: np.ndarray) -> np.ndarray:
     return out
 
 
-def collect(config: BeliefConfig, rules: HeartsRules) -> Examples:
-    """Every play decision of ``config.hands`` single hands (hand i is hand i of the seed); the
-    last batch of hands (of more than one) is held out, its decisions' uniform marginals sampled."""
+def collect(config: BeliefConfig, rules: HeartsRules, held_from: int) -> Examples:
+    """Every play decision of ``config.hands`` single hands (hand i is hand i of the seed); those
+    of hands ``held_from`` on are held out, their uniform marginals sampled."""
     rng = generator(config.seed)
     agents = [agent_from_spec(spec, int(rng.integers(2**31))) for spec in config.agents]
     layout = ObservationLayout(rules)
-    held_from = (config.hands - 1) // HANDS_A_BATCH * HANDS_A_BATCH if config.hands > HANDS_A_BATCH else config.hands
     parts: list[tuple[np.ndarray, ...]] = []
     uniform: list[np.ndarray] = []
     infos: list[InfoSet] = []
@@ -228,14 +230,43 @@ def measure(p: np.ndarray, owner: np.ndarray, trick: np.ndarray) -> dict[str, ob
     return {"log_loss": float(loss.mean()), "log_loss_by_trick": by_trick, "calibration": calibration}
 
 
+def held_out_metrics(model: BeliefModel, examples: Examples, config: BeliefConfig) -> dict[str, object]:
+    """``measure`` of the held-out decisions' card holders by the model's marginals, the uniform
+    sampler's and those of the worlds the sampler draws with the model (``config.eval_worlds``)."""
+    held = np.flatnonzero(examples.held)
+    z = model.logits(examples.obs[held]).astype(np.float64)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p = np.concatenate([np.zeros((len(p), 1, NUM_CARDS)), p / p.sum(axis=1, keepdims=True)], axis=1)
+    owner, trick = examples.owner[held], examples.trick[held]
+    rng = generator(config.seed + 1)
+    weighted = [
+        world_marginals(sample_worlds(info, config.eval_worlds, rng, belief=model.weights(info)))
+        for info in examples.infos
+    ]
+    return {
+        "held_out": len(held),
+        "model": measure(p, owner, trick),
+        "uniform_sampler": measure(smoothed(examples.uniform, config.eval_worlds), owner, trick),
+        "belief_sampler": measure(smoothed(np.concatenate(weighted), config.eval_worlds), owner, trick),
+    }
+
+
 def main(config: BeliefConfig) -> Path:
-    """Collect, fit, measure and save into a new run folder; returns the folder."""
-    torch.manual_seed(config.seed)
+    """Collect, fit, measure and save into a new run folder; returns the folder. With
+    ``config.evaluate``, measure that model on every hand instead (nothing is written)."""
     rules = dataclasses.replace(config.rules, target_score=None)
+    if config.evaluate:
+        model = BeliefModel.load(config.evaluate)
+        model.check_rules(rules)
+        metrics = held_out_metrics(model, collect(config, rules, held_from=0), config)
+        print(json.dumps(metrics, indent=2))
+        return Path(config.evaluate)
+    torch.manual_seed(config.seed)
     folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
+    last_batch = (config.hands - 1) // HANDS_A_BATCH * HANDS_A_BATCH
     with removed_on_failure(folder):
         start = time.perf_counter()
-        examples = collect(config, rules)
+        examples = collect(config, rules, held_from=last_batch if last_batch else config.hands)
         collected = time.perf_counter()
         train = np.flatnonzero(~examples.held)
         layout = ObservationLayout(rules)
@@ -255,22 +286,8 @@ def main(config: BeliefConfig) -> Path:
         }
         np.savez(folder / WEIGHTS_FILE, **arrays)
         metrics: dict[str, object] = {"examples": len(train), "held_out": int(examples.held.sum())}
-        held = np.flatnonzero(examples.held)
-        if len(held):
-            model = BeliefModel(rules, scale, layers)
-            p = model.logits(examples.obs[held]).astype(np.float64)
-            p = np.exp(p - p.max(axis=1, keepdims=True))
-            p /= p.sum(axis=1, keepdims=True)
-            p = np.concatenate([np.zeros((len(p), 1, NUM_CARDS)), p], axis=1)
-            owner, trick = examples.owner[held], examples.trick[held]
-            metrics["model"] = measure(p, owner, trick)
-            metrics["uniform_sampler"] = measure(smoothed(examples.uniform, config.eval_worlds), owner, trick)
-            rng = generator(config.seed + 1)
-            weighted = [
-                world_marginals(sample_worlds(info, config.eval_worlds, rng, belief=model.weights(info)))
-                for info in examples.infos
-            ]
-            metrics["belief_sampler"] = measure(smoothed(np.concatenate(weighted), config.eval_worlds), owner, trick)
+        if examples.held.any():
+            metrics |= held_out_metrics(BeliefModel(rules, scale, layers), examples, config)
         metrics |= {"collect_seconds": collected - start, "fit_seconds": time.perf_counter() - collected}
         meta = {
             "format": FORMAT,
