@@ -150,5 +150,6 @@ def test_the_trainer_end_to_end(tmp_path, capsys):
     metrics = json.loads((folder / "belief.json").read_text())["trained_on"]["metrics"]
     assert metrics["held_out"] > 0 and {"model", "uniform_sampler", "belief_sampler"} <= set(metrics)
     assert metrics["uniform_sampler"]["log_loss"] < np.log(3)  # the hard facts alone beat an even split
-    measured = main(BeliefConfig(hands=8, agents=["heuristic"], eval_worlds=4, evaluate=str(folder), progress_bar=False))
+    again = BeliefConfig(hands=8, agents=["heuristic"], eval_worlds=4, evaluate=str(folder), progress_bar=False)
+    measured = main(again)
     assert measured == folder and "belief_sampler" in capsys.readouterr().out
