@@ -8,9 +8,9 @@ random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts 
 ``pimc-ppo:rollout_tricks=1`` (the same, its rollouts stopped at the end of the searched trick
 and the rest judged by the network's value head); on request also ``pimc-ppo`` with the exact
 endgame (``pimc-ppo:endgame=n``, n = 2 to 4, each with ``endgame_search=maxn`` and with
-``rollout_tricks=1``). ``pimc-ppo`` leaves positions where the network
-keeps a single candidate unsearched, as in play; its batches step the rollouts of all their games
-together, so it gains most from batching.
+``rollout_tricks=1``) and ``pimc`` and ``pimc-ppo`` with ``inference=belief``. ``pimc-ppo``
+leaves positions where the network keeps a single candidate unsearched, as in play; its
+batches step the rollouts of all their games together, so it gains most from batching.
 
     python speed/speed_pimc.py                                # the four above, batches of 1 and 64
     python speed/speed_pimc.py --agents pimc --batch-sizes 1 --seconds 10
@@ -48,6 +48,8 @@ for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.se
         PIMCPPOPolicy, endgame=n, endgame_search="maxn"
     )
     AGENTS[f"pimc-ppo:rollout_tricks=1,endgame={n}"] = functools.partial(PIMCPPOPolicy, rollout_tricks=1, endgame=n)
+for name, factory in (("pimc", pimc_heuristic), ("pimc-ppo", PIMCPPOPolicy)):  # worlds drawn with the belief model
+    AGENTS[f"{name}:inference=belief"] = functools.partial(factory, inference="belief")
 
 
 def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:

@@ -49,3 +49,12 @@ def value_head(argv: Sequence[str] | None = None) -> None:
 
     prog = "python -m hearts_env.train.distill.value_head"
     head.main(parse_config(head.ValueConfig, argv, prog, (head.__doc__ or "").splitlines()[0]))
+
+
+@command("python -m hearts_env.train.distill.belief")
+def belief(argv: Sequence[str] | None = None) -> None:
+    """The searches' belief model (``hearts_env.train.distill.belief``)."""
+    from hearts_env.train.distill import belief as model
+
+    prog = "python -m hearts_env.train.distill.belief"
+    model.main(parse_config(model.BeliefConfig, argv, prog, (model.__doc__ or "").splitlines()[0]))

@@ -16,7 +16,9 @@ For each game of the batch the seat to act (the observer) only knows its informa
 
 The worlds are the engine's (``hearts_env.engine.worlds``): uniform, or very nearly, over the deals
 consistent with everything the information set says (the observer's hand, the cards played, the
-observer's passes at their receiver, each seat's hand size and known voids). The determinized
+observer's passes at their receiver, each seat's hand size and known voids). With
+``inference="belief"`` they are drawn towards the belief model's marginals of where each unseen
+card lies (``hearts_env.agents.search.belief``), the same hard facts kept. The determinized
 states carry the second copies, the kitty and the pot with two decks.
 
 The pass is not searched: during the pass phase PIMC delegates to ``pass_policy``; the default
@@ -55,6 +57,7 @@ from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.players import RANDOM
 from hearts_env.agents.rule_based.table import CompiledTable
 from hearts_env.agents.search import pimc_kernels as kern
+from hearts_env.agents.search.belief import belief_for
 from hearts_env.engine import cards, checks, seeding
 from hearts_env.engine.cards import NUM_CARDS, NUM_RANKS
 from hearts_env.engine.core import PASS, PLAY, State, hand_score, mask_to_bits, state_layout, step
@@ -122,7 +125,9 @@ class PIMCPolicy:
     ``objective``: ``"points"`` (the observer's hand points) or ``"margin"`` (its points minus
     the mean of the others'); ``rejection_rounds``: rejection-sampling rounds before the
     constructive fallback; ``proposals``: constructive deals resampled into one world there;
-    ``max_batch``: most rollout games stepped at once (bounds memory; games are chunked).
+    ``max_batch``: most rollout games stepped at once (bounds memory; games are chunked);
+    ``inference``: ``"none"`` (uniform worlds) or ``"belief"`` (worlds drawn with the belief model,
+    each the importance resample of ``proposals`` deals; 4-player one-deck tables).
     In the play phase a game with a single legal card is answered without search.
     """
 
@@ -137,7 +142,9 @@ class PIMCPolicy:
         rejection_rounds: int = 64,
         proposals: int = 16,
         max_batch: int = 32768,
+        inference: str = "none",
     ) -> None:
+        self.belief = belief_for(inference)
         self.worlds, self.rollouts = checks.integer("worlds", worlds, 1), checks.integer("rollouts", rollouts, 1)
         checks.fits_in_memory(f"{worlds:,} worlds x {rollouts:,} rollouts", search_bytes(self.worlds * self.rollouts))
         self.objective = checks.choice("objective", objective, ("points", "margin"))
@@ -165,9 +172,12 @@ class PIMCPolicy:
                 policy.seed(int(self.rng.integers(2**63)))
 
     def __repr__(self) -> str:
-        return f"PIMCPolicy(worlds={self.worlds}, rollouts={self.rollouts}, rollout={self.rollout_policy!r})"
+        inference = "" if self.belief is None else ", inference='belief'"
+        return f"PIMCPolicy(worlds={self.worlds}, rollouts={self.rollouts}, rollout={self.rollout_policy!r}{inference})"
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        if self.belief is not None:  # refused up front, in the pass too (a match checks its first position)
+            self.belief.check_rules(info.rules)
         mask = np.asarray(mask, bool)
         actions = np.argmax(mask, axis=1)  # the only legal card, or 0 when there is none
         passing = np.flatnonzero((info.phase == PASS) & mask.any(axis=1))
@@ -192,7 +202,8 @@ class PIMCPolicy:
     def _evaluate(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
         B, W, R = mask.shape[0], self.worlds, self.rollouts
         rules = info.rules
-        hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals)
+        belief = None if self.belief is None else self.belief.weights(info)
+        hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals, belief)
         one_hand = _one_hand(rules)
         margin = self.objective == "margin"
         if self._player is not None:

@@ -51,6 +51,7 @@ from hearts_env.agents.learned.trained import (
     masked_softmax,
     shipped_policy,
 )
+from hearts_env.agents.search.belief import belief_for
 from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, tricks_left
 from hearts_env.agents.search.pimc import evaluate_in_chunks, search_bytes
 from hearts_env.agents.search.value_head import ValueHead
@@ -132,7 +133,9 @@ class PIMCPPOPolicy:
     network's value head (``hearts_env.agents.search.value_head``, saved in its policy folder) judges the
     rest of the hand; 0 plays the hand out. ``endgame``: with n > 0, the last n tricks of each
     rollout are solved exactly (``hearts_env.agents.search.endgame``) by the search ``endgame_search``
-    (``"paranoid"`` or ``"maxn"``); 0 leaves them to the network.
+    (``"paranoid"`` or ``"maxn"``); 0 leaves them to the network. ``inference``: ``"none"``
+    (uniform worlds) or ``"belief"`` (worlds drawn with the belief model,
+    ``hearts_env.agents.search.belief``, each the importance resample of ``proposals`` deals).
     """
 
     def __init__(
@@ -149,7 +152,9 @@ class PIMCPPOPolicy:
         rollout_tricks: int = 0,
         endgame: int = 0,
         endgame_search: str = "paranoid",
+        inference: str = "none",
     ) -> None:
+        self.belief = belief_for(inference)
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
@@ -179,6 +184,8 @@ class PIMCPPOPolicy:
         tricks = f", rollout_tricks={self.rollout_tricks}" if self.rollout_tricks else ""
         if self.endgame:
             tricks += f", endgame={self.endgame}, endgame_search={self.endgame_search!r}"
+        if self.belief is not None:
+            tricks += ", inference='belief'"
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
@@ -187,6 +194,8 @@ class PIMCPPOPolicy:
         if rules.decks != 1:
             raise ValueError(f"{self!r} was trained with one deck, the table has decks={rules.decks}")
         self.network.check_rules(rules)
+        if self.belief is not None:
+            self.belief.check_rules(rules)
         if self.value is not None:
             self.value.check_rules(rules)
 
@@ -242,7 +251,9 @@ class PIMCPPOPolicy:
         their sampled worlds before the card is played (candidate-major, W = ``worlds``)."""
         W = self.worlds
         one_hand = dataclasses.replace(info.rules, target_score=None)  # each rollout ends with its hand
-        worlds = world_states(info, sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals), one_hand)
+        belief = None if self.belief is None else self.belief.weights(info)
+        hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals, belief)
+        worlds = world_states(info, hands, one_hand)
         game, card = np.nonzero(candidates)
         return game, card, worlds[(game[:, None] * W + np.arange(W)).ravel()]
 

@@ -1,6 +1,7 @@
 """World sampling, compiled (``hearts_env.engine.worlds`` says what it does and why): what the
 observer of an info row knows about where the cards are, and deals of the unseen cards consistent
-with it (rejection, then sampling-importance-resampling of constructive deals).
+with it (rejection, then sampling-importance-resampling of constructive deals; with a belief,
+constructive deals drawn towards it, importance-resampled to the belief-weighted target).
 
 Randomness is counter-based: a kernel call gets one ``key`` and every world (game, world) draws
 from its own stream ``mix64_word(key ^ mix64_word(index))`` (``seed_stream``, ``uniform``: search rollouts
@@ -200,15 +201,20 @@ def deal_constructive(
     unseen2: np.uint64,
     need: np.ndarray,
     voids: np.ndarray,
+    belief: np.ndarray,
     hands: np.ndarray,
     hands2: np.ndarray,
     rng: np.ndarray,
     work: np.ndarray,
-) -> tuple[float, bool]:
+    weight: np.ndarray,
+) -> tuple[float, float, bool]:
     """Deal ``unseen`` (and a second copy of ``unseen2``) copy by copy, none into a suit its seat
     is void in, never into a dead end, into ``hands`` (a copy landing where one lies already goes to
     ``hands2``); returns the deal's log-probability under this sampler (copies counted as distinct
-    cards) and False if no deal exists. ``work`` (``WORK``,) int64 is scratch.
+    cards), the sum of ``log belief[seat, card]`` over the copies dealt (the belief-weighted
+    target's log-weight) and False if no deal exists. ``belief`` (places, 52) float: positive
+    weights of each card at each place (all ones: the uniform deal); ``work`` (``WORK``,) int64 and
+    ``weight`` (``MAX_PLACES``,) float64 are scratch.
 
     Suits that more seats (with room) are void in go first, then by card id. Each card goes to a
     seat not void in its suit with probability proportional to the seat's room, among the seats
@@ -216,9 +222,10 @@ def deal_constructive(
     in S fit in the room of the seats not void in all of S. Before a card of suit s is placed
     every S holds (demand <= supply); afterwards S's demand drops if s is in S and its supply
     drops if the seat may take cards of S. So the seats that may take S are ruled out where S is
-    tight (demand == supply) and s is not in S."""
+    tight (demand == supply) and s is not in S. A card's chance at a seat is its room times the
+    seat's ``belief`` of the card (exactly the uniform sampler's draws when the belief is all ones)."""
     P, M = len(need), MAX_PLACES
-    cap, weight = work[0:P], work[M : M + P]  # room left; chance weight of each seat for a card
+    cap = work[0:P]  # room left; ``weight``: chance weight of each seat for a card
     eligible = work[2 * M : 2 * M + P]  # 16-bit masks: the suit sets S each seat may take a card of
     supply = work[3 * M : 3 * M + 16]  # room of the seats that may take a card of S
     demand = work[3 * M + 16 : 3 * M + 32]  # cards left in the suits of S
@@ -239,7 +246,7 @@ def deal_constructive(
         for S in range(16):
             if S >> s & 1:
                 demand[S] += left
-    log_q = 0.0
+    log_q = log_p = 0.0
     for shut in range(P, -1, -1):  # the suits most seats are shut out of first
         for s in range(NUM_SUITS):
             if shut_out[s] != shut:
@@ -256,25 +263,26 @@ def deal_constructive(
                             dead = True
                         elif left == supply[S]:
                             tight |= 1 << S
-                    total = 0
+                    total = 0.0
                     for r in range(P):
                         fits = not dead and cap[r] > 0 and not voids[r] >> s & 1 and not eligible[r] & tight
-                        weight[r] = cap[r] if fits else 0
+                        weight[r] = cap[r] * belief[r, card] if fits else 0.0
                         total += weight[r]
                     if total == 0:
-                        return log_q, False
+                        return log_q, log_p, False
                     target = uniform(rng) * total
                     seat, cum = 0, weight[0]
                     while cum <= target and seat < P - 1:
                         seat += 1
                         cum += weight[seat]
                     log_q += math.log(weight[seat] / total)
+                    log_p += math.log(belief[seat, card])
                     give(hands, hands2, seat, BIT[card])
                     cap[seat] -= 1
                     for S in range(16):
                         supply[S] -= eligible[seat] >> S & 1
                         demand[S] -= S >> s & 1
-    return log_q, True
+    return log_q, log_p, True
 
 
 @njit(cache=True)
@@ -283,22 +291,27 @@ def deal_resampled(
     unseen2: np.uint64,
     need: np.ndarray,
     voids: np.ndarray,
+    belief: np.ndarray,
     proposals: int,
     hands: np.ndarray,
     hands2: np.ndarray,
     rng: np.ndarray,
     scratch: np.ndarray,
     work: np.ndarray,
+    weight: np.ndarray,
 ) -> bool:
-    """One of ``proposals`` constructive deals, drawn with weight 1 / q (Gumbel-max), into
-    ``hands``/``hands2``; ``scratch`` (2, places) holds each proposal, ``work`` is
-    ``deal_constructive``'s. False if no deal exists."""
+    """One of ``proposals`` constructive deals (drawn towards ``belief``), kept with weight p / q
+    (Gumbel-max), p the product of the beliefs of its cards' places (1 for the uniform target),
+    into ``hands``/``hands2``; ``scratch`` (2, places) holds each proposal, ``work`` and ``weight``
+    are ``deal_constructive``'s. False if no deal exists."""
     best = -np.inf
     for _ in range(max(1, proposals)):
-        log_q, ok = deal_constructive(unseen, unseen2, need, voids, scratch[0], scratch[1], rng, work)
+        log_q, log_p, ok = deal_constructive(
+            unseen, unseen2, need, voids, belief, scratch[0], scratch[1], rng, work, weight
+        )
         if not ok:
             return False
-        score = -log_q - math.log(-math.log(uniform(rng)))
+        score = log_p - log_q - math.log(-math.log(uniform(rng)))
         if score > best:
             best = score
             hands[:] = scratch[0]
@@ -314,6 +327,7 @@ def sample_worlds(
     key: np.uint64,
     rejection_rounds: int,
     proposals: int,
+    belief: np.ndarray,
     out: np.ndarray,
     errors: np.ndarray,
 ) -> None:
@@ -321,7 +335,9 @@ def sample_worlds(
     up to ``rejection_rounds`` random deals (exactly uniform when accepted), else an importance
     resample of ``proposals`` constructive deals. One deck: C = 1, Q = P (the relative seats);
     two decks: C = 2 (the cards held at least once, then twice), Q = P + 1 (the seats, then the
-    kitty). ``errors`` (B,): ``ERROR_*``."""
+    kitty). ``belief``: (0, Q, 52) for uniform worlds; (B, Q, 52) for each game's belief of where
+    its cards lie: every world is then an importance resample of ``proposals`` constructive deals
+    drawn towards it (no rejection rounds). ``errors`` (B,): ``ERROR_*``."""
     B, W, C, Q = out.shape
     P = rp[k.R_PLAYERS]
     two = rp[k.R_DECKS] == 2
@@ -330,8 +346,12 @@ def sample_worlds(
     need, voids = np.zeros(Q, np.int64), np.zeros(Q, np.int64)
     hands, hands2, scratch = np.empty(Q, U64), np.empty(Q, U64), np.empty((2, Q), U64)
     work, deck = np.empty(WORK, np.int64), np.empty(2 * NUM_CARDS, np.int64)
-    rng = np.empty(1, U64)
+    weight, rng = np.empty(MAX_PLACES), np.empty(1, U64)
+    weighted = belief.shape[0] > 0
+    ones = np.ones((Q, NUM_CARDS))
+    rounds = 0 if weighted else rejection_rounds
     for g in range(B):
+        bias = belief[g] if weighted else ones
         unseen2 = U64(0)
         if two:
             unseen, unseen2, errors[g] = constraints_row2(i64[g], i8[g], ioff, rp, known, known2, need)
@@ -344,12 +364,12 @@ def sample_worlds(
         for w in range(W):
             seed_stream(rng, key, g * W + w)
             dealt = False
-            for _ in range(rejection_rounds):
+            for _ in range(rounds):
                 if deal_random(unseen, unseen2, need, voids, hands, hands2, deck, rng):
                     dealt = True
                     break
             if not dealt and not deal_resampled(
-                unseen, unseen2, need, voids, proposals, hands, hands2, rng, scratch, work
+                unseen, unseen2, need, voids, bias, proposals, hands, hands2, rng, scratch, work, weight
             ):
                 errors[g] = ERROR_NO_DEAL
                 break
@@ -368,12 +388,14 @@ def deal_rows(
     or an importance resample of ``proposals`` of them."""
     n, P = need.shape
     hands2, scratch, work = np.empty(P, U64), np.empty((2, P), U64), np.empty(WORK, np.int64)
-    rng = np.empty(1, U64)
+    weight, ones, rng = np.empty(MAX_PLACES), np.ones((P, NUM_CARDS)), np.empty(1, U64)
     for i in range(n):
         seed_stream(rng, key, i)
         if proposals == 0:
-            log_q[i], ok[i] = deal_constructive(unseen[i], U64(0), need[i], voids[i], hands[i], hands2, rng, work)
+            log_q[i], _, ok[i] = deal_constructive(
+                unseen[i], U64(0), need[i], voids[i], ones, hands[i], hands2, rng, work, weight
+            )
         else:
             ok[i] = deal_resampled(
-                unseen[i], U64(0), need[i], voids[i], proposals, hands[i], hands2, rng, scratch, work
+                unseen[i], U64(0), need[i], voids[i], ones, proposals, hands[i], hands2, rng, scratch, work, weight
             )

@@ -27,6 +27,14 @@ proposal is biased, so ``proposals`` deals are drawn and one is kept with weight
 uniform as ``proposals`` grows).
 Every world is consistent either way.
 
+Inference (``belief``): a caller that has a belief of where the unseen cards lie (a model of the
+opponents: ``hearts_env.agents.search.belief``) passes it as a positive weight b[r, c] of each
+card c at each place r. The target is then the consistent deals weighted by the product of
+b[r, c] over the cards dealt (the uniform target when every weight is the same): each world is
+the importance resample of ``proposals`` constructive deals whose every card goes to a seat with
+chance proportional to its room times the seat's weight of the card (weight p / q, p the
+product, q the proposal's chance). The hard facts above hold in every world, whatever the belief.
+
 With two decks (Cancellation Hearts) a world deals the copies the observer has not seen (a card
 whose copies are both unseen is dealt twice) to the other seats and the face-down kitty, as many
 as each holds; the observer's passed copies stay with their receiver less as many copies as it
@@ -42,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from hearts_env.engine import world_kernels as kern
+from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.kernels import rule_params
 
@@ -81,7 +90,12 @@ def constraints(info: InfoSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def sample_worlds(
-    info: InfoSet, worlds: int, rng: np.random.Generator, rejection_rounds: int = 64, proposals: int = 16
+    info: InfoSet,
+    worlds: int,
+    rng: np.random.Generator,
+    rejection_rounds: int = 64,
+    proposals: int = 16,
+    belief: np.ndarray | None = None,
 ) -> np.ndarray:
     """(B, worlds, P) uint64: hands of every relative seat (0 = the observer) in sampled deals
     consistent with each game's information set (play phase only; see the module docstring).
@@ -90,14 +104,33 @@ def sample_worlds(
 
     Each world is drawn by rejection (up to ``rejection_rounds`` shuffled deals, exactly uniform
     when accepted); a world still rejected is the importance resample of ``proposals`` constructive
-    deals (``deal_constructive``), nearly uniform."""
+    deals (``deal_constructive``), nearly uniform. With ``belief`` (B, places, 52) (the relative
+    seats, then with two decks the kitty), the positive weight of each card at each place, every
+    world is the importance resample of ``proposals`` constructive deals drawn towards it (the
+    module docstring); the observer's own weights (place 0) are not read."""
     P, two = info.num_players, info.rules.decks == 2
-    out = np.zeros((info.batch_size, int(worlds), 2 if two else 1, P + 1 if two else P), _U64)
+    places = P + 1 if two else P
+    out = np.zeros((info.batch_size, int(worlds), 2 if two else 1, places), _U64)
     errors = np.zeros(info.batch_size, np.int64)
     ioff, rp = info.layout.offsets, rule_params(info.rules)
-    kern.sample_worlds(info.data, ioff, rp, stream_key(rng), int(rejection_rounds), int(proposals), out, errors)
+    weights = _checked_belief(belief, (info.batch_size, places, NUM_CARDS))
+    key = stream_key(rng)
+    kern.sample_worlds(info.data, ioff, rp, key, int(rejection_rounds), int(proposals), weights, out, errors)
     _raise_for(errors)
     return out if two else out[:, :, 0]
+
+
+def _checked_belief(belief: np.ndarray | None, shape: tuple[int, int, int]) -> np.ndarray:
+    """The kernel's belief array: (0, places, 52) for none; ``ValueError`` unless ``belief`` has
+    ``shape`` and holds positive finite weights."""
+    if belief is None:
+        return np.ones((0, *shape[1:]))
+    belief = np.ascontiguousarray(belief, np.float64)
+    if belief.shape != shape:
+        raise ValueError(f"belief must have shape {shape} (games, places, cards), got {belief.shape}")
+    if not np.all(np.isfinite(belief) & (belief > 0)):
+        raise ValueError("belief must hold positive finite weights")
+    return belief
 
 
 def deal_resampled(

@@ -67,7 +67,11 @@ point cards; a heart led before hearts broke: only hearts; who leads the first t
 lowest club), so a world in which the hand's replay breaks one (a card played there illegal, or
 another seat to act) is drawn again, up to ``RESAMPLE_TRIES`` times, and after that the state
 itself is returned (its own world is consistent). At the end of a game the state itself is returned.
-A sampler that gives no number in [0, 1] is refused (``ValueError``).
+A sampler that gives no number in [0, 1] is refused (``ValueError``). Inference, as an option: a
+game whose ``belief`` is set (a callable from an info set to the world sampler's ``belief``
+weights, e.g. ``hearts_env.agents.search.belief.BeliefModel.load().weights``) draws the
+play-phase hands held now with it (``hearts_env.engine.worlds``); None, the default, draws them
+uniformly.
 
 An illegal card raises ``ValueError`` naming the card and the rule, and changes nothing; so does a
 deal of a card dealt already, or of one that is not in the table's deck (fewer than 52 with 3, 5,
@@ -263,6 +267,8 @@ class HeartsGame(pyspiel.Game):
         rules = rules_from_parameters(dict(params or {}))
         super().__init__(game_type(rules), game_info(rules), parameters(rules))
         self.table = _table(rules)
+        self.belief: Callable[[InfoSet], np.ndarray] | None = None
+        """The world sampler's belief for an info set, for ``resample_from_infostate`` (None: uniform)."""
 
     @property
     def rules(self) -> HeartsRules:
@@ -529,7 +535,8 @@ class HeartsState(pyspiel.State):
         from what its receiver held after the pass."""
         table, rules = self._table, self._table.rules
         P, seat, offset = rules.num_players, int(info.seat[0]), int(info.pass_offset[0])
-        world = sample_worlds(info, 1, rng)[0, 0]  # relative seats (and with two decks the kitty)
+        belief = getattr(self.get_game(), "belief", None)  # relative seats (and with two decks the kitty):
+        world = sample_worlds(info, 1, rng, belief=None if belief is None else belief(info))[0, 0]
         if rules.decks == 2:  # the copies each seat holds once, and twice
             held = bits_to_mask(world[0, :P]).astype(np.int64) + bits_to_mask(world[1, :P])
         else:

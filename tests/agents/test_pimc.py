@@ -90,14 +90,16 @@ def check_worlds(state: State, hands: np.ndarray, observer: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize("P", PLAYERS)
-@pytest.mark.parametrize("rejection_rounds", [4, 0])
-def test_worlds_are_consistent(P, rejection_rounds):
+@pytest.mark.parametrize(("rejection_rounds", "with_belief"), [(4, False), (0, False), (4, True)])
+def test_worlds_are_consistent(P, rejection_rounds, with_belief):
+    """By rejection, by the constructive fallback alone, and drawn towards a (random) belief."""
     rng = np.random.default_rng(P)
     for seed in range(2):
         for state in play_states(rules_for(P), batch=24, seed=100 * P + seed):
             for observer in (state.to_play, (state.to_play + 1) % P):  # the seat to act, and another
                 info = infoset(state, observer)
-                hands = sample_worlds(info, 8, rng, rejection_rounds=rejection_rounds, proposals=2)
+                belief = rng.uniform(0.01, 1, (state.batch_size, P, 52)) if with_belief else None
+                hands = sample_worlds(info, 8, rng, rejection_rounds=rejection_rounds, proposals=2, belief=belief)
                 check_worlds(state, hands, observer)
 
 
@@ -124,6 +126,44 @@ def test_worlds_without_voids_are_uniform():
     freq = ((hands[:, :, None] >> cards_unseen.astype(np.uint64)) & np.uint64(1)).mean(axis=0)  # (P, cards)
     expected = need[0] / np.bitwise_count(unseen[0])
     assert np.abs(freq - expected[:, None]).max() < 0.03
+
+
+def test_worlds_drawn_with_a_belief_follow_it():
+    """At the first lead (no voids, no passes) a belief that weights one card w times at one seat
+    makes the card's chance at seat r proportional to need[r] x weight[r]; the other cards stay
+    near uniform. A belief of equal weights gives the uniform deal."""
+    rules = rules_for(4, pass_count=0)
+    state = new_games(rules, batch_size=1, seed=11)
+    info = infoset(state)
+    _, need, unseen = constraints(info)
+    cards_unseen = np.flatnonzero((int(unseen[0]) >> np.arange(52)) & 1)
+    card, other = cards_unseen[0], cards_unseen[1:]
+    belief = np.ones((1, 4, 52))
+    belief[0, 2, card] = 4.0
+    hands = sample_worlds(info, 6000, np.random.default_rng(0), proposals=32, belief=belief)[0]  # (W, P)
+    freq = ((hands[:, :, None] >> cards_unseen.astype(np.uint64)) & np.uint64(1)).mean(axis=0)  # (P, cards)
+    weighted = need[0] * np.array([1, 1, 4, 1])
+    assert np.abs(freq[:, 0] - weighted / weighted.sum()).max() < 0.03
+    assert np.abs(freq[1:, 1:].mean(axis=1) - need[0, 1:] / len(cards_unseen)).max() < 0.03
+    hands = sample_worlds(info, 6000, np.random.default_rng(0), belief=np.full((1, 4, 52), 0.3))[0]
+    freq = ((hands[:, :, None] >> other.astype(np.uint64)) & np.uint64(1)).mean(axis=0)
+    assert np.abs(freq - (need[0] / len(cards_unseen))[:, None]).max() < 0.03
+
+
+@pytest.mark.parametrize(
+    ("belief", "message"),
+    [
+        (np.ones((2, 4, 52)), "belief must have shape"),
+        (np.zeros((1, 4, 52)), "positive finite"),
+        (np.full((1, 4, 52), np.nan), "positive finite"),
+    ],
+)
+def test_a_bad_belief_is_refused_before_any_draw(belief, message):
+    info = infoset(play_states(rules_for(4), batch=1, seed=3)[0])
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=message):
+        sample_worlds(info, 4, rng, belief=belief)
+    assert rng.integers(2**63) == np.random.default_rng(0).integers(2**63)  # the generator untouched
 
 
 def exact_marginals(card_ids: list[int], need: list[int], voids: list[int]) -> np.ndarray:

@@ -414,6 +414,30 @@ def test_a_resampled_state_looks_the_same_to_the_player(params):
     assert phases == {"deal", "pass", "play"} and changed > 0.8 * resampled
 
 
+def test_a_game_with_a_belief_resamples_with_it():
+    """Inference as an option: the play-phase worlds drawn with the game's ``belief`` (here the
+    shipped belief model), each still one the player cannot tell from the state."""
+    from hearts_env.agents.search.belief import BeliefModel
+
+    game = load(target_score=30)
+    model, asked = BeliefModel.load(), []
+
+    def belief(info):
+        asked.append(info.batch_size)
+        return model.weights(info)
+
+    game.belief = belief
+    values = iter(np.random.default_rng(7).random(10_000))
+    for state in random_states(game, seed=8, every=13)[:-1]:
+        if state.is_chance_node() or state.core_state.phase[0] != 1:
+            continue
+        for player in range(4):
+            other = state.resample_from_infostate(player, lambda: next(values))
+            assert other.information_state_string(player) == state.information_state_string(player)
+            assert other.observation_tensor(player) == state.observation_tensor(player)
+    assert len(asked) > 8
+
+
 @pytest.mark.parametrize("number", [float("nan"), -1.0, 1.5, "0.5", None, True])
 def test_a_sampler_that_gives_no_probability_is_refused_naming_it(number) -> None:
     state = random_play(

@@ -62,6 +62,13 @@ def expert_iteration(argv: list[str], tmp_path: Path) -> None:
     cli(argv + ["--run-dir", str(tmp_path / "runs")])
 
 
+def belief(argv: list[str], tmp_path: Path) -> None:
+    needs(argv, "torch")
+    from hearts_env.train.cli import belief as cli
+
+    cli(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
 def bench_exploit(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch", "sb3_contrib")
     from hearts_env.bench.cli import main
@@ -88,6 +95,7 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-arena": arena,
     "hearts-train": train,
     "python -m hearts_env.train.distill.expert_iteration": expert_iteration,
+    "python -m hearts_env.train.distill.belief": belief,
     "hearts-bench": bench_exploit,
     "hearts-ladder": ladder,
     "hearts-bot": bot,
@@ -144,6 +152,10 @@ CASES = [
     ("hearts-train", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
     ("python -m hearts_env.train.distill.expert_iteration", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
     ("python -m hearts_env.train.distill.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
+    ("python -m hearts_env.train.distill.expert_iteration", ["--inference", "maybe"], "inference must be one of"),
+    ("python -m hearts_env.train.distill.belief", ["--hands", "0"], "hands must be >= 1"),
+    ("python -m hearts_env.train.distill.belief", ["--agents", "nobody"], "unknown agent 'nobody'"),
+    ("python -m hearts_env.train.distill.belief", ["--agents", "ppo", "--num-players", "5"], "agent 'ppo' cannot play"),
     ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
     ("hearts-ladder", ["serve", "--port", "70000"], "--port must be in 0..65535, got 70000"),

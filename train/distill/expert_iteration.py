@@ -67,6 +67,8 @@ class ExItConfig(RunConfig):
     endgame: int = 0
     """pimc-ppo's rollouts stop this many tricks before the hand's end and the rest is solved
     exactly in each world (0: none; hearts_env.agents.search.endgame)"""
+    inference: str = "none"
+    """pimc-ppo's worlds: none (uniform) or belief (drawn with the belief model)"""
     play_share: float = 0.0
     """share of the decisions at which --policy's network plays its own card while the search's
     card is still the one recorded (DAgger: the network's own positions, labelled by the search)"""
@@ -119,6 +121,7 @@ class ExItConfig(RunConfig):
             rollout_tricks=self.rollout_tricks,
             endgame=self.endgame,
             path=self.policy or None,
+            inference=self.inference,
         )
 
 
