@@ -62,6 +62,12 @@ def expert_iteration(argv: list[str], tmp_path: Path) -> None:
     cli(argv + ["--run-dir", str(tmp_path / "runs")])
 
 
+def family(argv: list[str], tmp_path: Path) -> None:
+    needs(argv, "torch", "sb3_contrib")
+
+    train_cli.family(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
 def bench_exploit(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch", "sb3_contrib")
     from hearts_env.bench.cli import main
@@ -76,6 +82,7 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-arena": arena,
     "hearts-train": train,
     "python -m hearts_env.train.distill.expert_iteration": expert_iteration,
+    "python -m hearts_env.train.ppo.family": family,
     "hearts-bench": bench_exploit,
 }
 NOBODY = "127.0.0.1:1"
@@ -130,6 +137,13 @@ CASES = [
     ("hearts-train", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
     ("python -m hearts_env.train.distill.expert_iteration", ["--ray", NOBODY], f"ray: {CANNOT_JOIN}"),
     ("python -m hearts_env.train.distill.expert_iteration", ["--workers", "0"], "workers must be >= 1"),
+    ("python -m hearts_env.train.ppo.family", ["--tables", "4p-2d"], "table '4p-2d': "),
+    ("python -m hearts_env.train.ppo.family", ["--tables", "3p", "3p"], "tables: a table is named twice: 3p 3p"),
+    (
+        "python -m hearts_env.train.ppo.family",
+        ["--tables", "3p", "--opponents", "random", "random", "random"],
+        "table 3p: opponents: give 1 name or 2",
+    ),
     ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
 ]
