@@ -67,6 +67,18 @@ def test_each_table_is_played_by_its_own_network(tmp_path: Path) -> None:
         np.testing.assert_array_equal(family(info, mask), alone(info, mask))
 
 
+def test_a_sampling_family_is_reproducible_from_its_seed(tmp_path: Path) -> None:
+    folder = write_family(tmp_path, ["3p", "5p"])
+    state = new_games(table_rules("5p"), batch_size=64, seed=1)
+    info, mask = infoset(state), legal_mask(state)
+    a, b = ppo_family(seed=3, sample=True, path=folder), ppo_family(seed=3, sample=True, path=folder)
+    first = a(info, mask)
+    np.testing.assert_array_equal(first, b(info, mask))
+    a.seed(3)
+    np.testing.assert_array_equal(a(info, mask), first)  # reseeding reaches the member
+    assert not np.array_equal(ppo_family(seed=4, sample=True, path=folder)(info, mask), first)  # it samples
+
+
 def test_a_table_without_a_network_is_refused_in_one_line(tmp_path: Path) -> None:
     family = ppo_family(path=write_family(tmp_path, ["3p", "5p"]))
     refusal = r"agent 'f' cannot play these rules: .*no network for the table 4p \(it plays 3p 5p\)"
