@@ -109,7 +109,7 @@ class TableFamily:
         """The member that plays tables like ``rules``; ``ValueError`` if there is none."""
         key = table_key(rules)
         if key not in self.members:
-            raise ValueError(f"{self.name} has no network for the table {key} (it plays {' '.join(self.members)})")
+            raise ValueError(f"{self.name} does not play the table {key} (it plays {' '.join(self.members)})")
         return self.members[key]
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:

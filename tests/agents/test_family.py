@@ -81,7 +81,7 @@ def test_a_sampling_family_is_reproducible_from_its_seed(tmp_path: Path) -> None
 
 def test_a_table_without_a_network_is_refused_in_one_line(tmp_path: Path) -> None:
     family = ppo_family(path=write_family(tmp_path, ["3p", "5p"]))
-    refusal = r"agent 'f' cannot play these rules: .*no network for the table 4p \(it plays 3p 5p\)"
+    refusal = r"agent 'f' cannot play these rules: .*does not play the table 4p \(it plays 3p 5p\)"
     with pytest.raises(ValueError, match=refusal):
         check_agents(HeartsRules(), [("f", family)])
 
@@ -123,7 +123,7 @@ def test_the_search_family_searches_one_deck_tables_with_their_networks(tmp_path
     search = agent_from_spec(f"pimc-ppo-family:path={str(folder)!r},worlds=4", seed=0)
     assert list(search.members) == ["5p"]
     assert weights_hash(search.members["5p"]) == weights_hash(TrainedPolicy(folder / "5p"))
-    with pytest.raises(ValueError, match=r"no network for the table 6p-2d \(it plays 5p\)"):
+    with pytest.raises(ValueError, match=r"does not play the table 6p-2d \(it plays 5p\)"):
         check_agents(table_rules("6p-2d"), [("s", search)])
     rules = table_rules("5p")
     result = play_match(rules, [("s", search)] + [("h", make_agent("heuristic"))] * 4, deals=2, episode="hand")
@@ -139,5 +139,5 @@ def test_the_shipped_family_plays_every_table_it_lists_legally() -> None:
         info, mask = infoset(state), legal_mask(state)
         cards = family(info, mask)
         assert mask[np.arange(64), cards].all(), key
-    with pytest.raises(ValueError, match="cannot play these rules: .*no network for the table 11p-2d"):
+    with pytest.raises(ValueError, match="cannot play these rules: .*does not play the table 11p-2d"):
         check_agents(table_rules("11p-2d"), [("ppo-family", family)])

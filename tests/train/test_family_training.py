@@ -44,7 +44,7 @@ def test_one_command_trains_every_table_reproducibly(tmp_path: Path) -> None:
         state = new_games(rules, batch_size=16, seed=2)
         info, mask = infoset(state), legal_mask(state)
         assert mask[np.arange(16), family(info, mask)].all()
-    with pytest.raises(ValueError, match="no network for the table 4p"):
+    with pytest.raises(ValueError, match="does not play the table 4p"):
         check_agents(table_rules("4p"), [("family", family)])
 
 
