@@ -27,11 +27,14 @@ from hearts_env.arena import play_match
 from hearts_env.arena.statistics import Estimate
 
 
-def per_deal_points(spec: str, opponent: str, deals: int, seed: int) -> dict[str, np.ndarray]:
-    """The match ``hearts-arena SPEC OPPONENT x3 --episode hand`` plays: the deals' keys, and per
-    deal the points per hand of ``spec`` and of the field (the three opponents pooled)."""
-    rules = dataclasses.replace(HeartsRules(), target_score=None)
-    entries = build_agents([spec] + [opponent] * 3, seed)
+def per_deal_points(
+    spec: str, opponent: str, deals: int, seed: int, rules: HeartsRules | None = None
+) -> dict[str, np.ndarray]:
+    """The match ``hearts-arena SPEC OPPONENT x3 --episode hand`` plays (at the table ``rules``,
+    default the standard one, an opponent at every other seat): the deals' keys, and per deal the
+    points per hand of ``spec`` and of the field (the opponents pooled)."""
+    rules = dataclasses.replace(rules or HeartsRules(), target_score=None)
+    entries = build_agents([spec] + [opponent] * (rules.num_players - 1), seed)
     check_agents(rules, entries)
     start = time.perf_counter()
     result = play_match(rules, entries, deals=deals, seed=seed, episode="hand")

@@ -17,6 +17,15 @@ def ppo(argv: Sequence[str] | None = None) -> None:
     print(trainer.main(trainer.parse_args(argv)))
 
 
+@command("python -m hearts_env.train.ppo.family")
+def family(argv: Sequence[str] | None = None) -> None:
+    """A family of networks, one per table (``hearts_env.train.ppo.family``); prints the family folder."""
+    from hearts_env.train.ppo import family as family_
+
+    prog = "python -m hearts_env.train.ppo.family"
+    print(family_.main(parse_config(family_.FamilyConfig, argv, prog, (family_.__doc__ or "").splitlines()[0])))
+
+
 @command("hearts-train-rllib")
 def rllib(argv: Sequence[str] | None = None) -> None:
     """``hearts-train-rllib``: PPO with RLlib; prints the run folder."""

@@ -40,9 +40,11 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from hearts_env.agents.learned.family import SHIPPED_FAMILY, TableFamily, load_family
 from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -289,3 +291,14 @@ class PIMCPPOPolicy:
         if self.endgame:
             stop = np.minimum(stop, H - self.endgame)
         return stop
+
+
+def pimc_ppo_family(
+    seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
+) -> TableFamily:
+    """The ``pimc-ppo-family`` agent: ``pimc-ppo`` (with ``options``) guided at each table by the
+    network the family of ``path`` (default: the shipped ``ppo-family``) holds for it; the search
+    plays one deck, so the family's two-deck tables are refused."""
+    folder = SHIPPED_FAMILY if path is None else Path(path)
+    make = lambda member: PIMCPPOPolicy(path=member, **options)  # noqa: E731
+    return load_family(folder, "pimc-ppo-family", make, seed, keep=lambda rules: rules.decks == 1)

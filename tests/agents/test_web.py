@@ -185,6 +185,8 @@ def test_hints_show_the_agents_reasons(client: TestClient) -> None:
     probabilities = hint["probabilities"]
     assert hint["card"] in view["seats"][0]["hand_names"] and set(probabilities) == set(view["legal_names"])
     assert abs(sum(probabilities.values()) - 1) < 1e-3 and max(probabilities, key=probabilities.get) == hint["card"]
+    family = client.post(f"{url}/hint", json={"agent": "ppo-family", "turn": view["turn"]}).json()
+    assert set(family["probabilities"]) == set(view["legal_names"])  # its network of the table explains it
     view = client.post(f"{url}/pass", json={"cards": view["seats"][0]["hand_names"][:3], "turn": view["turn"]}).json()
     while len(view["legal_names"]) < 2:
         view = client.post(f"{url}/play", json={"card": view["legal_names"][0], "turn": view["turn"]}).json()

@@ -69,6 +69,12 @@ def belief(argv: list[str], tmp_path: Path) -> None:
     cli(argv + ["--run-dir", str(tmp_path / "runs")])
 
 
+def family(argv: list[str], tmp_path: Path) -> None:
+    needs(argv, "torch", "sb3_contrib")
+
+    train_cli.family(argv + ["--run-dir", str(tmp_path / "runs")])
+
+
 def bench_exploit(argv: list[str], tmp_path: Path) -> None:
     needs(argv, "torch", "sb3_contrib")
     from hearts_env.bench.cli import main
@@ -96,6 +102,7 @@ COMMANDS: dict[str, Callable[[list[str], Path], None]] = {
     "hearts-train": train,
     "python -m hearts_env.train.distill.expert_iteration": expert_iteration,
     "python -m hearts_env.train.distill.belief": belief,
+    "python -m hearts_env.train.ppo.family": family,
     "hearts-bench": bench_exploit,
     "hearts-ladder": ladder,
     "hearts-bot": bot,
@@ -156,6 +163,13 @@ CASES = [
     ("python -m hearts_env.train.distill.belief", ["--hands", "0"], "hands must be >= 1"),
     ("python -m hearts_env.train.distill.belief", ["--agents", "nobody"], "unknown agent 'nobody'"),
     ("python -m hearts_env.train.distill.belief", ["--agents", "ppo", "--num-players", "5"], "agent 'ppo' cannot play"),
+    ("python -m hearts_env.train.ppo.family", ["--tables", "4p-2d"], "table '4p-2d': "),
+    ("python -m hearts_env.train.ppo.family", ["--tables", "3p", "3p"], "tables: a table is named twice: 3p 3p"),
+    (
+        "python -m hearts_env.train.ppo.family",
+        ["--tables", "3p", "--opponents", "random", "random", "random"],
+        "table 3p: opponents: give 1 name or 2",
+    ),
     ("hearts-bench", ["--shards", "9", "--num-envs", "8"], "shards must be at most num_envs (8), got 9"),
     ("hearts-bench", ["--ray", NOBODY], CANNOT_JOIN),
     ("hearts-ladder", ["serve", "--port", "70000"], "--port must be in 0..65535, got 70000"),

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from hearts_env.agents.learned.family import TableFamily
 from hearts_env.agents.learned.trained import MLPPolicy
 from hearts_env.agents.search.pimc import PIMCPolicy
 from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy
@@ -29,6 +30,8 @@ def explain(agent: Policy, info: InfoSet, mask: np.ndarray) -> dict[str, Any]:
     position (a batch of one): the agent's card, and the scores it exposes (either may be absent)."""
     mask = np.asarray(mask, bool)
     out: dict[str, Any] = {"card": card_name(int(np.asarray(agent(info, mask))[0]))}
+    if isinstance(agent, TableFamily):  # the member that plays this table explains it
+        agent = agent.member(info.rules)
     if isinstance(agent, PhaseSplit):  # the part that plays this phase explains it
         agent = agent.pass_policy if info.phase[0] == PASS else agent.play_policy
     legal = np.flatnonzero(mask[0])

@@ -1,0 +1,143 @@
+"""A family of networks under one agent name (``hearts_env.agents.learned.family``): each table
+played by its own network, the others refused in one line, the pinned hashes checked, and the
+shipped ``ppo-family`` playing every table it lists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from policy_files import export
+
+from hearts_env import HeartsRules
+from hearts_env.agents import make_agent
+from hearts_env.agents.learned.family import (
+    FAMILY_FORMAT,
+    INDEX_FILE,
+    SHIPPED_FAMILY,
+    family_folders,
+    ppo_family,
+    table_key,
+    table_rules,
+)
+from hearts_env.agents.learned.hashing import weights_hash
+from hearts_env.agents.learned.trained import TrainedPolicy
+from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.arena import play_match
+from hearts_env.engine.core import legal_mask, new_games
+from hearts_env.engine.infoset import infoset
+
+
+def write_family(folder: Path, keys: list[str]) -> Path:
+    """A family of small random networks, one per table of ``keys``."""
+    tables = {}
+    for seed, key in enumerate(keys):
+        network = TrainedPolicy(export(folder / key, table_rules(key), seed=seed))
+        tables[key] = {"folder": key, "weights_hash": weights_hash(network)}
+    (folder / INDEX_FILE).write_text(json.dumps({"format": FAMILY_FORMAT, "tables": tables}))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("key", "players", "decks", "jd"), [("5p", 5, 1, False), ("4p-jd", 4, 1, True), ("10p-2d-jd", 10, 2, True)]
+)
+def test_table_keys_name_the_layout_knobs(key: str, players: int, decks: int, jd: bool) -> None:
+    rules = table_rules(key, HeartsRules(moon="shooter_choice", pass_cycle=("left", "right", "across", "none")))
+    assert (rules.num_players, rules.decks, rules.jack_of_diamonds) == (players, decks, jd)
+    assert rules.moon == "shooter_choice"  # the base rules' other knobs kept
+    assert rules.pass_cycle == HeartsRules(num_players=players, decks=decks).pass_cycle  # the table's standard cycle
+    assert table_key(rules) == key
+
+
+@pytest.mark.parametrize(("key", "fragment"), [("5", "not a table key"), ("4p-2d", "table '4p-2d'"), (3, "not a")])
+def test_bad_table_keys_are_refused(key: object, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        table_rules(key)
+
+
+def test_each_table_is_played_by_its_own_network(tmp_path: Path) -> None:
+    family = ppo_family(path=write_family(tmp_path, ["3p", "5p"]))
+    for key in ("3p", "5p"):
+        rules = table_rules(key)
+        state = new_games(rules, batch_size=8, seed=1)
+        info, mask = infoset(state), legal_mask(state)
+        alone = TrainedPolicy(tmp_path / key)
+        np.testing.assert_array_equal(family(info, mask), alone(info, mask))
+
+
+def test_a_sampling_family_is_reproducible_from_its_seed(tmp_path: Path) -> None:
+    folder = write_family(tmp_path, ["3p", "5p"])
+    state = new_games(table_rules("5p"), batch_size=64, seed=1)
+    info, mask = infoset(state), legal_mask(state)
+    a, b = ppo_family(seed=3, sample=True, path=folder), ppo_family(seed=3, sample=True, path=folder)
+    first = a(info, mask)
+    np.testing.assert_array_equal(first, b(info, mask))
+    a.seed(3)
+    np.testing.assert_array_equal(a(info, mask), first)  # reseeding reaches the member
+    assert not np.array_equal(ppo_family(seed=4, sample=True, path=folder)(info, mask), first)  # it samples
+
+
+def test_a_table_without_a_network_is_refused_in_one_line(tmp_path: Path) -> None:
+    family = ppo_family(path=write_family(tmp_path, ["3p", "5p"]))
+    refusal = r"agent 'f' cannot play these rules: .*does not play the table 4p \(it plays 3p 5p\)"
+    with pytest.raises(ValueError, match=refusal):
+        check_agents(HeartsRules(), [("f", family)])
+
+
+def test_a_changed_network_is_refused(tmp_path: Path) -> None:
+    write_family(tmp_path, ["3p"])
+    export(tmp_path / "3p", table_rules("3p"), seed=7)  # other weights than the ones pinned
+    with pytest.raises(ValueError, match="do not match the hash"):
+        ppo_family(path=tmp_path)
+
+
+def test_a_network_listed_under_another_table_is_refused(tmp_path: Path) -> None:
+    write_family(tmp_path, ["3p"])
+    index = json.loads((tmp_path / INDEX_FILE).read_text())
+    index["tables"] = {"5p": index["tables"]["3p"]}
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    with pytest.raises(ValueError, match="trained for the table 3p, listed as 5p"):
+        ppo_family(path=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("index", "fragment"),
+    [
+        ({"format": "other", "tables": {}}, "format 'other'"),
+        ({"format": FAMILY_FORMAT, "tables": {}}, "non-empty"),
+        ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "../x", "weights_hash": "0"}}}, "folder name"),
+        ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "3p"}}}, "weights_hash"),
+        ({"format": FAMILY_FORMAT, "tables": {"12p": {"folder": "3p", "weights_hash": "0"}}}, "table '12p'"),
+    ],
+)
+def test_bad_family_files_are_refused(tmp_path: Path, index: dict, fragment: str) -> None:
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    with pytest.raises(ValueError, match=fragment):
+        family_folders(tmp_path)
+
+
+def test_the_search_family_searches_one_deck_tables_with_their_networks(tmp_path: Path) -> None:
+    folder = write_family(tmp_path, ["5p", "6p-2d"])
+    search = agent_from_spec(f"pimc-ppo-family:path={str(folder)!r},worlds=4", seed=0)
+    assert list(search.members) == ["5p"]
+    assert weights_hash(search.members["5p"]) == weights_hash(TrainedPolicy(folder / "5p"))
+    with pytest.raises(ValueError, match=r"does not play the table 6p-2d \(it plays 5p\)"):
+        check_agents(table_rules("6p-2d"), [("s", search)])
+    rules = table_rules("5p")
+    result = play_match(rules, [("s", search)] + [("h", make_agent("heuristic"))] * 4, deals=2, episode="hand")
+    assert result.deals == 2
+
+
+@pytest.mark.skipif(not (SHIPPED_FAMILY / INDEX_FILE).is_file(), reason="no shipped family")
+def test_the_shipped_family_plays_every_table_it_lists_legally() -> None:
+    family = make_agent("ppo-family", seed=0)
+    for key in family.members:
+        rules = table_rules(key)
+        state = new_games(rules, batch_size=64, seed=3)
+        info, mask = infoset(state), legal_mask(state)
+        cards = family(info, mask)
+        assert mask[np.arange(64), cards].all(), key
+    with pytest.raises(ValueError, match="cannot play these rules: .*does not play the table 11p-2d"):
+        check_agents(table_rules("11p-2d"), [("ppo-family", family)])

@@ -1,0 +1,69 @@
+"""The family recipe (``hearts_env.train.ppo.family``): one command and seed train a network per
+table, gathered into a folder ``ppo-family`` plays, the same again from the same seed; bad tables
+refused before anything is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tiny_runs import tiny_run
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from hearts_env.agents.learned.family import INDEX_FILE, ppo_family, table_rules  # noqa: E402
+from hearts_env.agents.learned.trained import TrainedPolicy  # noqa: E402
+from hearts_env.agents.specs import check_agents  # noqa: E402
+from hearts_env.engine.core import legal_mask, new_games  # noqa: E402
+from hearts_env.engine.infoset import infoset  # noqa: E402
+from hearts_env.train.config import parse_config  # noqa: E402
+from hearts_env.train.ppo.family import FamilyConfig, main  # noqa: E402
+
+
+def _config(run_dir: Path, **overrides) -> FamilyConfig:
+    settings = tiny_run(run_dir, tables=["3p", "6p-2d"], total_timesteps=0, seed=5)
+    return FamilyConfig(**(settings | overrides))
+
+
+@pytest.mark.training
+def test_one_command_trains_every_table_reproducibly(tmp_path: Path) -> None:
+    folders = [main(_config(tmp_path / name)) for name in ("a", "b")]
+    hashes = [
+        {key: entry["weights_hash"] for key, entry in json.loads((folder / INDEX_FILE).read_text())["tables"].items()}
+        for folder in folders
+    ]
+    assert list(hashes[0]) == ["3p", "6p-2d"]
+    assert hashes[0] == hashes[1]  # the same weights from the same seed
+    family = ppo_family(path=folders[0], seed=0)
+    for key in ("3p", "6p-2d"):
+        rules = table_rules(key)
+        assert TrainedPolicy(folders[0] / key).rules == rules
+        state = new_games(rules, batch_size=16, seed=2)
+        info, mask = infoset(state), legal_mask(state)
+        assert mask[np.arange(16), family(info, mask)].all()
+    with pytest.raises(ValueError, match="does not play the table 4p"):
+        check_agents(table_rules("4p"), [("family", family)])
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"tables": ["5p", "5p"]}, "named twice"),
+        ({"tables": ["4p-2d"]}, "table '4p-2d'"),
+        ({"tables": ["3p"], "opponents": ["heuristic", "simple", "random"]}, "opponents: give 1 name or 2"),
+    ],
+)
+def test_bad_tables_are_refused_before_anything_is_written(tmp_path: Path, overrides: dict, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        main(_config(tmp_path, **overrides))
+    assert not (tmp_path / "runs").exists() and not list(tmp_path.glob("hearts_v0__*"))
+
+
+def test_the_command_line_reads_the_tables() -> None:
+    config = parse_config(FamilyConfig, ["--tables", "3p", "8p-2d", "--moon", "shooter_choice"], "p", "d")
+    assert config.tables == ["3p", "8p-2d"]
+    assert config.table("8p-2d").rules == table_rules("8p-2d", config.rules)
+    assert config.table("8p-2d").rules.moon == "shooter_choice"
