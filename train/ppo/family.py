@@ -29,8 +29,8 @@ from hearts_env.train.ppo.trainer import main as train_one
 from hearts_env.train.run_files import make_run_folder
 
 DEFAULT_TABLES = ("3p", "4p", "5p", "6p", "7p", "4p-jd", "6p-2d", "8p-2d", "10p-2d")
-"""The tables ``ppo-family`` ships networks for: those of hearts-bench v2's variants track
-(issue 57) and the standard table."""
+"""The tables ``ppo-family`` ships networks for: 3 to 7 players, the JD at four, Cancellation
+Hearts at 6, 8 and 10 players."""
 
 
 @dataclass
