@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.learned.mlp_kernels import sparse_input_layer
+from hearts_env.agents.learned.mlp_kernels import SparseMLP, relu
 from hearts_env.engine import checks, seeding
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout, encode
@@ -61,11 +61,7 @@ _READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.r
 _Header = tuple[tuple[int, ...], bool, np.dtype, int]  # shape, Fortran order, dtype, data offset
 
 
-def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0)
-
-
-ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}
+ACTIVATIONS = {"tanh": np.tanh, "relu": relu}
 """The hidden activations an exported policy may use (module-level functions: a policy pickles, for
 process pools and Ray)."""
 
@@ -133,17 +129,12 @@ class MLPPolicy:
     def set_weights(self, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Play with these weights (``scale`` and ``layers`` as the class describes)."""
         self.scale, self.layers = scale, layers
-        # The first layer as the compiled kernel reads it: the scale folded in, one row per input.
         if layers:  # (a Snapshot has none until it loads them)
-            w, b = layers[0]
-            self._input_layer = (np.ascontiguousarray((w * scale).T, np.float32), np.asarray(b, np.float32))
+            self._mlp = SparseMLP(layers, self.activation, scale)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """(B, 52) float32 action logits of (B, obs_size) observations (no mask)."""
-        x = sparse_input_layer(np.ascontiguousarray(observations), *self._input_layer)
-        for w, b in self.layers[1:]:
-            x = self.activation(x) @ w.T + b
-        return x
+        return self._mlp(observations)
 
     def act(self, observations: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(B,) int64: a legal card for each observation (the top logit, or a sample)."""

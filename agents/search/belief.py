@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env.agents.learned.mlp_kernels import sparse_input_layer
+from hearts_env.agents.learned.mlp_kernels import SparseMLP
 from hearts_env.agents.learned.trained import SHIPPED_DIR, check_knobs, read_arrays, read_meta
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.infoset import InfoSet
@@ -48,8 +48,7 @@ class BeliefModel:
 
     def __init__(self, rules: HeartsRules, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
         self.rules, self.layout, self.layers = rules, ObservationLayout(rules), layers
-        w, b = layers[0]
-        self._input_layer = (np.ascontiguousarray((w * scale).T, np.float32), np.asarray(b, np.float32))
+        self._mlp = SparseMLP(layers, scale=scale)
 
     @classmethod
     def load(cls, folder: str | Path = SHIPPED) -> BeliefModel:
@@ -98,10 +97,7 @@ class BeliefModel:
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """(B, P - 1, 52) float32: for each card, the logit of each other seat holding it."""
-        h = sparse_input_layer(np.ascontiguousarray(observations), *self._input_layer)
-        for w, b in self.layers[1:]:
-            h = np.maximum(h, 0) @ w.T + b
-        return h.reshape(len(h), self.rules.num_players - 1, NUM_CARDS)
+        return self._mlp(observations).reshape(len(observations), self.rules.num_players - 1, NUM_CARDS)
 
     def marginals(self, info: InfoSet) -> np.ndarray:
         """(B, P, 52) float64: the probability that each relative seat holds each card (column 0,

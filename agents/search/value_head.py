@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hearts_env.agents.learned.mlp_kernels import sparse_input_layer
+from hearts_env.agents.learned.mlp_kernels import SparseMLP
 from hearts_env.agents.learned.trained import check_knobs, read_arrays, read_meta
 from hearts_env.engine.cards import NUM_CARDS, POINT_BITS
 from hearts_env.engine.core import State, hand_score, raw_points
@@ -70,8 +70,7 @@ class ValueHead:
 
     def __init__(self, rules: HeartsRules, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
         self.rules, self.layers = rules, layers
-        w, b = layers[0]
-        self._input_layer = (np.ascontiguousarray(w.T, np.float32), np.asarray(b, np.float32))
+        self._mlp = SparseMLP(layers)
 
     @classmethod
     def load(cls, folder: str | Path) -> ValueHead:
@@ -115,10 +114,7 @@ class ValueHead:
 
     def outputs(self, x: np.ndarray) -> np.ndarray:
         """(B, 2P) float32: the share logits, then the moon logits, of (B, features) inputs."""
-        h = sparse_input_layer(np.ascontiguousarray(x), *self._input_layer)
-        for w, b in self.layers[1:]:
-            h = np.maximum(h, 0) @ w.T + b
-        return h
+        return self._mlp(x)
 
     def outcome(self, x: np.ndarray, taken: np.ndarray, moon_points: int) -> tuple[np.ndarray, np.ndarray]:
         """The head's answer for (B, features) inputs whose seats (from the leader) have taken the
