@@ -226,6 +226,22 @@ def read_meta(path: Path) -> dict[str, Any]:
     return meta
 
 
+def read_model_meta(what: str, where: Path, fmt: str) -> tuple[dict[str, Any], HeartsRules, list[str]]:
+    """A small model's ``json`` file (a value head's, the belief model's): its entries, its rules and
+    its layer names, after checking its ``format`` is ``fmt``; ``ValueError`` naming ``what`` and the file."""
+    meta = read_meta(where)
+    if meta.get("format") != fmt:
+        raise ValueError(f"{what}: {where}: format {meta.get('format')!r}, this loader reads {fmt!r}")
+    try:
+        rules = HeartsRules.from_dict(meta["rules"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{what}: {where}: invalid rules: {error}") from None
+    layers = meta.get("layers")
+    if not isinstance(layers, list) or not layers or not all(isinstance(name, str) for name in layers):
+        raise ValueError(f"{what}: {where}: layers must be a list of layer names, got {layers!r:.80}")
+    return meta, rules, layers
+
+
 def _load_meta(path: Path) -> dict[str, Any]:
     """``policy.json``, every entry the loader uses checked (``history`` defaulted to False)."""
     meta = read_meta(path)

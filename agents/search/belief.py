@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env.agents.learned.mlp_kernels import SparseMLP
-from hearts_env.agents.learned.trained import SHIPPED_DIR, check_knobs, read_arrays, read_meta
+from hearts_env.agents.learned.trained import SHIPPED_DIR, check_knobs, read_arrays, read_model_meta
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout, encode
@@ -56,20 +56,11 @@ class BeliefModel:
         ``ValueError`` naming the file and what is wrong."""
         folder = Path(folder)
         where = folder / META_FILE
-        meta = read_meta(where)
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"belief model: {where}: format {meta.get('format')!r}, this loader reads {FORMAT!r}")
+        meta, rules, layers = read_model_meta("belief model", where, FORMAT)
         if meta.get("layout_version") != LAYOUT_VERSION:
             raise ValueError(
                 f"belief model: {where}: observation layout {meta.get('layout_version')!r}, not {LAYOUT_VERSION}"
             )
-        try:
-            rules = HeartsRules.from_dict(meta["rules"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"belief model: {where}: invalid rules: {error}") from None
-        layers = meta.get("layers")
-        if not isinstance(layers, list) or not layers or not all(isinstance(name, str) for name in layers):
-            raise ValueError(f"belief model: {where}: layers must be a list of layer names, got {layers!r:.80}")
         names = ["scale"] + [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]
         path = folder / WEIGHTS_FILE
         inputs = ObservationLayout(rules).size

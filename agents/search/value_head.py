@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from hearts_env.agents.learned.mlp_kernels import SparseMLP
-from hearts_env.agents.learned.trained import check_knobs, read_arrays, read_meta
+from hearts_env.agents.learned.trained import check_knobs, read_arrays, read_model_meta
 from hearts_env.engine.cards import NUM_CARDS, POINT_BITS
 from hearts_env.engine.core import State, hand_score, raw_points
 from hearts_env.engine.rules import HeartsRules
@@ -77,17 +77,8 @@ class ValueHead:
         """The head saved in a policy folder (``value.json``, ``value.npz``), read as untrusted
         files: ``ValueError`` naming the file and what is wrong."""
         folder = Path(folder)
-        meta = read_meta(folder / META_FILE)
         where = folder / META_FILE
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"value head: {where}: format {meta.get('format')!r}, this loader reads {FORMAT!r}")
-        try:
-            rules = HeartsRules.from_dict(meta["rules"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"value head: {where}: invalid rules: {error}") from None
-        layers = meta.get("layers")
-        if not isinstance(layers, list) or not layers or not all(isinstance(name, str) for name in layers):
-            raise ValueError(f"value head: {where}: layers must be a list of layer names, got {layers!r:.80}")
+        _, rules, layers = read_model_meta("value head", where, FORMAT)
         names = [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]
         path = folder / WEIGHTS_FILE
 
