@@ -48,6 +48,22 @@ def test_one_command_trains_every_table_reproducibly(tmp_path: Path) -> None:
         check_agents(table_rules("4p"), [("family", family)])
 
 
+@pytest.mark.training
+def test_a_family_resumes_every_table_from_its_checkpoint(tmp_path: Path) -> None:
+    first = main(_config(tmp_path / "first"))
+    again = main(_config(tmp_path / "again", resume=str(first), total_timesteps=512))
+    runs = json.loads((first / INDEX_FILE).read_text())["tables"]
+    for key, entry in json.loads((again / INDEX_FILE).read_text())["tables"].items():
+        report = json.loads((again / "runs" / entry["run"] / "train.json").read_text())
+        assert report["resumed_from"]["run"] == str(first / "runs" / runs[key]["run"])
+        assert report["resumed_from"]["timesteps"] == 0
+        assert report["throughput"]["steps_per_second"] is not None  # it trained on from there
+    with pytest.raises(ValueError, match="has no run of the table 5p"):
+        main(_config(tmp_path / "more", resume=str(first), tables=["5p"]))
+    with pytest.raises(ValueError, match="is no family folder"):
+        main(_config(tmp_path / "more", resume=str(tmp_path)))
+
+
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [

@@ -9,7 +9,9 @@ cycle). The family folder ``runs/hearts_v0__{exp}__{seed}__{time}/`` holds each 
 under ``runs/``, a copy of its export in a folder named by the table key, and ``family.json``
 (the settings, and each table's folder with its weights' SHA-256), which
 ``make_agent("ppo-family", path=FOLDER)`` plays. Every table's settings (its opponents, its
-teacher) are checked before the first table trains.
+teacher) are checked before the first table trains. ``--resume FAMILY_FOLDER`` continues every
+table from the checkpoint of its run in that family (``--total-timesteps`` counts each table's
+steps from its first run), into a new family folder.
 """
 
 from __future__ import annotations
@@ -50,10 +52,28 @@ class FamilyConfig(PPOConfig):
         """The ``hearts-train`` settings of table ``key`` (``ValueError`` naming the table if one
         of them does not suit it, e.g. one opponent per seat of another table)."""
         settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(PPOConfig)}
+        settings |= {"rules": table_rules(key, self.rules), "exp_name": key}
+        if self.resume:
+            settings["resume"] = str(resumed_run(Path(self.resume), key))
         try:
-            return PPOConfig(**settings | {"rules": table_rules(key, self.rules), "exp_name": key})
+            return PPOConfig(**settings)
         except ValueError as error:
             raise ValueError(f"table {key}: {error}") from None
+
+
+def resumed_run(family: Path, key: str) -> Path:
+    """The run folder of table ``key`` in the family folder ``family`` (``ValueError`` naming the
+    folder if it is no family or has no run of that table)."""
+    try:
+        entry = json.loads((family / INDEX_FILE).read_text())["tables"][key]
+        run = family / "runs" / entry["run"]
+    except FileNotFoundError:
+        raise ValueError(f"resume: {family} is no family folder (no {INDEX_FILE})") from None
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"resume: the family {family} has no run of the table {key}") from None
+    if not run.is_dir():
+        raise ValueError(f"resume: the family {family} has lost the run folder of the table {key} ({run.name})")
+    return run
 
 
 def main(config: FamilyConfig) -> Path:
