@@ -26,6 +26,7 @@ from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
 from hearts_env.train.ppo import PPOConfig, build_model, main, make_opponents, parse_args  # noqa: E402
 from hearts_env.train.ppo import trainer as ppo_module  # noqa: E402
 from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, Snapshot, load_checkpoint, policy_arrays  # noqa: E402
+from hearts_env.train.ppo.transfer import carried_layers  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> PPOConfig:
@@ -167,11 +168,26 @@ def test_init_policy_starts_from_the_export_and_fits_the_value_net(run: Path, tm
 
 
 @pytest.mark.training
+@pytest.mark.parametrize("rules", [HeartsRules(num_players=5), HeartsRules(num_players=6, decks=2)])
+def test_init_policy_of_another_table_is_carried_over(run: Path, tmp_path: Path, rules: HeartsRules) -> None:
+    """A four-player export starts a run at another table through ``carried_layers``."""
+    started = main(
+        _config(tmp_path, init_policy=str(run), rules=rules, opponents=["heuristic"], total_timesteps=0, eval_every=0)
+    )
+    exported = TrainedPolicy(started)
+    assert exported.rules == rules
+    for (weight, bias), (expected_weight, expected_bias) in zip(
+        exported.layers, carried_layers(TrainedPolicy(run), rules), strict=True
+    ):
+        np.testing.assert_array_equal(weight, expected_weight)
+        np.testing.assert_array_equal(bias, expected_bias)
+
+
+@pytest.mark.training
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
         ({"net_arch": "64,64"}, r"init_policy: .* relu MLP \[32, 32\]; this run builds a relu MLP \[64, 64\]"),
-        ({"rules": HeartsRules(num_players=5)}, "init_policy: .*num_players=4"),
         ({"resume": "somewhere"}, "init_policy and resume both given"),
     ],
 )

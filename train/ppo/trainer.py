@@ -112,6 +112,7 @@ from hearts_env.train.ppo.imitation import collect, pretrain
 from hearts_env.train.ppo.league import LEAGUE, League, LeagueCallback
 from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 from hearts_env.train.ppo.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
+from hearts_env.train.ppo.transfer import carried_layers, same_table
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -136,8 +137,8 @@ class PPOConfig(PPOSettings):
     """agent whose choices the policy imitates before PPO starts (behaviour cloning; empty: none)"""
     init_policy: str = ""
     """exported policy (a run folder, or agents/policies/ppo) the policy net starts from instead of
-    cloning bc_teacher: only the value net is fitted then, to the returns of bc_decisions of its own
-    sampled play at every seat"""
+    cloning bc_teacher, carried over if it was trained for another table (train/ppo/transfer.py):
+    only the value net is fitted then, to the returns of bc_decisions of its own sampled play at every seat"""
     bc_decisions: int = 1_000_000
     """teacher decisions recorded for behaviour cloning"""
     bc_epochs: int = 3
@@ -447,7 +448,7 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
     differ from this run's, leaving the model as it was."""
     try:
         policy = TrainedPolicy(config.init_policy)
-        policy.check_rules(config.rules)
+        layers = policy.layers if same_table(policy, config.rules) else carried_layers(policy, config.rules)
     except ValueError as error:
         raise ValueError(f"init_policy: {error}") from None
     meta, hidden = policy.meta, policy.hidden
@@ -456,9 +457,8 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
             f"init_policy: {config.init_policy} is a {meta['activation']} MLP {hidden}"
             f"{' with history' if meta['history'] else ''}; this run builds a {config.activation} MLP {config.hidden}"
         )
-    with torch.no_grad():
-        model.policy.features_extractor.scale.copy_(torch.as_tensor(policy.scale))
-        for layer, (weight, bias) in zip(policy_layers(model), policy.layers, strict=True):
+    with torch.no_grad():  # the scale stays the table's own (ObservationLayout.scale), as the policy's at its table
+        for layer, (weight, bias) in zip(policy_layers(model), layers, strict=True):
             layer.weight.copy_(torch.as_tensor(weight))
             layer.bias.copy_(torch.as_tensor(bias))
 
@@ -467,8 +467,9 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets, or with
     ``init_policy`` the value net alone fitted to that policy's sampled play; logged under ``bc/``."""
     start = time.perf_counter()
-    if config.init_policy:
-        teacher: Policy = TrainedPolicy(config.init_policy, seed=config.seed, sample=True)
+    if config.init_policy:  # the policy just loaded (carried to this table if it was trained for another)
+        teacher: Policy = Snapshot(config.rules, config.activation, seed=config.seed)
+        teacher.load(model)
     else:
         teacher = make_agent(config.bc_teacher, seed=config.seed)
     demos = collect(
