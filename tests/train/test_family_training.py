@@ -64,6 +64,19 @@ def test_a_family_resumes_every_table_from_its_checkpoint(tmp_path: Path) -> Non
         main(_config(tmp_path / "more", resume=str(tmp_path)))
 
 
+@pytest.mark.training
+def test_a_network_starts_every_table_and_keeps_its_own(tmp_path: Path) -> None:
+    first = main(_config(tmp_path / "first"))
+    start = first / "3p"
+    family = main(_config(tmp_path / "carried", init_policy=str(start), tables=["3p", "5p"]))
+    entries = json.loads((family / INDEX_FILE).read_text())["tables"]
+    assert entries["3p"]["run"] is None and entries["3p"]["kept"] == str(start)
+    assert entries["3p"]["weights_hash"] == json.loads((first / INDEX_FILE).read_text())["tables"]["3p"]["weights_hash"]
+    report = json.loads((family / "runs" / entries["5p"]["run"] / "train.json").read_text())
+    assert report["bc"]["bc/decisions"] > 0  # the value net fitted to the carried network's play
+    assert TrainedPolicy(family / "5p").rules == table_rules("5p")
+
+
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [

@@ -9,7 +9,9 @@ cycle). The family folder ``runs/hearts_v0__{exp}__{seed}__{time}/`` holds each 
 under ``runs/``, a copy of its export in a folder named by the table key, and ``family.json``
 (the settings, and each table's folder with its weights' SHA-256), which
 ``make_agent("ppo-family", path=FOLDER)`` plays. Every table's settings (its opponents, its
-teacher) are checked before the first table trains. ``--resume FAMILY_FOLDER`` continues every
+teacher) are checked before the first table trains. With ``--init-policy`` every table starts
+from that network, carried to the table (``hearts_env.train.ppo.transfer``), and the network's own
+table keeps it as it is, untrained. ``--resume FAMILY_FOLDER`` continues every
 table from the checkpoint of its run in that family (``--total-timesteps`` counts each table's
 steps from its first run), into a new family folder.
 """
@@ -28,6 +30,7 @@ from hearts_env.agents.learned.trained import META_FILE, WEIGHTS_FILE, TrainedPo
 from hearts_env.train.config import StartError
 from hearts_env.train.ppo.trainer import PPOConfig
 from hearts_env.train.ppo.trainer import main as train_one
+from hearts_env.train.ppo.transfer import same_table
 from hearts_env.train.run_files import make_run_folder
 
 DEFAULT_TABLES = ("3p", "4p", "5p", "6p", "7p", "4p-jd", "6p-2d", "8p-2d", "10p-2d")
@@ -81,20 +84,31 @@ def main(config: FamilyConfig) -> Path:
     folder. Raises ``StartError`` before anything is written if a table's settings are wrong."""
     try:
         tables = {key: config.table(key) for key in config.tables}
+        kept = {key for key, settings in tables.items() if kept_as_it_is(settings)}
         folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
     except ValueError as error:
         raise StartError(str(error)) from None
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
-    entries = {}
+    entries: dict[str, dict[str, str | None]] = {}
     for key, settings in tables.items():
-        run = train_one(dataclasses.replace(settings, run_dir=str(folder / "runs")))
+        if key in kept:
+            run, entry = TrainedPolicy(settings.init_policy).path, {"run": None, "kept": settings.init_policy}
+        else:
+            run = train_one(dataclasses.replace(settings, run_dir=str(folder / "runs")))
+            entry = {"run": run.name}
         (folder / key).mkdir()
         for name in (WEIGHTS_FILE, META_FILE):
             shutil.copy(run / name, folder / key / name)
-        entries[key] = {"folder": key, "weights_hash": weights_hash(TrainedPolicy(folder / key)), "run": run.name}
+        entries[key] = {"folder": key, "weights_hash": weights_hash(TrainedPolicy(folder / key))} | entry
         index = {"format": FAMILY_FORMAT, "tables": entries, "trained_on": config.to_dict()}
         (folder / INDEX_FILE).write_text(json.dumps(index, indent=2) + "\n")  # after every table: a family so far
     return folder
+
+
+def kept_as_it_is(settings: PPOConfig) -> bool:
+    """Whether the table of ``settings`` is the own table of their ``init_policy``: the family keeps
+    that network as it is there (training it on would be that network's own training continued)."""
+    return bool(settings.init_policy) and same_table(TrainedPolicy(settings.init_policy), settings.rules)
 
 
 if __name__ == "__main__":
