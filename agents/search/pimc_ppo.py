@@ -32,8 +32,16 @@ reproducible). In the rollout worlds the other seats' passes are unknown (their 
 no passed or received cards), as in ``hearts_env.agents.search.pimc``.
 
 During the pass phase the network passes (its passes beat the heuristic's by about 0.5 points a
-hand). The agent plays only tables the network was trained for: its player count, the JD rule
-and one deck; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
+hand). The agent plays only tables the network was trained for: its player count, decks and JD
+rule; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
+
+Two decks (Cancellation Hearts) are searched as ``pimc`` searches them, with its pieces: the
+worlds carry the second copies, the kitty and the pot; a card and its twin are one candidate (an
+action names a card, not a copy); a rollout stops once both copies of every card that scores are
+taken (``pimc_kernels.all_scored``) and is scored with both copies, the moon over all 52 points
+(``pimc.rollout_scores``). The value head, the endgame solver and the belief model are one-deck
+models: with ``rollout_tricks``, ``endgame`` or ``inference="belief"`` a two-deck table is refused
+in one line naming the option.
 """
 
 from __future__ import annotations
@@ -189,7 +197,7 @@ class PIMCPPOPolicy:
 
     def check_rules(self, rules: HeartsRules) -> None:
         """``ValueError`` unless the network (and the value head, with ``rollout_tricks``) was
-        trained for tables like ``rules``."""
+        trained for tables like ``rules``, and every option asked for plays their decks."""
         if rules.decks != 1:  # the one-deck models: their inputs and outputs hold one copy of a card
             for option, on in (
                 ("rollout_tricks (the value head)", self.value is not None),
