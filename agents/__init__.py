@@ -38,7 +38,7 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "trained": TrainedPolicy,  # a policy exported by train/ppo/trainer.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
     "ppo-family": ppo_family,  # a network per table, agents/policies/ppo-family: 3 to 7 players, two decks, the JD
-    "pimc-ppo-family": pimc_ppo_family,  # pimc-ppo guided by ppo-family's network of the table (one deck)
+    "pimc-ppo-family": pimc_ppo_family,  # pimc-ppo guided by ppo-family's network of the table
     "program": ProgramPolicy,  # a bot program in any language, over the bot protocol: program:command=...
     "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip
     # Ablations of its passing: the same play after random or heuristic passes.

@@ -1,20 +1,23 @@
 """PIMC's speed: search decisions per second, one game per call and batches of games.
 
-The positions are play-phase decisions of random 4-player games (default rules), spread over
-whole hands, where the seat to act has more than one legal card, so every decision searches.
+The positions are play-phase decisions of random games (``--table``: the standard 4-player
+table by default, or any table key such as ``8p-2d``), spread over whole hands, where the seat to
+act has more than one legal card, so every decision searches.
 Each agent is measured at its default budget: ``pimc-random`` (``PIMCPolicy()``: 64 worlds,
 random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts and passes) and
 ``pimc-ppo`` (``PIMCPPOPolicy()``: the shipped network's candidates and rollouts), and
 ``pimc-ppo:rollout_tricks=1`` (the same, its rollouts stopped at the end of the searched trick
 and the rest judged by the network's value head); on request also ``pimc-ppo`` with the exact
 endgame (``pimc-ppo:endgame=n``, n = 2 to 4, each with ``endgame_search=maxn`` and with
-``rollout_tricks=1``) and ``pimc`` and ``pimc-ppo`` with ``inference=belief``. ``pimc-ppo``
-leaves positions where the network keeps a single candidate unsearched, as in play; its
-batches step the rollouts of all their games together, so it gains most from batching.
+``rollout_tricks=1``), ``pimc`` and ``pimc-ppo`` with ``inference=belief``, and
+``pimc-ppo-family`` (``pimc-ppo`` guided by the network of the table, for the other tables).
+``pimc-ppo`` leaves positions where the network keeps a single candidate unsearched, as in play;
+its batches step the rollouts of all their games together, so it gains most from batching.
 
     python speed/speed_pimc.py                                # the four above, batches of 1 and 64
     python speed/speed_pimc.py --agents pimc --batch-sizes 1 --seconds 10
     python speed/speed_pimc.py --agents pimc-ppo pimc-ppo:endgame=3 pimc-ppo:endgame=4 --batch-sizes 1
+    python speed/speed_pimc.py --agents pimc pimc-ppo-family --table 8p-2d --batch-sizes 1
 
 Rates are given per second of wall-clock time and per second of the process's CPU time (steadier
 on a shared machine; the search runs on one thread).
@@ -30,7 +33,7 @@ from common import agent_speed_args, save_json
 
 from hearts_env import HeartsRules
 from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, pimc_ppo_family
 from hearts_env.engine.core import PLAY, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import InfoSet, infoset
 from hearts_env.engine.records import concatenate
@@ -50,13 +53,14 @@ for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.se
     AGENTS[f"pimc-ppo:rollout_tricks=1,endgame={n}"] = functools.partial(PIMCPPOPolicy, rollout_tricks=1, endgame=n)
 for name, factory in (("pimc", pimc_heuristic), ("pimc-ppo", PIMCPPOPolicy)):  # worlds drawn with the belief model
     AGENTS[f"{name}:inference=belief"] = functools.partial(factory, inference="belief")
+AGENTS["pimc-ppo-family"] = pimc_ppo_family
 
 
-def positions(count: int, seed: int) -> tuple[InfoSet, np.ndarray]:
-    """``count`` searched decisions, spread over whole games: info sets of the seat to act and
-    their legal masks."""
+def positions(count: int, seed: int, rules: HeartsRules | None = None) -> tuple[InfoSet, np.ndarray]:
+    """``count`` searched decisions, spread over whole games of ``rules`` (default: the standard
+    rules): info sets of the seat to act and their legal masks."""
     rng = np.random.default_rng(seed)
-    state = new_games(HeartsRules(), batch_size=256, seed=seed)
+    state = new_games(HeartsRules() if rules is None else rules, batch_size=256, seed=seed)
     infos, masks, found = [], [], 0
     while found < count:
         mask = legal_mask(state)
@@ -92,8 +96,8 @@ def measure_agent(name: str, batch_size: int, seconds: float, seed: int, info: I
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = agent_speed_args(__doc__, list(AGENTS), DEFAULT_AGENTS, [1, 64], argv)
-    info, mask = positions(1024, args.seed)
+    args = agent_speed_args(__doc__, list(AGENTS), DEFAULT_AGENTS, [1, 64], argv, table=True)
+    info, mask = positions(1024, args.seed, args.rules)
     for name in args.agents:  # compile (or load the compiled kernels) before timing
         measure_agent(name, 2, 0.0, args.seed, info, mask)
     results = [

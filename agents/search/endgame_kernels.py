@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hearts_env.agents.search.pimc_kernels import all_scored
+from hearts_env.agents.search.pimc_kernels import all_scored, scoring_cards
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import BIT, JD_BIT, POINT_BITS, SUIT_BITS, SUIT_OF
+from hearts_env.engine.cards import BIT, SUIT_BITS, SUIT_OF
 from hearts_env.engine.compiled import row_kernel
 from hearts_env.engine.kernels import high_card, low_card
 from hearts_env.engine.seeding import mix64_word
@@ -284,7 +284,7 @@ def solve_rows(
     table holds 2^table_bits entries (0: none). ``nodes[0]``: positions searched, added up."""
     P = rp[k.R_PLAYERS]
     d64, d32, d8 = data.view(U64), data.view(np.int32), data.view(np.int8)
-    scoring = U64(rp[k.R_DECK]) & (POINT_BITS | (JD_BIT if rp[k.R_JD] else U64(0)))
+    scoring = scoring_cards(rp)
     size = (1 << table_bits) if table_bits > 0 else 0
     keys, entries = np.zeros(size, U64), np.zeros((size, ENTRY), np.int16)
     rows = P * rp[k.R_HAND_SIZE] + 2  # the root, one per card still to play, and the values' scratch

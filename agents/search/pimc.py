@@ -77,7 +77,7 @@ def _deck8(num_players: int, decks: int) -> np.ndarray:
 
 
 @functools.cache
-def _one_hand(rules: HeartsRules) -> HeartsRules:
+def one_hand_rules(rules: HeartsRules) -> HeartsRules:
     """The rules of the rollouts: each ends with its hand."""
     return dataclasses.replace(rules, target_score=None)
 
@@ -93,6 +93,13 @@ def rollout(state: State, rng: np.random.Generator, policy: Policy | None = None
         policy = RandomPolicy()
         policy.rng = rng  # the caller's stream: the search's draws stay one sequence
     return runner.play(state, [policy] * state.num_players)
+
+
+def rollout_scores(rules: HeartsRules, final: State, totals: np.ndarray) -> np.ndarray:
+    """(N, P) int32: the hand score of rollouts whose score is settled (``final``) under the real
+    ``rules`` and the game ``totals`` (N, P) before the hand: the moon and JD rules applied, both
+    copies of every card counted with two decks."""
+    return hand_score(rules, final.taken, totals, final.taken2 if rules.decks == 2 else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +211,7 @@ class PIMCPolicy:
         rules = info.rules
         belief = None if self.belief is None else self.belief.weights(info)
         hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals, belief)
-        one_hand = _one_hand(rules)
+        one_hand = one_hand_rules(rules)
         margin = self.objective == "margin"
         if self._player is not None:
             values = np.zeros((B, NUM_CARDS))
@@ -236,8 +243,7 @@ class PIMCPolicy:
         index = (game[:, None] * W + np.arange(W)).repeat(R, axis=1).ravel()  # (M * W * R,)
         start = worlds[index]
         final = rollout(step(start, np.repeat(card, W * R)), self.rng, self.rollout_policy)
-        points = hand_score(rules, final.taken, start.scores, final.taken2 if rules.decks == 2 else None)
-        points = points.astype(np.float64)
+        points = rollout_scores(rules, final, start.scores).astype(np.float64)
         own = points[np.arange(len(index)), start.to_play.astype(np.intp)]
         if margin:
             own = own - (points.sum(axis=1) - own) / (rules.num_players - 1)
@@ -281,4 +287,4 @@ def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int
     return PIMCPolicy(seed=seed, worlds=worlds, **options)
 
 
-__all__ = ["PIMCPolicy", "pass_high_cards", "pimc_heuristic", "rollout"]
+__all__ = ["PIMCPolicy", "one_hand_rules", "pass_high_cards", "pimc_heuristic", "rollout", "rollout_scores"]

@@ -24,6 +24,12 @@ U64 = np.uint64
 
 
 @njit(cache=True, inline="always")
+def scoring_cards(rp: np.ndarray) -> np.uint64:
+    """The cards of the deck that carry points under the rules ``rp`` (the JD with its rule)."""
+    return U64(rp[k.R_DECK]) & (POINT_BITS | (JD_BIT if rp[k.R_JD] else U64(0)))
+
+
+@njit(cache=True, inline="always")
 def all_scored(s64: np.ndarray, soff: np.ndarray, rp: np.ndarray, scoring: np.uint64) -> bool:
     """Every card that scores (each copy, with two decks) lies in a taken pile."""
     P = rp[k.R_PLAYERS]
@@ -34,6 +40,16 @@ def all_scored(s64: np.ndarray, soff: np.ndarray, rp: np.ndarray, scoring: np.ui
         else:
             pile |= s64[soff[k.F_TAKEN] + r]
     return (pile2 if rp[k.R_DECKS] == 2 else pile) & scoring == scoring
+
+
+@njit(cache=True)
+def settled_rows(data: np.ndarray, soff: np.ndarray, rp: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: the hand score of state row g (rules ``rp``) is settled, the game over or every
+    card that scores taken (``all_scored``)."""
+    d64, d8 = data.view(U64), data.view(np.int8)
+    scoring = scoring_cards(rp)
+    for g in range(data.shape[0]):
+        out[g] = d8[g, soff[k.F_PHASE]] == k.GAME_OVER or all_scored(d64[g], soff, rp, scoring)
 
 
 @njit(cache=True)
@@ -81,7 +97,7 @@ def rollout_values(
     taken, scores = soff[k.F_TAKEN], soff[k.F_SCORES]
     taken2 = soff[k.F_TAKEN2] if rp[k.R_DECKS] == 2 else taken  # read only with two decks
     # Once every card that scores has been taken, the rest of the hand changes no score.
-    scoring = U64(rp[k.R_DECK]) & (POINT_BITS | (JD_BIT if rp[k.R_JD] else U64(0)))
+    scoring = scoring_cards(rp)
     for g in range(B):
         observer = i8[g, ioff[I_SEAT]]
         for w in range(W):

@@ -32,19 +32,26 @@ reproducible). In the rollout worlds the other seats' passes are unknown (their 
 no passed or received cards), as in ``hearts_env.agents.search.pimc``.
 
 During the pass phase the network passes (its passes beat the heuristic's by about 0.5 points a
-hand). The agent plays only tables the network was trained for: its player count, the JD rule
-and one deck; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
+hand). The agent plays only tables the network was trained for: its player count, decks and JD
+rule; any other table raises ``ValueError`` (so ``hearts-arena`` refuses it up front).
+
+Two decks (Cancellation Hearts) are searched as ``pimc`` searches them, with its pieces: the
+worlds carry the second copies, the kitty and the pot; a card and its twin are one candidate (an
+action names a card, not a copy); a rollout stops once both copies of every card that scores are
+taken (``pimc_kernels.all_scored``) and is scored with both copies, the moon over all 52 points
+(``pimc.rollout_scores``). The value head, the endgame solver and the belief model are one-deck
+models: with ``rollout_tricks``, ``endgame`` or ``inference="belief"`` a two-deck table is refused
+in one line naming the option.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.learned.family import SHIPPED_FAMILY, TableFamily, load_family
+from hearts_env.agents.learned.family import SHIPPED_FAMILY, TableFamily, load_family, table_key
 from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -55,30 +62,28 @@ from hearts_env.agents.learned.trained import (
 )
 from hearts_env.agents.search.belief import belief_for
 from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, tricks_left
-from hearts_env.agents.search.pimc import evaluate_in_chunks, search_bytes
+from hearts_env.agents.search.pimc import evaluate_in_chunks, one_hand_rules, rollout_scores, search_bytes
+from hearts_env.agents.search.pimc_kernels import settled_rows
 from hearts_env.agents.search.value_head import ValueHead
 from hearts_env.engine import checks, seeding
-from hearts_env.engine.cards import BIT, JD, NUM_CARDS, POINT_BITS
-from hearts_env.engine.core import GAME_OVER, PLAY, State, choose_from_bits, hand_score, legal_mask, step, step_in_place
+from hearts_env.engine.cards import NUM_CARDS
+from hearts_env.engine.core import PLAY, State, choose_from_bits, legal_mask, step, step_in_place
 from hearts_env.engine.infoset import InfoSet, world_states
+from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.observation import encode, observe
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds
 
-_U64 = np.uint64
 MAX_ENDGAME = 6  # tricks: 6 take some 12 ms a world, 3 s a decision of 256 worlds (docs/speed.md)
-
-
-def _scoring_bits(rules: HeartsRules) -> np.uint64:
-    """The cards that carry points: once all are taken, the rest of the hand changes no score."""
-    return _U64(POINT_BITS | (BIT[JD] if rules.jack_of_diamonds else _U64(0)))
 
 
 def settled(state: State, rules: HeartsRules) -> np.ndarray:
     """(N,) bool: the games whose hand score is settled, their hand over or every card that scores
-    (``rules``) taken: the rest of the hand changes no score."""
-    pile = np.bitwise_or.reduce(state.taken, axis=1)
-    return (state.phase == GAME_OVER) | (pile & _scoring_bits(rules) == _scoring_bits(rules))
+    (``rules``; each copy, with two decks) taken: the rest of the hand changes no score. PIMC's
+    own stop rule (``pimc_kernels.all_scored``)."""
+    out = np.empty(state.batch_size, np.bool_)
+    settled_rows(np.ascontiguousarray(state.data), state.layout.offsets, rule_params(rules), out)
+    return out
 
 
 def network_play(
@@ -89,7 +94,7 @@ def network_play(
     until_trick: np.ndarray | None = None,
 ) -> State:
     """The games of ``state`` (one-hand rules, play phase) once every seat has played ``network``'s
-    greedy card until every card that scores (``rules``) is taken or the hand is over; with
+    greedy card until their score is ``settled`` under ``rules``; with
     ``until_trick`` (N,) a game also stops at the end of its trick number ``until_trick`` (once
     that many tricks of the hand are complete). The batch is stepped in place as a whole and a game
     leaves it when it stops; forced cards are played without the network; ``max_batch`` bounds
@@ -192,9 +197,15 @@ class PIMCPPOPolicy:
 
     def check_rules(self, rules: HeartsRules) -> None:
         """``ValueError`` unless the network (and the value head, with ``rollout_tricks``) was
-        trained for tables like ``rules``."""
-        if rules.decks != 1:
-            raise ValueError(f"{self!r} was trained with one deck, the table has decks={rules.decks}")
+        trained for tables like ``rules``, and every option asked for plays their decks."""
+        if rules.decks != 1:  # the one-deck models: their inputs and outputs hold one copy of a card
+            for option, on in (
+                ("rollout_tricks (the value head)", self.value is not None),
+                ("endgame (the exact solver)", self.endgame > 0),
+                ("inference='belief' (the belief model)", self.belief is not None),
+            ):
+                if on:
+                    raise ValueError(f"pimc-ppo's {option} plays one deck, the table {table_key(rules)} has two")
         self.network.check_rules(rules)
         if self.belief is not None:
             self.belief.check_rules(rules)
@@ -252,7 +263,7 @@ class PIMCPPOPolicy:
         """The (M,) game and card of each candidate of ``candidates``, and the (M * W,) states of
         their sampled worlds before the card is played (candidate-major, W = ``worlds``)."""
         W = self.worlds
-        one_hand = dataclasses.replace(info.rules, target_score=None)  # each rollout ends with its hand
+        one_hand = one_hand_rules(info.rules)
         belief = None if self.belief is None else self.belief.weights(info)
         hands = sample_worlds(info, W, self.rng, self.rejection_rounds, self.proposals, belief)
         worlds = world_states(info, hands, one_hand)
@@ -267,7 +278,7 @@ class PIMCPPOPolicy:
         roll = np.flatnonzero(tricks_left(after) > self.endgame)  # the others are solved from here
         until = self.rollout_stops(start)
         after.data[roll] = network_play(after[roll], self.network, rules, self.max_batch, until[roll]).data
-        own = hand_score(rules, after.taken, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
+        own = rollout_scores(rules, after, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
         cut = np.flatnonzero(~settled(after, rules))
         solve = cut[tricks_left(after[cut]) <= self.endgame]
         if len(solve):
@@ -297,8 +308,8 @@ def pimc_ppo_family(
     seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
 ) -> TableFamily:
     """The ``pimc-ppo-family`` agent: ``pimc-ppo`` (with ``options``) guided at each table by the
-    network the family of ``path`` (default: the shipped ``ppo-family``) holds for it; the search
-    plays one deck, so the family's two-deck tables are refused."""
+    network the family of ``path`` (default: the shipped ``ppo-family``) holds for it, at one
+    deck and at two (Cancellation Hearts)."""
     folder = SHIPPED_FAMILY if path is None else Path(path)
     make = lambda member: PIMCPPOPolicy(path=member, **options)  # noqa: E731
-    return load_family(folder, "pimc-ppo-family", make, seed, keep=lambda rules: rules.decks == 1)
+    return load_family(folder, "pimc-ppo-family", make, seed)

@@ -118,16 +118,17 @@ def test_bad_family_files_are_refused(tmp_path: Path, index: dict, fragment: str
         family_folders(tmp_path)
 
 
-def test_the_search_family_searches_one_deck_tables_with_their_networks(tmp_path: Path) -> None:
+def test_the_search_family_searches_every_table_with_its_network(tmp_path: Path) -> None:
     folder = write_family(tmp_path, ["5p", "6p-2d"])
     search = agent_from_spec(f"pimc-ppo-family:path={str(folder)!r},worlds=4", seed=0)
-    assert list(search.members) == ["5p"]
-    assert weights_hash(search.members["5p"]) == weights_hash(TrainedPolicy(folder / "5p"))
-    with pytest.raises(ValueError, match=r"does not play the table 6p-2d \(it plays 5p\)"):
-        check_agents(table_rules("6p-2d"), [("s", search)])
-    rules = table_rules("5p")
-    result = play_match(rules, [("s", search)] + [("h", make_agent("heuristic"))] * 4, deals=2, episode="hand")
-    assert result.deals == 2
+    assert list(search.members) == ["5p", "6p-2d"]
+    for key in search.members:
+        assert weights_hash(search.members[key]) == weights_hash(TrainedPolicy(folder / key))
+        rules = table_rules(key)
+        field = [("h", make_agent("heuristic"))] * (rules.num_players - 1)
+        assert play_match(rules, [("s", search)] + field, deals=1, episode="hand").deals == 1
+    with pytest.raises(ValueError, match=r"does not play the table 7p \(it plays 5p 6p-2d\)"):
+        check_agents(table_rules("7p"), [("s", search)])
 
 
 @pytest.mark.skipif(not (SHIPPED_FAMILY / INDEX_FILE).is_file(), reason="no shipped family")

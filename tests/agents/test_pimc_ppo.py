@@ -8,6 +8,11 @@
   taken from the network's probabilities.
 * The rules check: tables the network was not trained for are refused (``check_agents`` and the
   command line), bad options are refused with a line naming the option.
+* Two decks (Cancellation Hearts), ``pimc-ppo-family`` with the shipped family's networks:
+  legal cards through whole hands at 6, 8 and 10 players; rollouts stop once every copy of every
+  card that scores is taken and score as the core scores the finished hand (a moon under each
+  moon rule too); reproducible with a seed; the one-deck models (value head, exact endgame,
+  belief) refused in one line naming the option and the table.
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
   policy that loads, plays legal cards and agrees more with the search than before; a collection
   split over two processes holds the one-process collection of the seed, then other deals; the
@@ -20,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -27,9 +33,12 @@ import pytest
 from hearts_env import HeartsRules
 from hearts_env.agents import cli as arena_cli
 from hearts_env.agents import make_agent
-from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents.learned.family import SHIPPED_FAMILY, table_rules
+from hearts_env.agents.learned.trained import SHIPPED_DIR, TrainedPolicy, shipped_policy
+from hearts_env.agents.search.pimc import one_hand_rules, rollout_scores
 from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, network_play
 from hearts_env.agents.specs import agent_from_spec, check_agents
+from hearts_env.engine.cards import NUM_CARDS, deal_from_hands, parse_cards
 from hearts_env.engine.core import GAME_OVER, PASS, PLAY, hand_score, legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.observation import encode
@@ -43,13 +52,14 @@ def ppo():
     return shipped_policy()
 
 
-def random_positions(count: int, seed: int, phase: int = PLAY) -> tuple:
-    """States of ``count`` random games (default rules, one hand) at random points of ``phase``
-    where the seat to act has more than one legal card."""
+def random_positions(count: int, seed: int, phase: int = PLAY, rules: HeartsRules = HAND) -> tuple:
+    """States of ``count`` random games (``rules``, one hand) at random points of ``phase``, before
+    its last three tricks, where the seat to act has more than one legal card."""
     rng = np.random.default_rng(seed)
-    state = new_games(HAND, batch_size=count, seed=seed)
-    picked, when = [], rng.integers(0, 40 if phase == PLAY else 12, count)
-    for n in range(60):
+    state = new_games(rules, batch_size=count, seed=seed)
+    P, H = rules.num_players, rules.hand_size
+    picked, when = [], rng.integers(0, P * (H - 3) if phase == PLAY else P * rules.pass_count, count)
+    for n in range(P * (rules.pass_count + H - 1)):
         mask = legal_mask(state)
         rows = np.flatnonzero((when <= n) & (state.phase == phase) & (mask.sum(axis=1) > 1))
         if len(rows):
@@ -152,6 +162,107 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
     assert exit_.value.code not in (0, None)
     errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert len(errors) == 1 and fragment in errors[0], errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Two decks (Cancellation Hearts)
+
+
+CANCELLATION = ("6p-2d", "8p-2d", "10p-2d")
+
+
+@pytest.mark.parametrize("key", CANCELLATION)
+def test_two_deck_hands_are_played_with_legal_cards(key):
+    agent = make_agent("pimc-ppo-family", seed=0, worlds=2, top_k=2)
+    state = new_games(one_hand_rules(table_rules(key)), batch_size=2, seed=4)
+    while not np.all(state.phase == GAME_OVER):  # at every seat, passing included
+        mask = legal_mask(state)
+        cards = agent(infoset(state), mask)
+        live = state.phase != GAME_OVER
+        assert np.all(mask[live, cards[live]])
+        state = step(state, np.where(live, cards, 0))
+
+
+def play_out(state, network):
+    """``state`` once ``network`` has played every seat from its information sets to the hand's end."""
+    while not np.all(state.hand_over | (state.phase == GAME_OVER)):
+        going = ~(state.hand_over | (state.phase == GAME_OVER))
+        cards = network(infoset(state), legal_mask(state))
+        state = step(state, np.where(going, cards, 0))
+    return state
+
+
+@pytest.mark.parametrize("key", CANCELLATION)
+def test_two_deck_rollouts_stop_and_score_as_the_core(key):
+    """From random positions (cancelled cards, the pot and the kitty among them), a rollout stops
+    once every copy of every card that scores is taken, and its score is the one the core gives
+    the hand played to its end."""
+    rules = one_hand_rules(table_rules(key))
+    network = TrainedPolicy(SHIPPED_FAMILY / key)
+    start = random_positions(24, seed=50, rules=rules)
+    rolled = network_play(start[np.arange(24)], network, rules)
+    assert np.any(rolled.phase != GAME_OVER)  # some stopped before the hand's end
+    expected = play_out(start, network).last_hand_points
+    np.testing.assert_array_equal(rollout_scores(rules, rolled, start.scores), expected)
+
+
+def moon_deal() -> np.ndarray:
+    """A 6p-2d deal in which seat 0, leading the first trick, takes every trick whatever anyone
+    plays: it holds both copies of 7C to AC and a 6C, the other 6C lies in the kitty it takes with
+    the first trick, and no other seat holds a club above 5C."""
+    shooter, kitty = "AC AC KC KC QC QC JC JC TC TC 9C 9C 8C 8C 7C 7C 6C", "6C AH"
+    left = [card for card in range(NUM_CARDS) for _ in range(2)]
+    for card in parse_cards(f"{shooter} {kitty}"):
+        left.remove(card)
+    return deal_from_hands([shooter] + [left[i * 17 : (i + 1) * 17] for i in range(5)], kitty, decks=2)
+
+
+@pytest.mark.parametrize(
+    ("moon", "shooter"), [("add_to_others", 0), ("subtract_from_self", -52), ("shooter_choice", -52)]
+)
+def test_a_two_deck_moon_scores_as_the_core(moon, shooter):
+    """Seat 0 shoots the moon (every copy of every card that scores); with these game totals adding
+    52 to the others would end the game with seat 0 above the lowest, so ``shooter_choice``
+    subtracts: the rollout's score is the core's for the hand under the real rules."""
+    rules = dataclasses.replace(table_rules("6p-2d"), moon=moon, pass_count=0)
+    totals = np.array([[95, 50, 50, 50, 50, 0]], np.int32)
+    network = TrainedPolicy(SHIPPED_FAMILY / "6p-2d")
+    real, hand = (new_games(r, deals=moon_deal()[None]) for r in (rules, one_hand_rules(rules)))
+    real.scores[:], hand.scores[:] = totals, totals
+    expected = play_out(real, network).last_hand_points
+    assert expected[0, 0] == shooter and set(expected[0, 1:]) == {52 if shooter == 0 else 0}
+    rolled = network_play(hand, network, rules)
+    np.testing.assert_array_equal(rollout_scores(rules, rolled, totals), expected)
+
+
+def test_two_deck_search_is_reproducible_with_a_seed():
+    start = random_positions(32, seed=60, rules=one_hand_rules(table_rules("8p-2d")))
+    info, mask = infoset(start), legal_mask(start)
+    first = make_agent("pimc-ppo-family", seed=5, worlds=4)(info, mask)
+    np.testing.assert_array_equal(make_agent("pimc-ppo-family", seed=5, worlds=4)(info, mask), first)
+    reseeded = make_agent("pimc-ppo-family", seed=9, worlds=4)
+    reseeded.seed(5)
+    np.testing.assert_array_equal(reseeded(info, mask), first)
+    assert np.any(first != TrainedPolicy(SHIPPED_FAMILY / "8p-2d")(info, mask))  # the search overrules the network
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"rollout_tricks": 1}, "rollout_tricks (the value head)"),
+        ({"endgame": 2}, "endgame (the exact solver)"),
+        ({"inference": "belief"}, "inference='belief' (the belief model)"),
+    ],
+)
+def test_the_one_deck_models_are_refused_at_two_deck_tables(options, option, tmp_path):
+    for name in ("policy.npz", "policy.json"):
+        shutil.copy(SHIPPED_FAMILY / "8p-2d" / name, tmp_path)
+    for name in ("value.npz", "value.json"):  # a head to load (the shipped network's): refused before it is read
+        shutil.copy(SHIPPED_DIR / "ppo" / name, tmp_path)
+    agent = PIMCPPOPolicy(path=tmp_path, **options)
+    message = f"agent 's' cannot play these rules: pimc-ppo's {option} plays one deck, the table 8p-2d has two"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_agents(table_rules("8p-2d"), [("s", agent)])
 
 
 # ---------------------------------------------------------------------------------------------
