@@ -109,6 +109,7 @@ from hearts_env.train.ppo.checkpoints import (
     save_checkpoint,
 )
 from hearts_env.train.ppo.imitation import collect, pretrain
+from hearts_env.train.ppo.lean_loop import LeanMaskablePPO
 from hearts_env.train.ppo.league import LEAGUE, League, LeagueCallback
 from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 from hearts_env.train.ppo.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
@@ -305,7 +306,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     else:
         policy = MaskedActorCritic
         features = {"features_extractor_class": ScaledObservation, "features_extractor_kwargs": {"scale": scale}}
-    return MaskablePPO(
+    return LeanMaskablePPO(
         policy,
         VecMonitor(env),
         learning_rate=config.learning_rate,
