@@ -135,7 +135,7 @@ def test_training_matches_sb3_contrib(tmp_path: Path, overrides: dict) -> None:
         seed=config.seed,
         **algorithm,
     )
-    for name, value in algorithm.items():
+    for name in algorithm:
         setattr(lean, name, reference.__dict__[name])
     for mine, theirs in zip(lean.policy.parameters(), reference.policy.parameters(), strict=True):
         torch.testing.assert_close(mine, theirs, rtol=0, atol=0)  # the same start

@@ -86,3 +86,20 @@ def test_forward_samples_cards_by_their_probabilities(tmp_path: Path) -> None:
     # each legal card drawn as often as its probability says, within 4 standard deviations
     np.testing.assert_array_less(np.abs(counts - rows * want), 4 * np.sqrt(rows * want * (1 - want)) + 1)
     assert (counts > 0).sum() == masks[0].sum()
+
+
+@pytest.mark.parametrize("critic", ["observation", "state"])
+def test_evaluate_actions_gradients_match_sb3_contrib(tmp_path: Path, critic: str) -> None:
+    lean = _policy(tmp_path, critic)
+    obs, masks, actions = _batch(lean, 64, seed=4)
+
+    def gradients(evaluate) -> list[torch.Tensor]:
+        lean.zero_grad()
+        values, log_prob, entropy = evaluate(lean, obs, actions, action_masks=masks)
+        (values.sum() + log_prob.sum() + 0.1 * entropy.sum()).backward()
+        return [p.grad.clone() for p in lean.parameters()]
+
+    got, want = gradients(MaskedActorCritic.evaluate_actions), gradients(MaskableActorCriticPolicy.evaluate_actions)
+    for mine, theirs in zip(got, want, strict=True):
+        assert torch.isfinite(mine).all()
+        torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=1e-5)

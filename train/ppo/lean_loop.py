@@ -180,7 +180,7 @@ class LeanMaskablePPO(MaskablePPO):
         masks_of: Callable[[], np.ndarray] = env.action_masks  # SB3's wrappers forward it
         dones = self._last_episode_starts
         for step in range(n_rollout_steps):
-            with torch.no_grad():
+            with torch.inference_mode():
                 obs_tensor = obs_as_tensor(self._last_obs, self.device)
                 action_masks = torch.as_tensor(masks_of(), device=self.device)
                 rollout_buffer.add_observations(step, obs_tensor, action_masks)
@@ -199,7 +199,7 @@ class LeanMaskablePPO(MaskablePPO):
             rollout_buffer.add_step(step, actions, rewards, self._last_episode_starts, values, log_probs)
             self._last_obs, self._last_episode_starts = new_obs, dones
 
-        with torch.no_grad():  # the value of where each game stands now, to bootstrap the last step
+        with torch.inference_mode():  # the value of where each game stands now, to bootstrap the last step
             values = self.policy.predict_values(obs_as_tensor(self._last_obs, self.device))
         rollout_buffer.compute_returns_and_advantage(values, dones)
         callback.on_rollout_end()
@@ -236,7 +236,8 @@ class LeanMaskablePPO(MaskablePPO):
                 ).mean()
                 values_pred = values
                 if clip_range_vf is not None:  # the value moves at most clip_range_vf from the rollout's
-                    values_pred = batch.old_values + torch.clamp(values - batch.old_values, -clip_range_vf, clip_range_vf)
+                    change = torch.clamp(values - batch.old_values, -clip_range_vf, clip_range_vf)
+                    values_pred = batch.old_values + change
                 value_loss = F.mse_loss(batch.returns, values_pred)
                 entropy_loss = -torch.mean(-log_prob) if entropy is None else -torch.mean(entropy)
                 loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
@@ -261,8 +262,9 @@ class LeanMaskablePPO(MaskablePPO):
         table = torch.stack(stats).double()
         pg_loss, value_loss_mean, entropy_loss_mean, clip_fraction_mean, _ = table.mean(0).tolist()
         returns, old_values = self.rollout_buffer.returns, self.rollout_buffer.values
-        returns_var = returns.var(correction=0).item()
-        explained_var = np.nan if returns_var == 0 else 1 - (returns - old_values).var(correction=0).item() / returns_var
+        returns_var = returns.var(correction=0).item()  # SB3's explained_variance(values, returns)
+        unexplained = (returns - old_values).var(correction=0).item()
+        explained_var = np.nan if returns_var == 0 else 1 - unexplained / returns_var
         self.logger.record("train/entropy_loss", entropy_loss_mean)
         self.logger.record("train/policy_gradient_loss", pg_loss)
         self.logger.record("train/value_loss", value_loss_mean)

@@ -32,7 +32,7 @@ class MaskedActorCritic(MaskableActorCriticPolicy):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """A card per row (sampled, or the likeliest if ``deterministic``), the value and the card's
         log-probability, the mask applied."""
-        logits, values, _ = self._masked_logits(obs, action_masks)
+        logits, values = self._masked_logits(obs, action_masks)
         log_p = torch.log_softmax(logits, dim=-1)
         if deterministic:
             actions = log_p.argmax(dim=-1)
@@ -46,19 +46,17 @@ class MaskedActorCritic(MaskableActorCriticPolicy):
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The values, the log-probabilities of ``actions`` and the entropies, the mask applied."""
-        logits, values, legal = self._masked_logits(obs, action_masks)
+        logits, values = self._masked_logits(obs, action_masks)
         log_p = torch.log_softmax(logits, dim=-1)
         log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
+        # softmax gives an illegal card a probability of exactly 0 (exp underflows), so it adds 0 * log_p = 0
         p_log_p = torch.softmax(logits, dim=-1) * log_p
-        if legal is not None:  # an illegal card adds 0, not 0 * -1e8 rounded
-            p_log_p = torch.where(legal, p_log_p, 0.0)
         return values, log_prob, -p_log_p.sum(dim=-1)
 
     def _masked_logits(
         self, obs: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """The action logits (rows, actions) with ``MASKED_LOGIT`` for illegal cards, the values
-        (rows, 1) and the mask as booleans (None without one)."""
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The action logits (rows, actions), ``MASKED_LOGIT`` for illegal cards, and the values (rows, 1)."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
             latent_pi, latent_vf = self.mlp_extractor(features)
@@ -67,8 +65,7 @@ class MaskedActorCritic(MaskableActorCriticPolicy):
             latent_pi = self.mlp_extractor.forward_actor(pi_features)
             latent_vf = self.mlp_extractor.forward_critic(vf_features)
         logits = self.action_net(latent_pi)
-        legal = None
         if action_masks is not None:
             legal = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
             logits = torch.where(legal, logits, MASKED_LOGIT)
-        return logits, self.value_net(latent_vf), legal
+        return logits, self.value_net(latent_vf)

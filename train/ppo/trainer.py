@@ -109,8 +109,8 @@ from hearts_env.train.ppo.checkpoints import (
     save_checkpoint,
 )
 from hearts_env.train.ppo.imitation import collect, pretrain
-from hearts_env.train.ppo.lean_loop import LeanMaskablePPO
 from hearts_env.train.ppo.league import LEAGUE, League, LeagueCallback
+from hearts_env.train.ppo.lean_loop import LeanMaskablePPO
 from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 from hearts_env.train.ppo.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
