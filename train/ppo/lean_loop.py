@@ -1,13 +1,12 @@
 """sb3-contrib's MaskablePPO with its rollout and its update in preallocated torch tensors.
 
-``MaskablePPO`` keeps a rollout in numpy arrays (the observations as float32), copies each step
-into them and each minibatch out of them again (swapped and flattened, indexed, made tensors),
-converts the masks per minibatch and turns every loss statistic into a Python float as it goes;
-its collection loops over every game's info at every step. ``LeanMaskablePPO`` does the same
-training in fewer copies: the rollout (``Rollout``) lives in torch tensors in the environments'
-own dtypes (uint8 observations, bool masks, int64 cards), each minibatch is one ``index_select``
-per field, the statistics stay tensors until the update ends, and only the games that finished
-are looked at.
+``MaskablePPO`` keeps a rollout in numpy arrays, copies each step into them and each minibatch
+out of them again (swapped and flattened, indexed, copied into new tensors), turns every loss
+statistic into a Python float as it goes and looks at every game's info at every step.
+``LeanMaskablePPO`` does the same training in fewer copies: the rollout (``Rollout``) lives in
+preallocated torch tensors in the environments' own dtypes (uint8 observations, bool masks, int64
+cards), each minibatch is one ``index_select`` a field, the statistics stay tensors until the
+update ends, and only the games that finished are looked at.
 
 The numbers are sb3-contrib's: the same minibatches (the permutation drawn from numpy's global
 generator, as ``RolloutBuffer.get`` draws it, over the rollout laid out in SB3's flattened order),

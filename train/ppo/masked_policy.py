@@ -9,9 +9,8 @@ normalised once for the log-probabilities (``log_softmax``) and once for the pro
 takes a slow path, some 90 times the time of an ordinary one), and a card is drawn from the
 cumulative probabilities with one uniform number a row (``torch.multinomial`` draws an exponential
 number for every card and checks its input first): the same numbers as sb3-contrib's (illegal
-cards get its logit, ``MASKED_LOGIT``, so their probability is 0), in about 15% less time per
-training step on two CPU cores (``docs/speed.md``). Everything else (``predict``,
-``get_distribution``, saving) is sb3-contrib's.
+cards get its logit, ``MASKED_LOGIT``, so their probability is 0), in less time
+(``docs/speed.md``). Everything else (``predict``, ``get_distribution``, saving) is sb3-contrib's.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
     python -m hearts_env.train.ppo --opponents pimc:worlds=4 --shards 32 --ray auto  # the tables on a Ray cluster
 
 This module holds the settings (``PPOConfig``), the network (``build_model``), the opponents and the
-run itself (``main``, ``cli``); what runs during the training is in ``hearts_env.train.ppo.callbacks``,
+run itself (``main``, ``cli``); the rollouts and updates are ``hearts_env.train.ppo.lean_loop``'s
+(MaskablePPO's training in fewer copies), what runs during the training is in ``hearts_env.train.ppo.callbacks``,
 the checkpoint, the export and the snapshots of the learner in ``hearts_env.train.ppo.checkpoints``.
 """
 
