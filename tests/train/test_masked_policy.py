@@ -69,3 +69,37 @@ def test_forward_samples_legal_cards_with_their_log_probabilities(tmp_path: Path
     torch.testing.assert_close(log_prob, want_log_prob, rtol=1e-5, atol=1e-5)
     assert torch.equal(best, their_best)
     assert len(np.unique(actions.numpy())) > 1
+
+
+def test_forward_samples_cards_by_their_probabilities(tmp_path: Path) -> None:
+    lean = _policy(tmp_path, "observation")
+    obs, masks, _ = _batch(lean, 1, seed=3)
+    rows = 40_000
+    torch.manual_seed(0)
+    with torch.no_grad():
+        actions, _, log_prob = lean(obs.expand(rows, -1), action_masks=masks.expand(rows, -1))
+    p = log_prob.exp()
+    want = np.zeros(NUM_CARDS)
+    want[actions.numpy()] = p.numpy()  # each card's probability, read back from its draws
+    counts = np.bincount(actions.numpy(), minlength=NUM_CARDS)
+    assert not counts[~masks[0].numpy()].any()
+    # each legal card drawn as often as its probability says, within 4 standard deviations
+    np.testing.assert_array_less(np.abs(counts - rows * want), 4 * np.sqrt(rows * want * (1 - want)) + 1)
+    assert (counts > 0).sum() == masks[0].sum()
+
+
+@pytest.mark.parametrize("critic", ["observation", "state"])
+def test_evaluate_actions_gradients_match_sb3_contrib(tmp_path: Path, critic: str) -> None:
+    lean = _policy(tmp_path, critic)
+    obs, masks, actions = _batch(lean, 64, seed=4)
+
+    def gradients(evaluate) -> list[torch.Tensor]:
+        lean.zero_grad()
+        values, log_prob, entropy = evaluate(lean, obs, actions, action_masks=masks)
+        (values.sum() + log_prob.sum() + 0.1 * entropy.sum()).backward()
+        return [p.grad.clone() for p in lean.parameters()]
+
+    got, want = gradients(MaskedActorCritic.evaluate_actions), gradients(MaskableActorCriticPolicy.evaluate_actions)
+    for mine, theirs in zip(got, want, strict=True):
+        assert torch.isfinite(mine).all()
+        torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=1e-5)

@@ -47,7 +47,8 @@ timestep count, written every ``checkpoint_every`` timesteps and at the end, loa
     python -m hearts_env.train.ppo --opponents pimc:worlds=4 --shards 32 --ray auto  # the tables on a Ray cluster
 
 This module holds the settings (``PPOConfig``), the network (``build_model``), the opponents and the
-run itself (``main``, ``cli``); what runs during the training is in ``hearts_env.train.ppo.callbacks``,
+run itself (``main``, ``cli``); the rollouts and updates are ``hearts_env.train.ppo.lean_loop``'s
+(MaskablePPO's training in fewer copies), what runs during the training is in ``hearts_env.train.ppo.callbacks``,
 the checkpoint, the export and the snapshots of the learner in ``hearts_env.train.ppo.checkpoints``.
 """
 
@@ -110,6 +111,7 @@ from hearts_env.train.ppo.checkpoints import (
 )
 from hearts_env.train.ppo.imitation import collect, pretrain
 from hearts_env.train.ppo.league import LEAGUE, League, LeagueCallback
+from hearts_env.train.ppo.lean_loop import LeanMaskablePPO
 from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 from hearts_env.train.ppo.privileged_critic import ObservationAndState, PrivilegedCriticPolicy
 from hearts_env.train.ppo.transfer import carried_layers, same_table
@@ -306,7 +308,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     else:
         policy = MaskedActorCritic
         features = {"features_extractor_class": ScaledObservation, "features_extractor_kwargs": {"scale": scale}}
-    return MaskablePPO(
+    return LeanMaskablePPO(
         policy,
         VecMonitor(env),
         learning_rate=config.learning_rate,
