@@ -44,8 +44,7 @@ def _random_rollout(seed: int) -> tuple[Rollout, MaskableRolloutBuffer, np.ndarr
         starts = rng.random(GAMES) < 0.2
         values, log_probs = torch.randn(GAMES, 1), torch.randn(GAMES)
         ours.add_observations(step, torch.from_numpy(obs), torch.from_numpy(masks))
-        ours.add_step(step, torch.from_numpy(actions), rewards, starts, log_probs)
-        ours.values[:, step] = values.flatten()  # what add_values stores after the collection
+        ours.add_step(step, torch.from_numpy(actions), rewards, starts, values, log_probs)
         theirs.add(obs, actions.reshape(-1, 1), rewards, starts, values, log_probs, action_masks=masks)
     return ours, theirs, rng.random(GAMES) < 0.3
 
@@ -76,29 +75,6 @@ def test_minibatches_are_the_rows_sb3_draws() -> None:
         torch.testing.assert_close(got.action_masks, want.action_masks.bool())
         for name in ("old_values", "old_log_prob", "advantages", "returns"):
             torch.testing.assert_close(getattr(got, name), getattr(want, name))
-
-
-@pytest.mark.parametrize("critic", ["observation", "state"])
-def test_batched_values_are_the_values_step_by_step(tmp_path: Path, critic: str) -> None:
-    """The collection values the whole rollout in a few calls of the critic, not one a step: the
-    same values up to float rounding (so the same advantages)."""
-    config = PPOConfig(**tiny_run(tmp_path, seed=5, n_steps=24, critic=critic))
-    env = SB3VecEnv(training_tables(config, make_opponents(config).seats, config.num_envs))
-    policy = build_model(config, env).policy
-    rollout = Rollout(config.n_steps, env.observation_space, env.action_space, "cpu", n_envs=env.num_envs)
-    obs, step_by_step = env.reset(), []
-    with torch.inference_mode():
-        for step in range(config.n_steps):
-            obs_tensor = (
-                {k: torch.from_numpy(v) for k, v in obs.items()} if isinstance(obs, dict) else torch.from_numpy(obs)
-            )
-            masks = torch.from_numpy(env.action_masks())
-            rollout.add_observations(step, obs_tensor, masks)
-            actions, values, _ = policy(obs_tensor, action_masks=masks)
-            step_by_step.append(values.flatten())
-            obs, _, _, _ = env.step(actions.numpy())
-        rollout.add_values(policy.predict_values, rows_a_call=50)  # calls that straddle the games' rows
-    torch.testing.assert_close(rollout.values, torch.stack(step_by_step, 1), rtol=1e-6, atol=1e-6)
 
 
 class _Steps(BaseCallback):

@@ -71,18 +71,6 @@ def test_forward_samples_legal_cards_with_their_log_probabilities(tmp_path: Path
     assert len(np.unique(actions.numpy())) > 1
 
 
-@pytest.mark.parametrize("critic", ["observation", "state"])
-def test_act_is_forward_without_the_values(tmp_path: Path, critic: str) -> None:
-    lean = _policy(tmp_path, critic)
-    obs, masks, _ = _batch(lean, 256, seed=5)
-    with torch.inference_mode():
-        torch.manual_seed(1)
-        actions, _, log_prob = lean(obs, action_masks=masks)
-        torch.manual_seed(1)
-        got = lean.act(obs, action_masks=masks)
-    assert torch.equal(got[0], actions) and torch.equal(got[1], log_prob)  # the same random numbers, the same cards
-
-
 def test_forward_samples_cards_by_their_probabilities(tmp_path: Path) -> None:
     lean = _policy(tmp_path, "observation")
     obs, masks, _ = _batch(lean, 1, seed=3)

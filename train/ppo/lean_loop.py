@@ -22,7 +22,6 @@ limit), so no value is bootstrapped at a timeout.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -34,8 +33,6 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
-
-from hearts_env.train.ppo.masked_policy import MaskedActorCritic
 
 Observations = torch.Tensor | dict[str, torch.Tensor]
 
@@ -105,26 +102,15 @@ class Rollout:
         actions: torch.Tensor,
         rewards: np.ndarray,
         episode_starts: np.ndarray,
+        values: torch.Tensor,
         log_probs: torch.Tensor,
     ) -> None:
-        """Store the cards played at ``step``, what they brought, and their log-probabilities."""
+        """Store the cards played at ``step``, what they brought, and the policy's values and log-probabilities."""
         self.actions[:, step] = actions
         self.rewards[:, step] = torch.from_numpy(rewards)
         self.episode_starts[:, step] = torch.from_numpy(episode_starts)
+        self.values[:, step] = values.flatten()
         self.log_probs[:, step] = log_probs
-
-    def add_values(self, value_of: Callable[[Observations], torch.Tensor], rows_a_call: int = 4096) -> None:
-        """Store the values ``value_of`` (the critic) gives every stored observation, ``rows_a_call``
-        rows at a time: the whole rollout in a few calls costs less than a call a step."""
-        rows = self.n_envs * self.buffer_size
-        values = self.values.view(rows)
-        for start in range(0, rows, rows_a_call):
-            end = min(start + rows_a_call, rows)
-            if isinstance(self.observations, dict):
-                chunk: Observations = {key: _flat(t, rows)[start:end] for key, t in self.observations.items()}
-            else:
-                chunk = _flat(self.observations, rows)[start:end]
-            values[start:end] = value_of(chunk).flatten()
 
     def compute_returns_and_advantage(self, last_values: torch.Tensor, dones: np.ndarray) -> None:
         """GAE(lambda) advantages and the returns (advantages + values), as SB3's ``RolloutBuffer``
@@ -145,7 +131,9 @@ class Rollout:
         rows = self.n_envs * self.buffer_size
         order = torch.from_numpy(np.random.permutation(rows)).to(self.values.device)
 
-        flat = functools.partial(_flat, rows=rows)
+        def flat(tensor: torch.Tensor) -> torch.Tensor:
+            return tensor.view(rows, *tensor.shape[2:])
+
         fields = {
             "actions": flat(self.actions),
             "old_values": flat(self.values),
@@ -164,17 +152,11 @@ class Rollout:
             yield Minibatch(picked, **{name: t.index_select(0, index) for name, t in fields.items()})
 
 
-def _flat(tensor: torch.Tensor, rows: int) -> torch.Tensor:
-    """A ``[game, step, ...]`` field as ``[row, ...]``."""
-    return tensor.view(rows, *tensor.shape[2:])
-
-
 class LeanMaskablePPO(MaskablePPO):
     """``MaskablePPO`` whose ``collect_rollouts`` and ``train`` run on a ``Rollout``; its
-    settings, saving and loading are sb3-contrib's. Its policy is a ``MaskedActorCritic``."""
+    settings, saving and loading are sb3-contrib's."""
 
     rollout_buffer: Rollout
-    policy: MaskedActorCritic
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, rollout_buffer_class=Rollout, **kwargs)
@@ -201,7 +183,7 @@ class LeanMaskablePPO(MaskablePPO):
                 obs_tensor = obs_as_tensor(self._last_obs, self.device)
                 action_masks = torch.as_tensor(masks_of(), device=self.device)
                 rollout_buffer.add_observations(step, obs_tensor, action_masks)
-                actions, log_probs = self.policy.act(obs_tensor, action_masks=action_masks)  # valued below
+                actions, values, log_probs = self.policy(obs_tensor, action_masks=action_masks)
             new_obs, rewards, dones, infos = env.step(actions.cpu().numpy())
             self.num_timesteps += env.num_envs
 
@@ -213,11 +195,10 @@ class LeanMaskablePPO(MaskablePPO):
                 assert not infos[i].get("TimeLimit.truncated", False), "the lean loop cannot bootstrap a timeout"
             self._update_info_buffer([infos[i] for i in finished], dones[finished])
 
-            rollout_buffer.add_step(step, actions, rewards, self._last_episode_starts, log_probs)
+            rollout_buffer.add_step(step, actions, rewards, self._last_episode_starts, values, log_probs)
             self._last_obs, self._last_episode_starts = new_obs, dones
 
-        with torch.inference_mode():  # the critic, batched: every step's value, and where each game stands now
-            rollout_buffer.add_values(self.policy.predict_values)
+        with torch.inference_mode():  # the value of where each game stands now, to bootstrap the last step
             values = self.policy.predict_values(obs_as_tensor(self._last_obs, self.device))
         rollout_buffer.compute_returns_and_advantage(values, dones)
         callback.on_rollout_end()

@@ -31,21 +31,7 @@ class MaskedActorCritic(MaskableActorCriticPolicy):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """A card per row (sampled, or the likeliest if ``deterministic``), the value and the card's
         log-probability, the mask applied."""
-        pi_features, vf_features = self._features(obs)
-        actions, log_prob = self._draw(self._masked_logits(pi_features, action_masks), deterministic)
-        return actions, self._values(vf_features), log_prob
-
-    def act(
-        self, obs: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``forward`` without the value network: a sampled card per row and its log-probability (the
-        same random numbers drawn). The lean loop's collection values the whole rollout at once."""
-        pi_features, _ = self._features(obs)
-        return self._draw(self._masked_logits(pi_features, action_masks), deterministic=False)
-
-    @staticmethod
-    def _draw(logits: torch.Tensor, deterministic: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        """A card per row of masked ``logits`` and its log-probability."""
+        logits, values = self._masked_logits(obs, action_masks)
         log_p = torch.log_softmax(logits, dim=-1)
         if deterministic:
             actions = log_p.argmax(dim=-1)
@@ -53,35 +39,32 @@ class MaskedActorCritic(MaskableActorCriticPolicy):
             cumulative = torch.softmax(logits, dim=-1).cumsum(dim=-1)
             drawn = torch.rand(len(cumulative), 1, device=cumulative.device) * cumulative[:, -1:]
             actions = torch.searchsorted(cumulative, drawn, right=True).squeeze(-1)  # an illegal card adds no width
-        return actions, log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        return actions, values, log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
     def evaluate_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The values, the log-probabilities of ``actions`` and the entropies, the mask applied."""
-        pi_features, vf_features = self._features(obs)
-        logits, values = self._masked_logits(pi_features, action_masks), self._values(vf_features)
+        logits, values = self._masked_logits(obs, action_masks)
         log_p = torch.log_softmax(logits, dim=-1)
         log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
         # softmax gives an illegal card a probability of exactly 0 (exp underflows), so it adds 0 * log_p = 0
         p_log_p = torch.softmax(logits, dim=-1) * log_p
         return values, log_prob, -p_log_p.sum(dim=-1)
 
-    def _features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The policy network's features and the value network's."""
+    def _masked_logits(
+        self, obs: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The action logits (rows, actions), ``MASKED_LOGIT`` for illegal cards, and the values (rows, 1)."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
-            return features, features
-        return features
-
-    def _masked_logits(self, pi_features: torch.Tensor, action_masks: torch.Tensor | np.ndarray | None) -> torch.Tensor:
-        """The action logits (rows, actions), ``MASKED_LOGIT`` for illegal cards."""
-        logits = self.action_net(self.mlp_extractor.forward_actor(pi_features))
-        if action_masks is None:
-            return logits
-        legal = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-        return torch.where(legal, logits, MASKED_LOGIT)
-
-    def _values(self, vf_features: torch.Tensor) -> torch.Tensor:
-        """The values (rows, 1)."""
-        return self.value_net(self.mlp_extractor.forward_critic(vf_features))
+            latent_pi, latent_vf = self.mlp_extractor(features)
+        else:
+            pi_features, vf_features = features
+            latent_pi = self.mlp_extractor.forward_actor(pi_features)
+            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+        logits = self.action_net(latent_pi)
+        if action_masks is not None:
+            legal = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+            logits = torch.where(legal, logits, MASKED_LOGIT)
+        return logits, self.value_net(latent_vf)
