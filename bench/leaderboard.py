@@ -25,7 +25,7 @@ from typing import Any
 
 from hearts_env.bench import bench_report as reports
 from hearts_env.bench.schema import validate
-from hearts_env.bench.suite import FULL, QUICK, BenchError
+from hearts_env.bench.suite import FULL, QUICK, BenchError, load_suite
 
 EXPLOIT_SCHEMA = "hearts-exploit-1"
 
@@ -177,6 +177,12 @@ def _command(report: Mapping[str, Any], path: str | Path) -> str:
         parts += ["--name", candidate["name"]]
     if report["setting"] == QUICK:
         parts.append("--quick")
+    try:
+        every_track = list(load_suite(report["version"]).tracks)
+    except BenchError:  # a suite file no longer at hand: the command as it stands
+        every_track = list(report["tracks"])
+    if list(report["tracks"]) != every_track:  # the run named its tracks
+        parts += ["--tracks", ",".join(report["tracks"])]
     return " ".join([*parts, "--json", str(path)])
 
 

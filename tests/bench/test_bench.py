@@ -580,6 +580,18 @@ def test_the_leaderboard_ranks_each_setting_in_its_own_table(tiny, heuristic_rep
         leaderboards.leaderboard([("q.json", quick), ("q2.json", quick)], "cmd")
 
 
+@pytest.mark.parametrize(
+    ("tracks", "expected"),
+    [
+        (["standard", "games", "mixed", "variants"], "--split test --json r.json"),
+        (["variants"], "--split test --tracks variants --json r.json"),
+    ],
+)
+def test_the_leaderboard_gives_a_run_of_some_tracks_its_tracks(tracks: list[str], expected: str) -> None:
+    report = {"candidate": {"name": "x", "spec": "x"}, "version": "v1", "split": "test", "setting": "full"}
+    assert leaderboards._command(report | {"tracks": dict.fromkeys(tracks, {})}, "r.json").endswith(expected)
+
+
 # ---------------------------------------------------------------------------------------------
 # The command line
 
