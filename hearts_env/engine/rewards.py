@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hearts_env.engine import kernels as k
-from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.compiled import inline_kernel, row_kernel
 from hearts_env.engine.core import State
 
 REWARD_MODES = ("points", "hand", "zero_sum", "win")
@@ -30,11 +30,12 @@ def check_reward_mode(mode: str) -> str:
 def step_rewards(before: State, after: State, mode: str) -> np.ndarray:
     """(B, P) float32: what the step from ``before`` to ``after`` paid each seat."""
     out = np.empty((after.batch_size, after.num_players), np.float32)
-    _step_rewards(before.data, after.data, after.layout.offsets, after.params, _MODE[check_reward_mode(mode)], out)
+    _step_rewards(before.data, after.data, after.layout.offsets, after.params, MODE[check_reward_mode(mode)], out)
     return out
 
 
-_MODE = {mode: i for i, mode in enumerate(REWARD_MODES)}
+MODE = {mode: i for i, mode in enumerate(REWARD_MODES)}
+"""Each reward mode's index, as the kernels (``game_rewards``) take it."""
 _POINTS, _HAND, _ZERO_SUM, _WIN = range(len(REWARD_MODES))
 
 
@@ -42,31 +43,47 @@ _POINTS, _HAND, _ZERO_SUM, _WIN = range(len(REWARD_MODES))
 def _step_rewards(
     bdata: np.ndarray, adata: np.ndarray, off: np.ndarray, rp: np.ndarray, mode: int, out: np.ndarray
 ) -> None:
-    P = rp[k.R_PLAYERS]
     bd64, bd8 = bdata.view(np.uint64), bdata.view(np.int8)
     ad64, ad32, ad8 = adata.view(np.uint64), adata.view(np.int32), adata.view(np.int8)
     for g in range(adata.shape[0]):
-        b64, b8, a64, a32, a8 = bd64[g], bd8[g], ad64[g], ad32[g], ad8[g]
-        out[g, :] = 0
-        if b8[off[k.F_PHASE]] == k.GAME_OVER:  # games already over pay nothing
-            continue
-        hand_over = a8[off[k.F_HAND_OVER]] != 0
-        points = a32[off[k.F_LAST_HAND_POINTS] : off[k.F_LAST_HAND_POINTS] + P]
-        if mode == _POINTS:  # each trick's points as taken, the moon's correction at the hand's end
-            for s in range(P):
-                paid = k.seat_points(b64, off, rp, s)
-                owed = points[s] if hand_over else k.seat_points(a64, off, rp, s)
-                out[g, s] = paid - owed
-        elif mode == _HAND and hand_over:
-            for s in range(P):
-                out[g, s] = -points[s]
-        elif mode == _ZERO_SUM and hand_over:
-            total = points.sum()
-            for s in range(P):
-                out[g, s] = (total - points[s]) / (P - 1) - points[s]
-        elif mode == _WIN and a8[off[k.F_PHASE]] == k.GAME_OVER:
-            winners = 0
-            for s in range(P):
-                winners += a8[off[k.F_WINNERS] + s]
-            for s in range(P):
-                out[g, s] = a8[off[k.F_WINNERS] + s] / winners
+        game_rewards(bd64[g], bd8[g], ad64[g], ad32[g], ad8[g], off, rp, mode, out[g])
+
+
+@inline_kernel
+def game_rewards(
+    b64: np.ndarray,
+    b8: np.ndarray,
+    a64: np.ndarray,
+    a32: np.ndarray,
+    a8: np.ndarray,
+    off: np.ndarray,
+    rp: np.ndarray,
+    mode: int,
+    out: np.ndarray,
+) -> None:
+    """``out`` (P,): what one game's step from row ``b`` to row ``a`` paid each seat (``mode``: an
+    index of ``REWARD_MODES``); compiled loops that step a game call it per card."""
+    P = rp[k.R_PLAYERS]
+    out[:] = 0
+    if b8[off[k.F_PHASE]] == k.GAME_OVER:  # games already over pay nothing
+        return
+    hand_over = a8[off[k.F_HAND_OVER]] != 0
+    points = a32[off[k.F_LAST_HAND_POINTS] : off[k.F_LAST_HAND_POINTS] + P]
+    if mode == _POINTS:  # each trick's points as taken, the moon's correction at the hand's end
+        for s in range(P):
+            paid = k.seat_points(b64, off, rp, s)
+            owed = points[s] if hand_over else k.seat_points(a64, off, rp, s)
+            out[s] = paid - owed
+    elif mode == _HAND and hand_over:
+        for s in range(P):
+            out[s] = -points[s]
+    elif mode == _ZERO_SUM and hand_over:
+        total = points.sum()
+        for s in range(P):
+            out[s] = (total - points[s]) / (P - 1) - points[s]
+    elif mode == _WIN and a8[off[k.F_PHASE]] == k.GAME_OVER:
+        winners = 0
+        for s in range(P):
+            winners += a8[off[k.F_WINNERS] + s]
+        for s in range(P):
+            out[s] = a8[off[k.F_WINNERS] + s] / winners

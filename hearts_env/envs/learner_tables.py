@@ -22,7 +22,7 @@ from hearts_env.engine.observation import ObservationLayout, observe
 from hearts_env.engine.rewards import check_reward_mode, step_rewards
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play import runner
-from hearts_env.play.policy import Policy, Turn
+from hearts_env.play.policy import Policy, Seats, TablePolicy, Turn
 from hearts_env.render import TableView, describe
 
 EPISODES = ("game", "hand")
@@ -80,6 +80,10 @@ class LearnerTables:
             [_GameStreams(self)] if self.policies is None else list(self.policies),
             ["the random opponents"] if self.policies is None else [repr(policy) for policy in self.policies],
         )
+        # The opponents' compiled loop, if every one offers it and none watches the steps.
+        table = self.policies[0] if self.policies else None
+        compiled = all(isinstance(p, TablePolicy) for p in self.policies or ()) and not self.players.observers
+        self._table = table if compiled and isinstance(table, TablePolicy) else None
         self.player_at = np.array([-1, *([0] * (P - 1) if self.policies is None else range(P - 1))], np.int64)
         self.state: State | None = None
         # A state, its copies while stepping, and the observations and masks of every table.
@@ -215,6 +219,14 @@ class LearnerTables:
         P = self.rules.num_players
         relative = (np.arange(P) - self.seat[idx][:, None]) % P  # each seat counted from the learner
         sub = self.current if _is_all(idx) else self.current[idx]
+        if self._table is not None:  # every opponent compiled: the cards in one compiled loop, no Python between them
+            to = Seats(self.seat[idx], self.episode, self.reward, self.pending[idx])
+            played = self._table.play_to_seat(sub, self.player_at[relative], self.policies or (), to)
+            if played is not None:
+                final, self.pending[idx], ended = played
+                self.ended[idx] |= ended
+                self.state = final if _is_all(idx) else _splice(self.current, idx, final)
+                return
 
         def account(step: runner.Step) -> None:
             self._account(step.games, step.state, step.after)

@@ -14,7 +14,9 @@ reading no information set, are another. Called as a plain policy, a program sti
 
 A policy whose decisions are compiled may also offer ``play_table`` (``TablePolicy``): whole games
 with it and its kind at every seat, played in one compiled loop with the same cards the runner
-would get from it. The arena takes that path when every agent of a match offers it.
+would get from it. The arena takes that path when every agent of a match offers it, and the
+environments play their opponents with ``play_to_seat`` (games played until the learner's seat is
+to act) when every opponent offers it.
 """
 
 from __future__ import annotations
@@ -78,6 +80,16 @@ class GamePolicy(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Seats:
+    """Where ``TablePolicy.play_to_seat`` stops each of B games, and what it counts there."""
+
+    seat: np.ndarray  # (B,) int: the seat whose turn stops the game (it is played by no agent)
+    episode: str  # "hand" or "game": an episode's end stops the game too
+    reward: str  # the reward mode (``hearts_env.engine.rewards.REWARD_MODES``) paid to ``seat``
+    pending: np.ndarray  # (B,) float32: the seat's reward so far, which the cards' rewards add to
+
+
 @runtime_checkable
 class TablePolicy(Policy, Protocol):
     def play_table(
@@ -86,6 +98,14 @@ class TablePolicy(Policy, Protocol):
         """Play every game of ``state`` to its end with ``agents[agent_at[g, s]]`` at seat ``s``
         of game ``g`` (``state`` unchanged): the final state and, (B, P) int64, the hands in which
         each seat took the QS and shot the moon; None if it cannot play these agents together."""
+        ...
+
+    def play_to_seat(
+        self, state: State, agent_at: np.ndarray, agents: Sequence[Policy], to: Seats
+    ) -> tuple[State, np.ndarray, np.ndarray] | None:
+        """Play each game of ``state`` as ``play_table`` does until seat ``to.seat[g]`` is to act or its
+        episode is over (``state`` unchanged): the state then, (B,) float32 ``to.pending`` plus the
+        seat's rewards and (B,) bool the games whose episode ended; None as ``play_table``."""
         ...
 
 
