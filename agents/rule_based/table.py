@@ -19,7 +19,7 @@ from hearts_env.agents.rule_based.players import player_card
 from hearts_env.engine import core
 from hearts_env.engine import kernels as k
 from hearts_env.engine.cards import BIT, QS_BIT, card_name
-from hearts_env.engine.compiled import row_kernel
+from hearts_env.engine.compiled import inline_kernel, row_kernel
 from hearts_env.engine.infoset import info_layout, infoset_row
 from hearts_env.engine.rewards import MODE as REWARD_MODE
 from hearts_env.engine.rewards import game_rewards
@@ -128,6 +128,44 @@ def _refuse_illegal(bad: int, final: core.State, agent_at: np.ndarray, agents: S
         )
 
 
+@inline_kernel
+def _seat_card(
+    r64: np.ndarray,
+    r32: np.ndarray,
+    r8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    agents: np.ndarray,
+    kinds: np.ndarray,
+    knobs: np.ndarray,
+    i64: np.ndarray,
+    i32: np.ndarray,
+    i8: np.ndarray,
+    ioff: np.ndarray,
+) -> int:
+    """The card the agent at the seat to play (``agents``: each seat's agent) chooses."""
+    seat = r8[soff[k.F_TO_PLAY]]
+    a = agents[seat]
+    infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
+    return player_card(kinds[a], knobs[a], i64, i32, i8, ioff, rp)
+
+
+@inline_kernel
+def _play_card(
+    r64: np.ndarray,
+    r32: np.ndarray,
+    r8: np.ndarray,
+    soff: np.ndarray,
+    rp: np.ndarray,
+    deck: np.ndarray,
+    card: int,
+    shuffled: np.ndarray,
+) -> None:
+    """Play ``card`` and mark the cards legal next."""
+    k.step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
+    r64[soff[k.F_LEGAL]] = k.legal_cards(r64, r8, soff, rp)
+
+
 @row_kernel
 def play_games(
     sdata: np.ndarray,
@@ -153,15 +191,11 @@ def play_games(
     for g in range(sdata.shape[0]):
         r64, r32, r8 = s64[g], s32[g], s8[g]
         while r8[soff[k.F_PHASE]] != k.GAME_OVER:
-            seat = r8[soff[k.F_TO_PLAY]]
-            a = agent_at[g, seat]
-            infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
-            card = player_card(kinds[a], knobs[a], i64, i32, i8, ioff, rp)
+            card = _seat_card(r64, r32, r8, soff, rp, agent_at[g], kinds, knobs, i64, i32, i8, ioff)
             if not r64[soff[k.F_LEGAL]] & BIT[card]:
                 chosen[0] = card
                 return g
-            k.step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
-            r64[soff[k.F_LEGAL]] = k.legal_cards(r64, r8, soff, rp)
+            _play_card(r64, r32, r8, soff, rp, deck, card, shuffled)
             if r8[soff[k.F_HAND_OVER]]:
                 for s in range(P):
                     taken = r64[soff[k.F_LAST_HAND_TAKEN] + s]
@@ -202,17 +236,13 @@ def play_games_to_seat(
     for g in range(sdata.shape[0]):
         r64, r32, r8 = s64[g], s32[g], s8[g]
         while r8[soff[k.F_PHASE]] != k.GAME_OVER and r8[soff[k.F_TO_PLAY]] != stop_at[g]:
-            seat = r8[soff[k.F_TO_PLAY]]
-            a = agent_at[g, seat]
-            infoset_row(r64, r32, r8, soff, rp, seat, i64, i32, i8, ioff)
-            card = player_card(kinds[a], knobs[a], i64, i32, i8, ioff, rp)
+            card = _seat_card(r64, r32, r8, soff, rp, agent_at[g], kinds, knobs, i64, i32, i8, ioff)
             if not r64[soff[k.F_LEGAL]] & BIT[card]:
                 chosen[0] = card
                 return g
             for w in range(len(r64)):  # the row before the card, for its rewards
                 b64[w] = r64[w]
-            k.step_game(r64, r32, r8, soff, rp, deck, card, shuffled)
-            r64[soff[k.F_LEGAL]] = k.legal_cards(r64, r8, soff, rp)
+            _play_card(r64, r32, r8, soff, rp, deck, card, shuffled)
             game_rewards(b64, b8, r64, r32, r8, soff, rp, mode, paid)
             pending[g] += paid[stop_at[g]]
             if r8[soff[k.F_PHASE]] == k.GAME_OVER or (hand_episode and r8[soff[k.F_HAND_OVER]]):
