@@ -173,7 +173,8 @@ class LeanMaskablePPO(MaskablePPO):
         advantages; False if a callback stopped the training."""
         if not use_masking:
             raise ValueError("the lean loop always plays with the action masks")
-        assert self._last_obs is not None, "No previous observation was provided"
+        if self._last_obs is None:
+            raise RuntimeError("the lean loop steps on from the environments' last observation: reset them first")
         self.policy.set_training_mode(False)
         callback.on_rollout_start()
         masks_of: Callable[[], np.ndarray] = env.action_masks  # SB3's wrappers forward it
@@ -191,8 +192,9 @@ class LeanMaskablePPO(MaskablePPO):
             if not callback.on_step():
                 return False
             finished = np.flatnonzero(dones)
-            for i in finished:  # the tables have no time limit: nothing to bootstrap at a timeout
-                assert not infos[i].get("TimeLimit.truncated", False), "the lean loop cannot bootstrap a timeout"
+            # the tables have no time limit: nothing to bootstrap at a timeout
+            if any(infos[i].get("TimeLimit.truncated", False) for i in finished):
+                raise RuntimeError("the lean loop cannot bootstrap a timeout: an environment truncated an episode")
             self._update_info_buffer([infos[i] for i in finished], dones[finished])
 
             rollout_buffer.add_step(step, actions, rewards, self._last_episode_starts, values, log_probs)
