@@ -20,6 +20,13 @@ from hearts_env.play import replay
 from hearts_env.play.policy import RandomPolicy
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_log_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SB3's ``learn`` on a model without a logger of ours (the tests that train SB3's own models)
+    makes a folder in the system's temp for every call unless ``SB3_LOGDIR`` names one."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
+
+
 @pytest.fixture(scope="session")
 def recorded_match(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A replay file: 2 deals x 4 rotations of random players, whole games to 30 (a few hands each)."""
