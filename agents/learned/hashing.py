@@ -1,8 +1,9 @@
 """What identifies a trained network: ``weights_hash(policy)``, the SHA-256 of the arrays of the MLP
-a policy plays with (``ppo``, ``trained:...``, an SB3 model, the network inside ``pimc-ppo``), or
-None for a policy without one. The same arrays give the same hash however they were loaded (an
-export or an SB3 ``.zip``). The benchmark pins its pool's networks by it; a training run records
-the network it started from by it."""
+a policy plays with (``ppo``, ``trained:...``, an SB3 model, the network inside ``pimc-ppo``), of
+every table's network of a family (``ppo-family``, ``pimc-ppo-family``), or None for a policy
+without one. The same arrays give the same hash however they were loaded (an export or an SB3
+``.zip``). The benchmark pins its pool's networks by it; a training run records the network it
+started from by it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,15 @@ def network_of(policy: object) -> MLPPolicy | None:
 
 def weights_hash(policy: object) -> str | None:
     """The SHA-256 (hex) of the weights of ``network_of(policy)``: its activation, input scale and
-    every layer's (weight, bias), as little-endian float32; None without a network."""
+    every layer's (weight, bias), as little-endian float32; for a family of tables (a ``members``
+    dict of table key -> policy, ``hearts_env.agents.learned.family.TableFamily``), of each table's
+    key and hash in key order; None without a network."""
+    members = getattr(policy, "members", None)
+    if isinstance(members, dict):
+        family = hashlib.sha256()
+        for key in sorted(members):
+            family.update(f"{key}={weights_hash(members[key])};".encode())
+        return family.hexdigest()
     network = network_of(policy)
     if network is None:
         return None

@@ -102,6 +102,23 @@ def test_a_network_listed_under_another_table_is_refused(tmp_path: Path) -> None
         ppo_family(path=tmp_path)
 
 
+def test_a_family_is_identified_by_every_table_s_network(tmp_path: Path) -> None:
+    """The benchmark pins a family by one hash: the same for its search, another if any table's
+    network, or the tables it plays, differ."""
+    first = weights_hash(ppo_family(path=write_family(tmp_path / "a", ["3p", "5p"])))
+    assert first is not None and len(first) == 64
+    assert weights_hash(ppo_family(path=write_family(tmp_path / "b", ["3p", "5p"]))) == first
+    search = agent_from_spec(f"pimc-ppo-family:path={str(tmp_path / 'a')!r},worlds=4", seed=0)
+    assert weights_hash(search) == first
+    assert weights_hash(ppo_family(path=write_family(tmp_path / "c", ["3p"]))) != first
+    write_family(tmp_path / "d", ["3p", "5p"])
+    export(tmp_path / "d" / "5p", table_rules("5p"), seed=9)  # one table's weights changed
+    changed = json.loads((tmp_path / "d" / INDEX_FILE).read_text())
+    changed["tables"]["5p"]["weights_hash"] = weights_hash(TrainedPolicy(tmp_path / "d" / "5p"))
+    (tmp_path / "d" / INDEX_FILE).write_text(json.dumps(changed))
+    assert weights_hash(ppo_family(path=tmp_path / "d")) != first
+
+
 @pytest.mark.parametrize(
     ("index", "fragment"),
     [
