@@ -6,9 +6,10 @@ Every report must be of the same suite version and split (``report.load`` has ch
 checksum); the reports of each setting make a table, full then quick (so a searcher too costly
 for a full run is still placed, on fewer deals). Rows are ordered by the ``standard``
 track's mean over the pool (the candidate's points per hand minus the field, lower first); each
-row gives that mean, the difference against each pool member, the ``games`` win rates, the
-``mixed`` and ``variants`` means, and the command that makes the row's report again. A user's own
-report joins the table the same way: add its file to the command.
+row gives that mean, the difference against each pool member, the ``games`` win rates, the mean
+of every other track (``mixed``, ``variants``, ...), and the command that makes the row's report
+again; a track of several matches (``variants``: a match a table) also gets a table of its own,
+match by match. A user's own report joins the tables the same way: add its file to the command.
 
 Exploitability reports (``hearts-bench exploit``'s ``exploit.json``, given with ``--exploit``) add
 a column: for the row whose candidate spec is a report's target, the best response's points per
@@ -89,8 +90,10 @@ def _table(
     ranked = sorted(entries, key=lambda e: _standard_mean(e[1]))
     opponents = _columns(ranked, "standard")
     games = _columns(ranked, "games")
+    others = [t for t in dict.fromkeys(t for _, r in ranked for t in r["tracks"]) if t not in ("standard", "games")]
+    by_match = [t for t in others if len(_columns(ranked, t)) > 1]  # tracks of several matches: a mean here
     head = ["#", "agent", "standard (mean over the pool)", *(f"vs {o}" for o in opponents)]
-    head += [f"games: win % vs {g}" for g in games] + ["mixed", "variants (mean)"]
+    head += [f"games: win % vs {g}" for g in games] + [f"{t} (mean)" if t in by_match else t for t in others]
     head += ["best response vs it ([exploitability](exploitability.md))"] if by_target else []
     rows = []
     for rank, (_, report) in enumerate(ranked, 1):
@@ -98,9 +101,15 @@ def _table(
         row = [str(rank), f"`{report['candidate']['name']}`", _mean(tracks.get("standard"), bold=True)]
         row += [_match(tracks.get("standard"), o) for o in opponents]
         row += [_match(tracks.get("games"), g, "win_rate", 1, 100) for g in games]
-        row += [_mean(tracks.get("mixed")), _mean(tracks.get("variants"))]
+        row += [_mean(tracks.get(t)) for t in others]
         row += [_exploit_cell(by_target.get(report["candidate"]["spec"]))] if by_target else []
         rows.append(row)
+    sections = []
+    for track in by_match:  # and match by match below, for the agents that played it
+        ids = _columns(ranked, track)
+        played = [r for _, r in ranked if _mean(r["tracks"].get(track)) != "-"]
+        table = [[f"`{r['candidate']['name']}`", *(_match(r["tracks"][track], i) for i in ids)] for r in played]
+        sections += ["", f"### {track}, match by match", "", _markdown(["agent", *ids], table, left=1)]
     reports_table = _markdown(
         ["agent", "spec", "report", "weights sha256", "commit", "CPU time", "command"],
         [
@@ -117,7 +126,7 @@ def _table(
         ],
         left=7,
     )
-    return [_markdown(head, rows), "", "### Reports", "", reports_table]
+    return [_markdown(head, rows), *sections, "", "### Reports", "", reports_table]
 
 
 def _exploits(exploits: Sequence[tuple[str | Path, Mapping[str, Any]]]) -> dict[str, Mapping[str, Any]]:

@@ -7,6 +7,7 @@ Most tests run a tiny suite of the same form as v1 (a few deals, fast agents): c
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import json
 import os
@@ -48,41 +49,61 @@ def without_checksum(report):
 
 
 # ---------------------------------------------------------------------------------------------
-# Suite v1 as frozen
+# Suites v1 and v2 as frozen
+
+V1_POOL = {"random", "simple", "heuristic", "pimc", "ppo", "pimc-ppo"}
+FROZEN = {
+    "v1": ({"standard", "games", "mixed", "variants"}, V1_POOL),
+    "v2": ({"standard", "games", "mixed", "variants", "variants-ppo"}, V1_POOL | {"ppo-family"}),
+}
 
 
-def test_v1_is_frozen_as_recorded() -> None:
-    """Every deal set of v1 hashes as recorded, and every pool member plays as recorded: a change
-    of the dealing code or of a member's play fails here (make a new version: docs/benchmark.md)."""
-    suite = load_suite("v1")
-    assert set(suite.tracks) == {"standard", "games", "mixed", "variants"}
-    assert set(suite.pool) == {"random", "simple", "heuristic", "pimc", "ppo", "pimc-ppo"}
+@pytest.mark.parametrize("version", list(FROZEN))
+def test_each_version_is_frozen_as_recorded(version: str) -> None:
+    """Every deal set of a version hashes as recorded, and every pool member plays as recorded: a
+    change of the dealing code or of a member's play fails here (make a new version: docs/benchmark.md)."""
+    suite = load_suite(version)
+    assert (set(suite.tracks), set(suite.pool)) == FROZEN[version]
     for split in suite.splits:
         suite.check_deals(split, suite.tracks.values())
     members = {name: member.build(suite.agent_seed) for name, member in suite.pool.items()}
     assert suite.check_pool(suite.identify(members)) == []
-    assert suite.record["pool"]["ppo"]["weights"] == weights_hash(make_agent("ppo"))
+    for name in suite.pool.keys() & {"ppo", "ppo-family"}:
+        assert suite.record["pool"][name]["weights"] == weights_hash(make_agent(name))
 
 
-def test_the_test_split_is_out_of_training_reach() -> None:
+def test_v2_keeps_v1_s_tables_and_adds_the_family_s() -> None:
+    """v2's four-player tracks are v1's, deal for deal; its variants keep v1's five tables' deals
+    and add 6 players and Cancellation Hearts for 6 and 10; the track against ppo-family plays the
+    same tables and deals."""
+    v1, v2 = load_suite("v1"), load_suite("v2")
+    for name in ("standard", "games", "mixed"):
+        assert v2.tracks[name] == v1.tracks[name]
+    for split in v2.splits:
+        for table in v1.tracks["variants"].tables:
+            assert v2.record["deals"][split][f"variants/{table}"] == v1.record["deals"][split][f"variants/{table}"]
+        for table in v2.tracks["variants"].tables:
+            key = f"variants/{table}"
+            assert v2.record["deals"][split][f"variants-ppo/{table}"] == v2.record["deals"][split][key]
+    variants = v2.tracks["variants"]
+    tables = {(t.rules.num_players, t.rules.decks, t.rules.jack_of_diamonds) for t in variants.tables.values()}
+    assert tables == {(3, 1, False), (5, 1, False), (6, 1, False), (7, 1, False), (4, 1, True)} | {
+        (n, 2, False) for n in (6, 8, 10)
+    }
+    assert {m.opponents for m in variants.matches} == {("heuristic",)}
+    assert {m.opponents for m in v2.tracks["variants-ppo"].matches} == {("ppo-family",)}
+
+
+@pytest.mark.parametrize("version", list(FROZEN))
+def test_the_test_split_is_out_of_training_reach(version: str) -> None:
     """Training draws game keys from seeding.GAMES with its seeds (each seed's games, and each game's
-    own seed in the vector environments): none is a key of v1's test deals; no training module
+    own seed in the vector environments): none is a key of the version's test deals; no training module
     names the benchmark's streams or splits but the exploitability measurement, which evaluates on them."""
-    suite = load_suite("v1")
-    test_keys = np.concatenate(
-        [
-            deals.split_keys("test", t.deal_seed, t.deals)
-            for track in suite.tracks.values()
-            for t in track.tables.values()
-        ]
-    )
-    dev_keys = np.concatenate(
-        [
-            deals.split_keys("dev", t.deal_seed, t.deals)
-            for track in suite.tracks.values()
-            for t in track.tables.values()
-        ]
-    )
+    suite = load_suite(version)
+    # a deal set is its seed's keys: tables of one seed (v2's variants and its ppo-family track) share them
+    sets = {(t.deal_seed, t.deals) for track in suite.tracks.values() for t in track.tables.values()}
+    test_keys = np.concatenate([deals.split_keys("test", seed, n) for seed, n in sets])
+    dev_keys = np.concatenate([deals.split_keys("dev", seed, n) for seed, n in sets])
     assert len(np.unique(np.concatenate([test_keys, dev_keys]))) == len(test_keys) + len(dev_keys)
     seeds = np.arange(512, dtype=np.uint64)
     training = [
@@ -578,6 +599,20 @@ def test_the_leaderboard_ranks_each_setting_in_its_own_table(tiny, heuristic_rep
         leaderboards.leaderboard([("h.json", heuristic_report), ("d.json", dev)], "cmd")
     with pytest.raises(BenchError, match="two reports name the same candidate 'heuristic'"):
         leaderboards.leaderboard([("q.json", quick), ("q2.json", quick)], "cmd")
+
+
+def test_a_track_of_several_matches_gets_its_mean_and_a_table_match_by_match(heuristic_report) -> None:
+    assert "match by match" not in leaderboards.leaderboard([("h.json", heuristic_report)], "cmd")  # one match
+    report = copy.deepcopy(heuristic_report)
+    variants = report["tracks"]["variants"]
+    variants["matches"].append(variants["matches"][0] | {"id": "3p-again"})
+    page = leaderboards.leaderboard([("h.json", report)], "cmd")
+    head = next(line for line in page.splitlines() if line.startswith("| # |"))
+    assert head.endswith("| variants (mean) |")
+    section = page.split("### variants, match by match")[1].split("###")[0].strip().splitlines()
+    first = reports.pm(reports.headline(variants["matches"][0], "adp"), 2, signed=True)
+    assert section[0] == "| agent | 3p | 3p-again |"
+    assert section[2] == f"| `heuristic` | {first} | {first} |"
 
 
 @pytest.mark.parametrize(
