@@ -1,6 +1,7 @@
 """A family agent measured at every table: each agent spec against a field of one opponent at
 every other seat, on the same duplicate single hands per table, with each later spec's
-difference from the first paired by deal.
+differences from the first paired by deal: of the points per hand, and of the points minus the
+field's (the benchmark's headline).
 
 Each match is the one ``hearts-arena SPEC OPPONENT ... --num-players N [--decks 2]
 [--jack-of-diamonds] --episode hand --deals D --seed S`` plays (``search_ablation.per_deal_points``),
@@ -33,19 +34,23 @@ def main(argv: list[str] | None = None) -> None:
         tables = {key: table_rules(key) for key in args.tables}
     except ValueError as error:
         parser.error(str(error))
-    print("| table | agent | deals | points/hand | minus the field | minus the first agent, paired | seconds |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(
+        "| table | agent | deals | points/hand | minus the field | minus the first agent, paired: points/hand "
+        "| paired: minus the field | seconds |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for key, rules in tables.items():
         base = None
         for spec in args.specs:
             m = per_deal_points(spec, args.opponent, args.deals, args.seed, rules)
             own, field = Estimate.of(m["own"]), Estimate.of(m["own"] - m["field"])
-            paired = ""
+            paired = " | "
             if base is None:
                 base = m
             else:
-                diff = Estimate.of(m["own"] - base["own"])
-                paired = f"{diff.mean:+.2f} ± {diff.half_width:.2f}"
+                points = Estimate.of(m["own"] - base["own"])
+                adp = Estimate.of((m["own"] - m["field"]) - (base["own"] - base["field"]))
+                paired = f"{points.mean:+.2f} ± {points.half_width:.2f} | {adp.mean:+.2f} ± {adp.half_width:.2f}"
             print(
                 f"| {key} | `{spec}` | {args.deals:,} | {own.mean:.2f} ± {own.half_width:.2f} | "
                 f"{field.mean:+.2f} ± {field.half_width:.2f} | {paired} | {float(m['seconds']):.0f} |",
