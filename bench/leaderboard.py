@@ -107,7 +107,7 @@ def _table(
     sections = []
     for track in by_match:  # and match by match below, for the agents that played it
         ids = _columns(ranked, track)
-        played = [r for _, r in ranked if _mean(r["tracks"].get(track)) != "-"]
+        played = [r for _, r in ranked if r["tracks"].get(track, {}).get("status") == "played"]
         table = [[f"`{r['candidate']['name']}`", *(_match(r["tracks"][track], i) for i in ids)] for r in played]
         sections += ["", f"### {track}, match by match", "", _markdown(["agent", *ids], table, left=1)]
     reports_table = _markdown(
