@@ -137,6 +137,13 @@ def test_collect_gives_at_least_what_is_asked() -> None:
         collect(HeartsRules(), make_agent("random"), 10, values=True)
 
 
+def test_the_collection_s_progress_stops_at_its_target(capsys) -> None:
+    demos = collect(HeartsRules(), make_agent("random", seed=0), 100, seed=1, progress=True)
+    assert len(demos) > 100  # the last hands carry the count past the target
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("collect: 100% (100 / 100 decisions)"), last
+
+
 @pytest.mark.training
 @pytest.mark.slow
 def test_a_tiny_behaviour_cloning_run_trains_and_a_failing_one_leaves_no_folder(tmp_path: Path, monkeypatch) -> None:

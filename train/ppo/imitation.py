@@ -202,9 +202,10 @@ class _Recorder:
         self.paid[ended] = 0
         done = int(self.in_hand[ended].sum())  # decisions of the hands that ended: kept
         self.in_hand[ended] = 0
+        # the hands that end last carry the count past the target: the bar stops at the target
+        self.bar.update(min(self.complete + done, self.decisions) - min(self.complete, self.decisions))
         self.complete += done
         self.games_over += np.count_nonzero(step.after.done)
-        self.bar.update(done)
         return self.complete >= self.decisions or self.games_over > self.num_games // 2
 
 
