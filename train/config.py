@@ -155,7 +155,7 @@ def coerce_fields(config: Any) -> None:
     int to a float, a tuple to a list), then check each type: a wrong one raises ``ValueError``
     naming the field."""
     for f in dataclasses.fields(config):
-        value, default = getattr(config, f.name), _default(f)
+        value, default = getattr(config, f.name), default_of(f)
         if isinstance(default, list) and isinstance(value, tuple):
             value = list(value)
         elif isinstance(default, HeartsRules) and isinstance(value, dict):  # config.json loaded back
@@ -172,7 +172,8 @@ def config_dict(config: Any) -> dict[str, Any]:
     return {k: v.to_dict() if isinstance(v, HeartsRules) else v for k, v in values.items()}
 
 
-def _default(f: dataclasses.Field) -> Any:
+def default_of(f: dataclasses.Field) -> Any:
+    """The default value of a config field."""
     return f.default if f.default is not dataclasses.MISSING else f.default_factory()
 
 
@@ -260,7 +261,7 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
     docs = field_docs(cls)
     fields = dataclasses.fields(cls)
     for f in fields:
-        default = _default(f)
+        default = default_of(f)
         if isinstance(default, HeartsRules):
             add_rules_arguments(parser)
             continue
@@ -280,7 +281,7 @@ def parse_config(cls: type[C], argv: Sequence[str] | None, prog: str, descriptio
         )
     args = parser.parse_args(argv)
     rules = rules_from_args(args, parser)
-    values = {f.name: rules if isinstance(_default(f), HeartsRules) else getattr(args, f.name) for f in fields}
+    values = {f.name: rules if isinstance(default_of(f), HeartsRules) else getattr(args, f.name) for f in fields}
     try:
         return cls(**values)
     except ValueError as error:

@@ -5,6 +5,7 @@ refused before anything is written."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,44 @@ def test_a_network_starts_every_table_and_keeps_its_own(tmp_path: Path) -> None:
     report = json.loads((family / "runs" / entries["5p"]["run"] / "train.json").read_text())
     assert report["bc"]["bc/decisions"] > 0  # the value net fitted to the carried network's play
     assert TrainedPolicy(family / "5p").rules == table_rules("5p")
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {key: entry["weights_hash"] for key, entry in json.loads((folder / INDEX_FILE).read_text())["tables"].items()}
+
+
+def _gathered(parts: list[Path], folder: Path) -> Path:
+    """The families ``parts`` (trained apart) gathered into one folder, as the shipped one was."""
+    folder.mkdir()
+    index = {"format": None, "tables": {}, "trained_on": []}
+    for part in parts:
+        meta = json.loads((part / INDEX_FILE).read_text())
+        index["format"] = meta["format"]
+        index["tables"] |= meta["tables"]
+        index["trained_on"].append(meta["trained_on"])
+        for key in meta["tables"]:
+            shutil.copytree(part / key, folder / key)
+    (folder / INDEX_FILE).write_text(json.dumps(index))
+    return folder
+
+
+@pytest.mark.training
+def test_retrain_remakes_a_family_trained_in_parts_in_one_command(tmp_path: Path) -> None:
+    """Each table is trained again with the settings recorded for it (here the parts' seeds
+    differ), two side by side: the same weights."""
+    parts = [main(_config(tmp_path / "a", tables=["3p"])), main(_config(tmp_path / "b", tables=["6p-2d"], seed=6))]
+    gathered = _gathered(parts, tmp_path / "gathered")
+    again = main(FamilyConfig(retrain=str(gathered), run_dir=str(tmp_path / "again"), progress_bar=False, jobs=2))
+    assert _hashes(again) == _hashes(gathered) == _hashes(parts[0]) | _hashes(parts[1])
+    recorded = json.loads((again / INDEX_FILE).read_text())["trained_on"]
+    assert [(part["tables"], part["seed"]) for part in recorded] == [(["3p"], 5), (["6p-2d"], 6)]
+    with pytest.raises(ValueError, match="retrain takes every setting .*: --seed --total-timesteps given"):
+        FamilyConfig(retrain=str(gathered), seed=3, total_timesteps=5)
+    index = json.loads((gathered / INDEX_FILE).read_text())
+    (gathered / INDEX_FILE).write_text(json.dumps(index | {"trained_on": index["trained_on"][:1]}))
+    with pytest.raises(ValueError, match="no settings are recorded for the table 6p-2d"):
+        main(FamilyConfig(retrain=str(gathered), run_dir=str(tmp_path / "more")))
+    assert not (tmp_path / "more").exists()
 
 
 @pytest.mark.parametrize(

@@ -13,21 +13,31 @@ teacher) are checked before the first table trains. With ``--init-policy`` every
 from that network, carried to the table (``hearts_env.train.ppo.transfer``), and the network's own
 table keeps it as it is, untrained. ``--resume FAMILY_FOLDER`` continues every
 table from the checkpoint of its run in that family (``--total-timesteps`` counts each table's
-steps from its first run), into a new family folder.
+steps from its first run), into a new family folder. ``--retrain FAMILY_FOLDER`` trains every
+table of that family again with the settings its ``family.json`` records for it (its seed
+included), so a family gathered from parts trained with different settings (the shipped one) is
+remade by one command. ``--jobs N`` trains N tables side by side, each in its own process: a
+table's network depends on its settings and the seed alone, so the family is the same.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import multiprocessing
 import shutil
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
-from hearts_env.agents.learned.family import FAMILY_FORMAT, INDEX_FILE, table_rules
+from hearts_env.agents.learned.family import FAMILY_FORMAT, INDEX_FILE, family_folders, table_rules
 from hearts_env.agents.learned.hashing import weights_hash
-from hearts_env.agents.learned.trained import META_FILE, WEIGHTS_FILE, TrainedPolicy
-from hearts_env.train.config import StartError
+from hearts_env.agents.learned.trained import META_FILE, WEIGHTS_FILE, TrainedPolicy, read_meta
+from hearts_env.play.progress import progress_bar
+from hearts_env.train.config import StartError, check_at_least, default_of
 from hearts_env.train.ppo.trainer import PPOConfig
 from hearts_env.train.ppo.trainer import main as train_one
 from hearts_env.train.ppo.transfer import same_table
@@ -43,6 +53,15 @@ class FamilyConfig(PPOConfig):
     exp_name: str = "family"
     tables: list[str] = field(default_factory=lambda: list(DEFAULT_TABLES))
     """the tables to train, as keys: 5p (five players), 4p-jd (the JD rule), 8p-2d (two decks)"""
+    retrain: str = ""
+    """a family folder whose tables are trained again, each with the settings its family.json
+    records (its seed included); give no other settings but --exp-name, --run-dir, --progress-bar
+    and --jobs"""
+    jobs: int = 1
+    """tables trained side by side, each in its own process"""
+
+    OWN_SETTINGS: ClassVar[tuple[str, ...]] = ("exp_name", "run_dir", "progress_bar", "jobs", "retrain")
+    """What ``--retrain`` takes from the command: how and where to train, not what."""
 
     def check(self) -> None:
         super().check()
@@ -50,6 +69,16 @@ class FamilyConfig(PPOConfig):
             table_rules(key, self.rules)  # a well-formed key of a table the rules allow
         if len(set(self.tables)) != len(self.tables):
             raise ValueError(f"tables: a table is named twice: {' '.join(self.tables)}")
+        check_at_least("jobs", self.jobs, 1)
+        if self.retrain:
+            changed = [
+                f.name
+                for f in dataclasses.fields(self)
+                if f.name not in self.OWN_SETTINGS and getattr(self, f.name) != default_of(f)
+            ]
+            if changed:
+                flags = " ".join("--" + name.replace("_", "-") for name in changed)
+                raise ValueError(f"retrain takes every setting from the family's family.json: {flags} given with it")
 
     def table(self, key: str) -> PPOConfig:
         """The ``hearts-train`` settings of table ``key`` (``ValueError`` naming the table if one
@@ -79,30 +108,81 @@ def resumed_run(family: Path, key: str) -> Path:
     return run
 
 
-def main(config: FamilyConfig) -> Path:
-    """Train every table of ``config`` in turn and gather their exports; returns the family
-    folder. Raises ``StartError`` before anything is written if a table's settings are wrong."""
+def recorded_settings(family: Path) -> dict[str, FamilyConfig]:
+    """Each table of the family folder ``family`` with the settings its ``family.json`` records for
+    it (``trained_on``: the family's settings, or a list of them, one per part trained apart), as
+    settings that train that table alone; ``ValueError`` naming the file if they do not load."""
+    index = family / INDEX_FILE
     try:
-        tables = {key: config.table(key) for key in config.tables}
+        parts = read_meta(index).get("trained_on")
+        tables = family_folders(family)
+    except ValueError as error:
+        raise ValueError(f"retrain: {error}") from None
+    parts = [parts] if isinstance(parts, dict) else parts
+    if not isinstance(parts, list) or not all(isinstance(part, dict) for part in parts):
+        raise ValueError(f"retrain: {index}: trained_on must be an object or a list of objects")
+    found = {}
+    for key in tables:
+        settings = [part for part in parts if isinstance(part.get("tables"), list) and key in part["tables"]]
+        if not settings:
+            raise ValueError(f"retrain: {index}: no settings are recorded for the table {key}")
+        try:
+            found[key] = FamilyConfig(**(settings[-1] | {"tables": [key]}))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"retrain: {index}: the settings of the table {key}: {error}") from None
+    return found
+
+
+def main(config: FamilyConfig) -> Path:
+    """Train every table of ``config`` (in turn, or ``config.jobs`` side by side) and gather their
+    exports; returns the family folder. Raises ``StartError`` before anything is written if a
+    table's settings are wrong."""
+    try:
+        if config.retrain:
+            recipes = recorded_settings(Path(config.retrain))
+        else:
+            recipes = dict.fromkeys(config.tables, config)
+        tables = {key: recipe.table(key) for key, recipe in recipes.items()}
         kept = {key for key, settings in tables.items() if kept_as_it_is(settings)}
-        folder = make_run_folder(config.run_dir, config.exp_name, config.seed)
+        seed = next(iter(recipes.values())).seed
+        folder = make_run_folder(config.run_dir, config.exp_name, seed)
     except ValueError as error:
         raise StartError(str(error)) from None
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    trained_on = [recipe.to_dict() for recipe in recipes.values()] if config.retrain else config.to_dict()
+    todo = {key: dataclasses.replace(tables[key], run_dir=str(folder / "runs")) for key in tables if key not in kept}
+    bar = progress_bar(len(todo), "tables", "table", enabled=config.progress_bar and config.jobs > 1)
+    kept_runs = [(key, TrainedPolicy(tables[key].init_policy).path) for key in tables if key in kept]
     entries: dict[str, dict[str, str | None]] = {}
-    for key, settings in tables.items():
-        if key in kept:
-            run, entry = TrainedPolicy(settings.init_policy).path, {"run": None, "kept": settings.init_policy}
-        else:
-            run = train_one(dataclasses.replace(settings, run_dir=str(folder / "runs")))
-            entry = {"run": run.name}
+    for key, run in itertools.chain(kept_runs, trained_runs(todo, config.jobs)):
+        entry = {"run": None, "kept": tables[key].init_policy} if key in kept else {"run": run.name}
         (folder / key).mkdir()
         for name in (WEIGHTS_FILE, META_FILE):
             shutil.copy(run / name, folder / key / name)
         entries[key] = {"folder": key, "weights_hash": weights_hash(TrainedPolicy(folder / key))} | entry
-        index = {"format": FAMILY_FORMAT, "tables": entries, "trained_on": config.to_dict()}
+        in_order = {table: entries[table] for table in tables if table in entries}
+        index = {"format": FAMILY_FORMAT, "tables": in_order, "trained_on": trained_on}
         (folder / INDEX_FILE).write_text(json.dumps(index, indent=2) + "\n")  # after every table: a family so far
+        bar.update(int(key not in kept))
+    bar.close()
     return folder
+
+
+def trained_runs(settings: dict[str, PPOConfig], jobs: int) -> Iterator[tuple[str, Path]]:
+    """Each table of ``settings`` with its run folder, as its training ends: in turn in this
+    process, or ``jobs`` at a time side by side, each in a process of its own (no progress bar)."""
+    if jobs == 1 or len(settings) < 2:
+        for key, table in settings.items():
+            yield key, train_one(table)
+        return
+    context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
+    with ProcessPoolExecutor(min(jobs, len(settings)), mp_context=context) as pool:
+        futures = {
+            pool.submit(train_one, dataclasses.replace(table, progress_bar=False)): key
+            for key, table in settings.items()
+        }
+        for future in as_completed(futures):
+            yield futures[future], future.result()
 
 
 def kept_as_it_is(settings: PPOConfig) -> bool:
