@@ -29,15 +29,17 @@ def _config(run_dir: Path, **overrides) -> FamilyConfig:
     return FamilyConfig(**(settings | overrides))
 
 
+def _hashes(folder: Path) -> dict[str, str]:
+    tables = json.loads((folder / INDEX_FILE).read_text())["tables"]
+    return {key: entry["weights_hash"] for key, entry in tables.items()}
+
+
 @pytest.mark.training
 def test_one_command_trains_every_table_reproducibly(tmp_path: Path) -> None:
     """A table's network depends on its settings and the seed alone: the tables can be trained in
     any order, or in parts side by side."""
     folders = [main(_config(tmp_path / "a")), main(_config(tmp_path / "b", tables=["6p-2d", "3p"]))]
-    hashes = [
-        {key: entry["weights_hash"] for key, entry in json.loads((folder / INDEX_FILE).read_text())["tables"].items()}
-        for folder in folders
-    ]
+    hashes = [_hashes(folder) for folder in folders]
     assert list(hashes[0]) == ["3p", "6p-2d"]
     assert hashes[0] == hashes[1]  # the same weights from the same seed, whatever the tables' order
     family = ppo_family(path=folders[0], seed=0)
@@ -78,10 +80,6 @@ def test_a_network_starts_every_table_and_keeps_its_own(tmp_path: Path) -> None:
     report = json.loads((family / "runs" / entries["5p"]["run"] / "train.json").read_text())
     assert report["bc"]["bc/decisions"] > 0  # the value net fitted to the carried network's play
     assert TrainedPolicy(family / "5p").rules == table_rules("5p")
-
-
-def _hashes(folder: Path) -> dict[str, str]:
-    return {key: entry["weights_hash"] for key, entry in json.loads((folder / INDEX_FILE).read_text())["tables"].items()}
 
 
 def _gathered(parts: list[Path], folder: Path) -> Path:
