@@ -17,8 +17,11 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from hearts_env.agents import make_agent  # noqa: E402
 from hearts_env.agents.learned.trained import META_FILE, WEIGHTS_FILE, MLPPolicy, TrainedPolicy  # noqa: E402
 from hearts_env.arena import play_match  # noqa: E402
+from hearts_env.engine.core import PASS, PLAY, choose_from_bits, legal_mask, new_games, step  # noqa: E402
+from hearts_env.engine.infoset import infoset  # noqa: E402
 from hearts_env.engine.observation import ObservationLayout  # noqa: E402
 from hearts_env.engine.rules import HeartsRules  # noqa: E402
 from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
@@ -181,6 +184,31 @@ def test_init_policy_of_another_table_is_carried_over(run: Path, tmp_path: Path,
     ):
         np.testing.assert_array_equal(weight, expected_weight)
         np.testing.assert_array_equal(bias, expected_bias)
+
+
+def _agreement(a, b, state) -> float:
+    info, mask = infoset(state), legal_mask(state)
+    return float(np.mean(np.asarray(a(info, mask)) == np.asarray(b(info, mask))))
+
+
+@pytest.mark.training
+def test_bc_play_fits_the_play_to_an_agent_and_keeps_the_passes(run: Path, tmp_path: Path) -> None:
+    """With ``bc_play`` the exported network's card play moves to that agent's, its passes stay its own."""
+    settings = dict(init_policy=str(run), bc_play="simple", total_timesteps=0, eval_every=0)
+    refit = main(_config(tmp_path, **settings, bc_decisions=6000, bc_epochs=10, bc_batch_size=256))
+    before, after, simple = TrainedPolicy(run), TrainedPolicy(refit), make_agent("simple")
+    passing = new_games(HeartsRules(), batch_size=512, seed=2)
+    rules = HeartsRules(pass_count=0)
+    playing, rng = new_games(rules, batch_size=512, seed=2), np.random.default_rng(0)
+    for _ in range(9):  # into the middle of the first tricks, every card drawn at random
+        playing = step(playing, choose_from_bits(playing.legal, rng.random(512)))
+    assert (passing.phase == PASS).all() and (playing.phase == PLAY).all()
+    assert _agreement(after, simple, playing) > _agreement(before, simple, playing) + 0.1
+    assert _agreement(after, before, passing) > 0.8 and _agreement(after, simple, passing) < 0.3
+    with pytest.raises(ValueError, match="bc_play needs init_policy"):
+        _config(tmp_path, bc_play="simple")
+    with pytest.raises(ValueError, match="bc_play"):
+        _config(tmp_path, init_policy=str(run), bc_play="nobody")
 
 
 @pytest.mark.training

@@ -84,7 +84,7 @@ from hearts_env.engine.observation import ObservationLayout
 from hearts_env.envs.gym_env import HeartsVectorEnv
 from hearts_env.envs.sb3 import SB3VecEnv
 from hearts_env.envs.sharded import ShardedVecEnv
-from hearts_env.play.policy import Policy
+from hearts_env.play.policy import PhaseSplit, Policy
 from hearts_env.train.config import (
     SELF,
     PPOSettings,
@@ -140,7 +140,11 @@ class PPOConfig(PPOSettings):
     init_policy: str = ""
     """exported policy (a run folder, or agents/policies/ppo) the policy net starts from instead of
     cloning bc_teacher, carried over if it was trained for another table (train/ppo/transfer.py):
-    only the value net is fitted then, to the returns of bc_decisions of its own sampled play at every seat"""
+    only the value net is fitted then, to the returns of bc_decisions of its own sampled play at
+    every seat (and the policy too with bc_play)"""
+    bc_play: str = ""
+    """with init_policy: an agent whose card play the policy is fitted to before PPO, its passes
+    staying its own (the value net fitted to the returns of that mixed play); empty: none"""
     bc_decisions: int = 1_000_000
     """teacher decisions recorded for behaviour cloning"""
     bc_epochs: int = 3
@@ -180,6 +184,10 @@ class PPOConfig(PPOSettings):
         self.check_opponent_count()
         if self.bc_teacher:
             check_choice("bc_teacher", self.bc_teacher, tuple(AGENTS))
+        if self.bc_play:
+            if not self.init_policy:
+                raise ValueError("bc_play needs init_policy: the passes it keeps are that network's")
+            check_choice("bc_play", parse_spec(self.bc_play)[0], tuple(AGENTS))
         if self.init_policy and self.resume:
             raise ValueError("init_policy and resume both given: a run starts from one of them")
         check_at_least("shards", self.shards, 1)
@@ -403,6 +411,8 @@ def _prepare(config: PPOConfig) -> tuple[VecEnv, MaskablePPO, Opponents]:
     others = [(config.eval_opponent, agent_from_spec(config.eval_opponent, config.seed))]
     if config.bc_teacher and not config.resume and not config.init_policy:
         others.append((config.bc_teacher, make_agent(config.bc_teacher)))
+    if config.bc_play and not config.resume:
+        others.append((config.bc_play, agent_from_spec(config.bc_play, config.seed)))
     check_agents(config.rules, named + others)
     env: VecEnv
     if config.sharded:
@@ -467,11 +477,15 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
 
 def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     """Behaviour cloning of ``bc_teacher`` into the model's policy and value nets, or with
-    ``init_policy`` the value net alone fitted to that policy's sampled play; logged under ``bc/``."""
+    ``init_policy`` the value net alone fitted to that policy's sampled play (with ``bc_play``, the
+    policy too, to its own passes and that agent's card play); logged under ``bc/``."""
     start = time.perf_counter()
     if config.init_policy:  # the policy just loaded (carried to this table if it was trained for another)
-        teacher: Policy = Snapshot(config.rules, config.activation, seed=config.seed)
+        # with bc_play its passes are the labels: its greedy ones, as the export plays
+        teacher: Policy = Snapshot(config.rules, config.activation, seed=config.seed, sample=not config.bc_play)
         teacher.load(model)
+        if config.bc_play:
+            teacher = PhaseSplit(teacher, agent_from_spec(config.bc_play, config.seed))
     else:
         teacher = make_agent(config.bc_teacher, seed=config.seed)
     demos = collect(
@@ -490,7 +504,7 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
         epochs=config.bc_epochs,
         batch_size=config.bc_batch_size,
         learning_rate=config.bc_learning_rate,
-        action_coef=0.0 if config.init_policy else 1.0,
+        action_coef=0.0 if config.init_policy and not config.bc_play else 1.0,
         seed=config.seed,
         progress=config.progress_bar,
     )
