@@ -113,6 +113,8 @@ def test_retrain_remakes_a_family_trained_in_parts_in_one_command(tmp_path: Path
     (gathered / INDEX_FILE).write_text(json.dumps(index | {"trained_on": index["trained_on"][:1]}))
     with pytest.raises(ValueError, match="no settings are recorded for the table 6p-2d"):
         main(FamilyConfig(retrain=str(gathered), run_dir=str(tmp_path / "more")))
+    with pytest.raises(ValueError, match="is no family folder"):
+        main(FamilyConfig(retrain=str(tmp_path / "a"), run_dir=str(tmp_path / "more")))
     assert not (tmp_path / "more").exists()
 
 

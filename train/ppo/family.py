@@ -113,6 +113,8 @@ def recorded_settings(family: Path) -> dict[str, FamilyConfig]:
     it (``trained_on``: the family's settings, or a list of them, one per part trained apart), as
     settings that train that table alone; ``ValueError`` naming the file if they do not load."""
     index = family / INDEX_FILE
+    if not index.is_file():
+        raise ValueError(f"retrain: {family} is no family folder (no {INDEX_FILE})")
     try:
         parts = read_meta(index).get("trained_on")
         tables = family_folders(family)
