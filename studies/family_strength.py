@@ -42,7 +42,10 @@ def main(argv: list[str] | None = None) -> None:
     for key, rules in tables.items():
         base = None
         for spec in args.specs:
-            m = per_deal_points(spec, args.opponent, args.deals, args.seed, rules)
+            try:
+                m = per_deal_points(spec, args.opponent, args.deals, args.seed, rules)
+            except ValueError as error:  # an agent that does not load or cannot play the table
+                parser.error(str(error))
             own, field = Estimate.of(m["own"]), Estimate.of(m["own"] - m["field"])
             paired = " | "
             if base is None:
