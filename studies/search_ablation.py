@@ -65,7 +65,10 @@ def main(argv: list[str] | None = None) -> None:
             with np.load(path) as saved:
                 matches[spec] = dict(saved)
         else:
-            matches[spec] = per_deal_points(spec, args.opponent, args.deals, args.seed)
+            try:
+                matches[spec] = per_deal_points(spec, args.opponent, args.deals, args.seed)
+            except ValueError as error:  # an agent that does not load or cannot play the table
+                parser.error(str(error))
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 np.savez(path, **matches[spec])
