@@ -9,24 +9,13 @@ field's, the benchmark's headline; lower is better).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
-import numpy as np
+from search_ablation import match_points
 
 from hearts_env.agents.learned.family import table_rules
-from hearts_env.agents.specs import agent_from_spec, check_agents
-from hearts_env.arena import play_match
+from hearts_env.agents.specs import agent_from_spec
 from hearts_env.arena.statistics import Estimate
-from hearts_env.engine.rules import HeartsRules
-from hearts_env.play.policy import PhaseSplit, Policy
-
-
-def minus_the_field(name: str, agent: Policy, field: Policy, rules: HeartsRules, deals: int, seed: int) -> np.ndarray:
-    """Per deal, the points per hand of ``agent`` minus its field's, every other seat ``field``."""
-    entries = [(name, agent)] + [("field", field)] * (rules.num_players - 1)
-    check_agents(rules, entries)
-    sums = play_match(rules, entries, deals=deals, seed=seed, episode="hand").sums()
-    return sums.ratio("points_per_hand", name) - sums.ratio("points_per_hand", exclude=name)
+from hearts_env.play.policy import PhaseSplit
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.deals < 2:
         parser.error(f"--deals must be at least 2 (an interval needs two deals), got {args.deals}")
     try:
-        tables = {key: dataclasses.replace(table_rules(key), target_score=None) for key in args.tables}
+        tables = {key: table_rules(key) for key in args.tables}
         a, b, field = (agent_from_spec(spec, args.seed + i) for i, spec in enumerate((args.a, args.b, args.opponent)))
     except ValueError as error:
         parser.error(str(error))
@@ -55,7 +44,10 @@ def main(argv: list[str] | None = None) -> None:
     for key, rules in tables.items():
         base = None
         for name, agent in variants.items():
-            diff = minus_the_field(name, agent, field, rules, args.deals, args.seed)
+            m = match_points(
+                [(name, agent)] + [("field", field)] * (rules.num_players - 1), args.deals, args.seed, rules
+            )
+            diff = m["own"] - m["field"]
             own, paired = Estimate.of(diff), ""
             if base is None:
                 base = diff

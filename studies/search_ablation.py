@@ -25,6 +25,7 @@ from hearts_env.agents.cli import build_agents
 from hearts_env.agents.specs import check_agents
 from hearts_env.arena import play_match
 from hearts_env.arena.statistics import Estimate
+from hearts_env.play.policy import Policy
 
 
 def per_deal_points(
@@ -33,16 +34,23 @@ def per_deal_points(
     """The match ``hearts-arena SPEC OPPONENT x3 --episode hand`` plays (at the table ``rules``,
     default the standard one, an opponent at every other seat): the deals' keys, and per deal the
     points per hand of ``spec`` and of the field (the opponents pooled)."""
-    rules = dataclasses.replace(rules or HeartsRules(), target_score=None)
-    entries = build_agents([spec] + [opponent] * (rules.num_players - 1), seed)
+    rules = rules or HeartsRules()
+    return match_points(build_agents([spec] + [opponent] * (rules.num_players - 1), seed), deals, seed, rules)
+
+
+def match_points(entries: list[tuple[str, Policy]], deals: int, seed: int, rules: HeartsRules) -> dict[str, np.ndarray]:
+    """``per_deal_points`` of the seated ``entries`` (the first one's points, the others pooled as the
+    field), each deal a single hand under ``rules``."""
+    rules = dataclasses.replace(rules, target_score=None)
     check_agents(rules, entries)
+    name = entries[0][0]
     start = time.perf_counter()
     result = play_match(rules, entries, deals=deals, seed=seed, episode="hand")
     sums = result.sums()
     return {
         "keys": result.deal_keys,
-        "own": sums.ratio("points_per_hand", spec),
-        "field": sums.ratio("points_per_hand", exclude=spec),
+        "own": sums.ratio("points_per_hand", name),
+        "field": sums.ratio("points_per_hand", exclude=name),
         "seconds": np.array(time.perf_counter() - start),
     }
 
