@@ -14,7 +14,8 @@
   moon rule too); reproducible with a seed; the one-deck models (value head, exact endgame,
   belief) refused in one line naming the option and the table.
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
-  policy that loads, plays legal cards and agrees more with the search than before; a collection
+  policy that loads, plays legal cards and agrees more with the search than before; a family
+  network goes through a round at its own table, measured against itself in every other seat; a collection
   split over two processes holds the one-process collection of the seed, then other deals; the
   teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold,
   and end in the exact endgame (``--endgame``).
@@ -320,6 +321,24 @@ def test_expert_iteration_round_exports_a_policy_that_agrees_more_with_the_searc
     )  # fmt: skip
     with np.load(again / "policy.npz") as hard, np.load(soft / "policy.npz") as shared:
         assert not np.array_equal(hard["action.weight"], shared["action.weight"])  # the values moved it
+
+
+@pytest.mark.training
+@pytest.mark.parametrize("key", ["3p", "5p"])
+def test_expert_iteration_rounds_a_family_network_at_its_own_table(key, tmp_path):
+    pytest.importorskip("torch")
+    from hearts_env.train.distill.expert_iteration import ExItConfig, main
+
+    rules = table_rules(key)
+    config = ExItConfig(
+        rules=rules, policy=str(SHIPPED_FAMILY / key), decisions=100, worlds=2, top_k=2, epochs=1, eval_deals=2,
+        run_dir=str(tmp_path),
+    )  # fmt: skip
+    folder = main(config)
+    apprentice = TrainedPolicy(folder)
+    apprentice.check_rules(rules)  # plays the table it came from
+    metrics = json.loads((folder / "exit.json").read_text())
+    assert "new_minus_old" in metrics  # measured against the old network in every other seat
 
 
 def test_expert_iteration_soft_targets_share_the_searched_cards_by_their_values():

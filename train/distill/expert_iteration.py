@@ -5,8 +5,8 @@ seat of single hands (``hearts_env.train.ppo.imitation.collect``), fits the netw
 (cross-entropy of the masked logits, on the decisions with more than one legal card, starting from
 the network's own weights; with ``--temperature``, against soft targets from the search's values
 of the cards it searched), exports the result as a weights-only policy folder that
-``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against three copies of the
-network it started from (duplicate single hands). Run it again on its output for the next round.
+``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against copies of the
+network it started from in every other seat (duplicate single hands). Run it again on its output for the next round.
 
     python -m hearts_env.train.distill.expert_iteration --decisions 30000 --seed 0
     python -m hearts_env.train.distill.expert_iteration --decisions 300000 --workers 32 --ray auto   # on a Ray cluster
@@ -82,7 +82,7 @@ class ExItConfig(RunConfig):
     batch_size: int = 1024
     """decisions per gradient step"""
     eval_deals: int = 2000
-    """duplicate single-hand deals of the new network against three of the old one (0: none)"""
+    """duplicate single-hand deals of the new network against the old one in every other seat (0: none)"""
     workers: int = 1
     """processes collecting at once (one core each; the decisions are split evenly)"""
     ray: str | None = None
@@ -299,7 +299,7 @@ def main(config: ExItConfig) -> Path:
     if config.eval_deals:
         result = play_match(
             hand_rules,
-            [("new", apprentice)] + [("old", source)] * 3,
+            [("new", apprentice)] + [("old", source)] * (hand_rules.num_players - 1),
             deals=config.eval_deals,
             seed=config.seed + 1,
             episode="hand",
