@@ -162,7 +162,7 @@ class LineChannel:
                         except BlockingIOError:
                             continue
                         except (BrokenPipeError, ConnectionError):
-                            raise Exited(bytes(buffer).split(b"\n")[:lines]) from None
+                            sent = len(data)  # the bot has gone: what it wrote before going is still read
                         if sent == len(data):
                             if both:
                                 self.selector.modify(self.read_fd, selectors.EVENT_READ)

@@ -157,11 +157,17 @@ class LadderDB:
     @contextlib.contextmanager
     def transaction(self, write: bool = True) -> Iterator[Any]:
         """A cursor whose statements commit together, or roll back together on any error (a
-        SQLite transaction that writes takes the file's write lock at once, one that only reads never)."""
+        SQLite transaction that writes takes the file's write lock at once, one that only reads never).
+        The statements of one that only reads see one snapshot of the database (SQLite's
+        transactions always do; PostgreSQL's need repeatable read)."""
+        if self.engine == "sqlite":
+            begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+        else:
+            begin = "BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
         with self.lock:
             cursor = self.connection.cursor()
             try:
-                cursor.execute("BEGIN IMMEDIATE" if self.engine == "sqlite" and write else "BEGIN")
+                cursor.execute(begin)
                 yield _Cursor(cursor, self._sql)
                 cursor.execute("COMMIT")
             except BaseException as error:

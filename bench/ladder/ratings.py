@@ -110,12 +110,16 @@ def standings(db: LadderDB, replay: bool = False) -> Standings:
 def load_matches(db: LadderDB, replay: bool = False) -> list[tuple[int, MatchResult, list[list[str]]]]:
     """Every match with stored deals, in the order they began: its id, its deals as a
     ``MatchResult`` (indexed by deal, rotation, seat) and each deal's stand-in marks."""
-    rows = db.query("SELECT id, seed, rules, entries FROM matches ORDER BY id")
-    deals = db.query("SELECT match_id, deal, key, direction, stand_in FROM deals ORDER BY match_id, deal")
-    games = db.query(
-        "SELECT match_id, deal, rotation, record, scores, wins, qs, moons, hands FROM games "
-        "ORDER BY match_id, deal, rotation"
-    )
+    # One snapshot: a deal the server stores meanwhile is in all three reads or in none.
+    with db.transaction(write=False) as cursor:
+        rows = cursor.execute("SELECT id, seed, rules, entries FROM matches ORDER BY id").fetchall()
+        deals = cursor.execute(
+            "SELECT match_id, deal, key, direction, stand_in FROM deals ORDER BY match_id, deal"
+        ).fetchall()
+        games = cursor.execute(
+            "SELECT match_id, deal, rotation, record, scores, wins, qs, moons, hands FROM games "
+            "ORDER BY match_id, deal, rotation"
+        ).fetchall()
     deals_of: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     for row in deals:
         deals_of[int(row[0])].append(row)

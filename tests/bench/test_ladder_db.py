@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hearts_env.arena import plan_match
-from hearts_env.bench.ladder.db import HOUSE, KEYS, MIGRATIONS, TABLES, LadderDB, LadderDBError
+from hearts_env.bench.ladder.db import HOUSE, KEYS, MIGRATIONS, TABLES, LadderDB, LadderDBError, _Cursor
 from hearts_env.bench.ladder.ratings import standings
 from hearts_env.bench.ladder.worker import LadderSettings, match_seed, play_house_matches
 from hearts_env.bench.suite import load_suite
@@ -30,8 +30,10 @@ def columns(db: LadderDB) -> dict[str, list[str]]:
     return {t: [c for name, c in rows if name == t] for t in TABLES}
 
 
-def store_match(db: LadderDB, deals: int = 2) -> int:
-    """A match of two deals between 'mine' and three house agents, stored as the server stores it."""
+def store_match(db: LadderDB, deals: int = 2, held: list | None = None) -> int:
+    """A match of two deals between 'mine' and three house agents, stored as the server stores it;
+    with ``held``, the last deal is not stored but appended there, as a function storing it
+    through the ``LadderDB`` it is given."""
     rules = HeartsRules(target_score=None)
     names = ["mine", "house:random", "house:random", "house:random"]
     match, seed = db.start_match(lambda m: 1000 + m, rules.to_dict(), names, deals)
@@ -46,7 +48,11 @@ def store_match(db: LadderDB, deals: int = 2) -> int:
             }
             for r, g in enumerate(outcome.games)
         ]
-        db.store_deal(match, b, int(plan.keys[b]), str(plan.directions[b]), ["mine"] if b else [], 0.1, games)
+        stored = (match, b, int(plan.keys[b]), str(plan.directions[b]), ["mine"] if b else [], 0.1, games)
+        if held is not None and b == deals - 1:
+            held.append(lambda writer, stored=stored: writer.store_deal(*stored))
+        else:
+            db.store_deal(*stored)
     db.finish_match(match)
     return match
 
@@ -76,6 +82,25 @@ def test_both_engines_hold_the_same_ladder(url: str, tmp_path: Path) -> None:
     assert table == standings(again, replay=True) and table.stand_ins == {"mine": 1} and table.deals == 2
     sqlite = LadderDB(str(tmp_path / "reference.db"))
     assert columns(again) == columns(sqlite)  # the same schema on both engines
+
+
+def test_the_standings_read_one_snapshot_while_a_deal_is_stored(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = LadderDB(url)
+    db.add_bot("mine")
+    held: list = []
+    store_match(db, held=held)
+    writer, execute = LadderDB(url), _Cursor.execute
+
+    def storing_between_the_reads(cursor: _Cursor, sql: str, params=()):  # noqa: ANN001, ANN202
+        out = execute(cursor, sql, params)
+        if "FROM deals" in sql and held:
+            held.pop()(writer)  # the server stores the next deal and its games between two reads
+        return out
+
+    monkeypatch.setattr(_Cursor, "execute", storing_between_the_reads)
+    assert standings(db).deals == 1  # what was stored when the reading began, whole
+    monkeypatch.undo()
+    assert not held and standings(db).deals == 2
 
 
 def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from hearts_env import protocol
 from hearts_env.agents import make_agent
-from hearts_env.agents.bridges.program import BotError, ProgramPolicy
+from hearts_env.agents.bridges.program import BotError, Exited, LineChannel, ProgramPolicy
 from hearts_env.agents.bridges.protocol_bot import Bot
 from hearts_env.agents.cli import main as arena_main
 from hearts_env.agents.specs import check_agents, parse_spec
@@ -696,6 +696,22 @@ def test_a_bot_flooding_stderr_still_plays(tmp_path: Path) -> None:
         through = runner.play(state, [bot, lowest, lowest, lowest])
     inside = runner.play(state, [lowest] * 4)
     np.testing.assert_array_equal(through.scores, inside.scores)
+
+
+def test_what_a_bot_wrote_before_it_went_is_read_though_writing_to_it_fails() -> None:
+    from_bot, bot_out = os.pipe()
+    bot_in, to_bot = os.pipe()
+    os.write(bot_out, b"hello\n")
+    os.close(bot_out)  # it printed its line and exited,
+    os.close(bot_in)  # so writing to it fails (a broken pipe)
+    channel = LineChannel(from_bot, to_bot)
+    try:
+        assert channel.exchange(b"hello\n", 1, 5) == b"hello\n"  # its answer, as if it had read the question
+        with pytest.raises(Exited):
+            channel.exchange(b"next\n", 1, 5)
+    finally:
+        os.close(from_bot)
+        os.close(to_bot)
 
 
 def test_a_bad_hello_or_command_is_refused_before_the_first_deal(tmp_path: Path) -> None:
