@@ -15,8 +15,8 @@
   belief) refused in one line naming the option and the table.
 * Expert iteration: the torch copy of the network is the network; one tiny round exports a
   policy that loads, plays legal cards and agrees more with the search than before; a family
-  network goes through a round at its own table, measured against itself in every other seat; a collection
-  split over two processes holds the one-process collection of the seed, then other deals; the
+  network goes through a round at its own table, measured against itself in every other seat; a
+  collection split over two processes holds the one-process collection of the seed, then other deals; the
   teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold,
   and end in the exact endgame (``--endgame``).
 """

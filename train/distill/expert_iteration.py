@@ -6,7 +6,8 @@ seat of single hands (``hearts_env.train.ppo.imitation.collect``), fits the netw
 the network's own weights; with ``--temperature``, against soft targets from the search's values
 of the cards it searched), exports the result as a weights-only policy folder that
 ``trained:path=...`` and ``pimc-ppo:path=...`` load, and measures it against copies of the
-network it started from in every other seat (duplicate single hands). Run it again on its output for the next round.
+network it started from in every other seat (duplicate single hands). Run it again on its output
+for the next round.
 
     python -m hearts_env.train.distill.expert_iteration --decisions 30000 --seed 0
     python -m hearts_env.train.distill.expert_iteration --decisions 300000 --workers 32 --ray auto   # on a Ray cluster
