@@ -48,6 +48,15 @@ at least once, and these sections add the second copies, the pot and the kitty:
 and ``higher_unseen`` counts unseen copies (0..24), ``points`` run to 52 and ``jd_taken`` counts
 the JDs each seat took (0..2). The one-deck layout is unchanged.
 
+``trick_outcomes=True`` adds what each legal card does to the current trick, worked out with the
+core's trick rule (cancellation included), so a network need not learn it from the trick's rows:
+
+| section | size | holds |
+|---|---|---|
+| ``takes_now`` | 52 | legal cards after which the observer holds the trick (a lead always does) |
+| ``takes_if_cancelled`` | 52 | two decks: legal cards after which it holds the trick even if the card then winning is cancelled by its twin, when that twin is unseen and a seat is still to play (else as ``takes_now``; after ``takes_now``) |
+| ``trick_winner`` | P | one-hot: the seat holding the trick before the observer plays (all 0 when none does; after ``trick_leader``) |
+
 ``history=True`` appends ``history`` (H x P x 52: the card each seat played to each completed
 trick, H = hand size) and ``history_leaders`` (H x P: one-hot leader of each trick); the games
 must then record their history (``core.new_games(..., history=True)``).
@@ -65,7 +74,7 @@ from numba import njit
 from hearts_env.engine import checks
 from hearts_env.engine import infoset as inf
 from hearts_env.engine import kernels as k
-from hearts_env.engine.cards import BIT, JD_BIT, NUM_CARDS, NUM_RANKS, NUM_SUITS
+from hearts_env.engine.cards import BIT, JD_BIT, NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_OF
 from hearts_env.engine.compiled import inline_kernel, row_kernel, store, store_bits
 from hearts_env.engine.core import State
 from hearts_env.engine.infoset import InfoSet, info_layout, infoset_row
@@ -91,6 +100,8 @@ CARD_SECTIONS = (
     "received",
     "received2",
     "legal",
+    "takes_now",
+    "takes_if_cancelled",
     "unseen",
     "unseen2",
     "pot",
@@ -106,6 +117,7 @@ class ObservationLayout:
 
     rules: HeartsRules
     history: bool = False
+    trick_outcomes: bool = False
     sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
     packed_sections: dict[str, tuple[slice, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
 
@@ -113,6 +125,7 @@ class ObservationLayout:
         if not isinstance(self.rules, HeartsRules):
             raise ValueError(f"rules must be a HeartsRules, got {self.rules!r}")
         checks.flag("history", self.history)
+        checks.flag("trick_outcomes", self.trick_outcomes)
         P, H = self.rules.num_players, self.rules.hand_size
         two = self.rules.decks == 2
         shapes: dict[str, tuple[int, ...]] = {"hand": (NUM_CARDS,)}
@@ -127,13 +140,21 @@ class ObservationLayout:
         shapes["received"] = (NUM_CARDS,)
         if two:
             shapes["received2"] = (NUM_CARDS,)
-        shapes |= {"legal": (NUM_CARDS,), "unseen": (NUM_CARDS,)}
+        shapes["legal"] = (NUM_CARDS,)
+        if self.trick_outcomes:
+            shapes["takes_now"] = (NUM_CARDS,)
+            if two:
+                shapes["takes_if_cancelled"] = (NUM_CARDS,)
+        shapes["unseen"] = (NUM_CARDS,)
         if two:
             shapes["unseen2"] = (NUM_CARDS,)
         shapes["higher_unseen"] = (NUM_CARDS,)
         if two:
             shapes |= {"pot": (NUM_CARDS,), "pot2": (NUM_CARDS,), "kitty_size": (1,)}
-        shapes |= {"trick_leader": (P,), "voids": (P, NUM_SUITS), "points": (P,)}
+        shapes["trick_leader"] = (P,)
+        if self.trick_outcomes:
+            shapes["trick_winner"] = (P,)
+        shapes |= {"voids": (P, NUM_SUITS), "points": (P,)}
         shapes |= game_sections(self.rules)
         if self.history:
             shapes |= {"history": (H, P, NUM_CARDS), "history_leaders": (H, P)}
@@ -357,6 +378,9 @@ SECTIONS = (
     "legal",
     "unseen",
     "higher_unseen",
+    "takes_now",
+    "takes_if_cancelled",
+    "trick_winner",
     "hand2",
     "played2",
     "passed2",
@@ -387,6 +411,9 @@ SECTIONS = (
     S_LEGAL,
     S_UNSEEN,
     S_HIGHER_UNSEEN,
+    S_TAKES_NOW,
+    S_TAKES_IF_CANCELLED,
+    S_TRICK_WINNER,
     S_HAND2,
     S_PLAYED2,
     S_PASSED2,
@@ -463,6 +490,45 @@ def _higher_unseen(out: np.ndarray, start: int, unseen: np.uint64, unseen2: np.u
 
 
 @njit(cache=True, inline="always")
+def _trick_outcomes(
+    i8: np.ndarray, o_trick: int, leader: int, P: int, legal: np.uint64, unseen: np.uint64, two: bool
+) -> tuple[np.uint64, np.uint64, int]:
+    """The ``takes_now`` and ``takes_if_cancelled`` bits of the ``legal`` cards and the seat holding
+    the trick (-1 if none), from the trick's cards by relative seat. One deck has no twins, so
+    ``uncancelled_winner`` (nothing played twice) is the plain highest card of the led suit."""
+    once, twice, size = np.uint64(0), np.uint64(0), 0
+    for r in range(P):
+        card = i8[o_trick + r]
+        if card >= 0:
+            once, twice = k.add_piles(once, twice, BIT[card], np.uint64(0))
+            size += 1
+    if size == 0 or leader < 0:  # a lead holds the trick until a later card takes it or cancels it
+        return legal, legal & ~unseen if two else legal, -1
+    led = SUIT_OF[i8[o_trick + leader]]
+    best = k.uncancelled_winner(once, twice, led)
+    winner = -1
+    for r in range(P):
+        if best >= 0 and i8[o_trick + r] == best:
+            winner = r
+    later = size < P - 1  # a seat still plays after the observer
+    now, if_cancelled = np.uint64(0), np.uint64(0)
+    bits = legal
+    while bits:
+        c = k.low_card(bits)
+        bits &= bits - np.uint64(1)
+        once2, twice2 = k.add_piles(once, twice, BIT[c], np.uint64(0))
+        w = k.uncancelled_winner(once2, twice2, led)
+        if w == c:
+            now |= BIT[c]
+        if two and later and w >= 0 and unseen & BIT[w]:  # the twin of the winning card may still come
+            once2, twice2 = k.add_piles(once2, twice2, BIT[w], np.uint64(0))
+            w = k.uncancelled_winner(once2, twice2, led)
+        if w == c:
+            if_cancelled |= BIT[c]
+    return now, if_cancelled, winner
+
+
+@njit(cache=True, inline="always")
 def one_hot(out: np.ndarray, start: int, size: int, index: int) -> None:
     for i in range(size):
         out[start + i] = 0
@@ -516,6 +582,13 @@ def encode_row(
         _cards(out, st[S_POT2], i64[ioff[inf.I_POT2]], packed)
         out[st[S_KITTY_SIZE]] = i8[ioff[inf.I_KITTY_SIZE]]
     one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
+    if st[S_TAKES_NOW] >= 0:
+        legal = i64[ioff[inf.I_LEGAL]] if i8[ioff[inf.I_PHASE]] == k.PLAY else np.uint64(0)
+        now, if_cancelled, winner = _trick_outcomes(i8, ioff[inf.I_TRICK], i8[ioff[inf.I_TRICK_LEADER]], P, legal, unseen, two)
+        _cards(out, st[S_TAKES_NOW], now, packed)
+        if two:
+            _cards(out, st[S_TAKES_IF_CANCELLED], if_cancelled, packed)
+        one_hot(out, st[S_TRICK_WINNER], P, winner)
     lowest, highest = i32[o_scores], i32[o_scores]
     for r in range(P):
         score = i32[o_scores + r]
