@@ -54,8 +54,10 @@ def write_policy(
     hidden: list[int],
     activation: str,
     trained_on: dict[str, Any],
+    trick_outcomes: bool = False,
 ) -> None:
-    """``policy.npz`` (the input scale and each layer's weight and bias) and ``policy.json``."""
+    """``policy.npz`` (the input scale and each layer's weight and bias) and ``policy.json``; the
+    observation is the compact layout, with ``trick_outcomes`` its sections of that name."""
     np.savez(folder / WEIGHTS_FILE, **arrays)
     meta = {
         "format": FORMAT,
@@ -63,7 +65,8 @@ def write_policy(
         "num_players": rules.num_players,
         "rules": rules.to_dict(),
         "history": False,
-        "obs_size": ObservationLayout(rules).size,
+        "trick_outcomes": trick_outcomes,
+        "obs_size": ObservationLayout(rules, trick_outcomes=trick_outcomes).size,
         "net_arch": hidden,
         "layers": names,
         "activation": activation,

@@ -112,8 +112,9 @@ class MLPPolicy:
         sample: bool = False,
         seed: int | np.random.SeedSequence | None = None,
         history: bool = False,
+        trick_outcomes: bool = False,
     ) -> None:
-        self.rules, self.layout = rules, ObservationLayout(rules, history)
+        self.rules, self.layout = rules, ObservationLayout(rules, history, trick_outcomes)
         self.activation = ACTIVATIONS[activation]
         self.set_weights(scale, layers)
         self.sample = checks.flag("sample", sample)
@@ -185,7 +186,10 @@ class TrainedPolicy(MLPPolicy):
         self.meta = _load_meta(folder / META_FILE)
         rules = HeartsRules.from_dict(self.meta["rules"])  # checked by _load_meta
         scale, layers = _load_arrays(folder / WEIGHTS_FILE, self.meta)
-        super().__init__(rules, scale, layers, self.meta["activation"], sample, seed, self.meta["history"])
+        meta = self.meta
+        super().__init__(
+            rules, scale, layers, meta["activation"], sample, seed, meta["history"], meta["trick_outcomes"]
+        )
         if self.meta.get("net_arch", self.hidden) != self.hidden:  # optional; the arrays' shapes decide
             raise _refuse(
                 folder / META_FILE,
@@ -243,7 +247,8 @@ def read_model_meta(what: str, where: Path, fmt: str) -> tuple[dict[str, Any], H
 
 
 def _load_meta(path: Path) -> dict[str, Any]:
-    """``policy.json``, every entry the loader uses checked (``history`` defaulted to False)."""
+    """``policy.json``, every entry the loader uses checked (``history`` and ``trick_outcomes``
+    defaulted to False)."""
     meta = read_meta(path)
     missing = [k for k in ("format", "layout_version", "rules", "obs_size", "layers", "activation") if k not in meta]
     if missing:
@@ -266,16 +271,17 @@ def _load_meta(path: Path) -> dict[str, Any]:
         or len(set(layers)) != len(layers)
     ):
         raise _refuse(path, f"layers must be a list of 1..{_MAX_LAYERS} distinct layer names, got {layers!r:.80}")
-    meta.setdefault("history", False)
-    if not isinstance(meta["history"], bool):
-        raise _refuse(path, f"history must be true or false, got {meta['history']!r:.80}")
+    for option in ("history", "trick_outcomes"):  # the observation layout's options
+        meta.setdefault(option, False)
+        if not isinstance(meta[option], bool):
+            raise _refuse(path, f"{option} must be true or false, got {meta[option]!r:.80}")
     try:
         rules = HeartsRules.from_dict(meta["rules"])
     except (TypeError, ValueError) as error:
         raise _refuse(path, f"invalid rules: {error}") from None
     if meta.get("num_players", rules.num_players) != rules.num_players:
         raise _refuse(path, f"num_players={meta['num_players']!r} but its rules have {rules.num_players}")
-    size = ObservationLayout(rules, meta["history"]).size
+    size = ObservationLayout(rules, meta["history"], meta["trick_outcomes"]).size
     if not _is_int(meta["obs_size"]) or meta["obs_size"] != size:
         raise _refuse(path, f"obs_size {meta['obs_size']!r:.80} does not match the layout of its rules ({size})")
     return meta

@@ -54,8 +54,11 @@ core's trick rule (cancellation included), so a network need not learn it from t
 | section | size | holds |
 |---|---|---|
 | ``takes_now`` | 52 | legal cards after which the observer holds the trick (a lead always does) |
-| ``takes_if_cancelled`` | 52 | two decks: legal cards after which it holds the trick even if the card then winning is cancelled by its twin, when that twin is unseen and a seat is still to play (else as ``takes_now``; after ``takes_now``) |
-| ``trick_winner`` | P | one-hot: the seat holding the trick before the observer plays (all 0 when none does; after ``trick_leader``) |
+| ``takes_if_cancelled`` | 52 | two decks: the same, should the twin of the card then winning come later |
+| ``trick_winner`` | P | one-hot: the seat holding the trick before the observer plays (all 0: none) |
+
+They follow ``legal`` (the card rows) and ``trick_leader``. A twin counts when it is unseen and a
+seat still plays after the observer; without one, ``takes_if_cancelled`` is ``takes_now``.
 
 ``history=True`` appends ``history`` (H x P x 52: the card each seat played to each completed
 trick, H = hand size) and ``history_leaders`` (H x P: one-hot leader of each trick); the games
@@ -584,7 +587,8 @@ def encode_row(
     one_hot(out, st[S_TRICK_LEADER], P, i8[ioff[inf.I_TRICK_LEADER]])
     if st[S_TAKES_NOW] >= 0:
         legal = i64[ioff[inf.I_LEGAL]] if i8[ioff[inf.I_PHASE]] == k.PLAY else np.uint64(0)
-        now, if_cancelled, winner = _trick_outcomes(i8, ioff[inf.I_TRICK], i8[ioff[inf.I_TRICK_LEADER]], P, legal, unseen, two)
+        leader = i8[ioff[inf.I_TRICK_LEADER]]
+        now, if_cancelled, winner = _trick_outcomes(i8, ioff[inf.I_TRICK], leader, P, legal, unseen, two)
         _cards(out, st[S_TAKES_NOW], now, packed)
         if two:
             _cards(out, st[S_TAKES_IF_CANCELLED], if_cancelled, packed)

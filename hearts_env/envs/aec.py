@@ -97,7 +97,7 @@ expects. ``infos[agent]`` holds ``hand_number``, ``scores`` (game totals by seat
 env(num_players=4, pass_count=3, pass_cycle=None, no_points_on_first_trick=True,
     queen_breaks_hearts=True, jack_of_diamonds=False, moon="add_to_others", target_score=100,
     reward="points", history=False, render_mode=None, render_hands="all", render_size=(960, 720),
-    illegal_reward=None)
+    trick_outcomes=False, illegal_reward=None)
 ```
 
 The first eight are the knobs of ``hearts_env.engine.rules.HeartsRules`` (``docs/rules.md``), passed through
@@ -106,6 +106,10 @@ unchanged; ``rules=HeartsRules(...)`` may be given instead of them.
 ``reward``: one of ``"points"``, ``"hand"``, ``"zero_sum"``, ``"win"``.
 
 ``history``: append the full trick history of the hand to the observation.
+
+``trick_outcomes``: add what each legal card does to the current trick (which cards take it, with
+two decks also if a twin still out cancels the winner, and who holds it), the sections of
+``ObservationLayout(rules, trick_outcomes=True)``.
 
 ``render_mode``: None, ``"ansi"`` (``render()`` returns the table as text, hands and scores with
 unicode suits), ``"rgb_array"`` (``render()`` returns the table as an (H, W, 3) ``uint8`` picture:
@@ -213,6 +217,7 @@ class raw_env(AECEnv[str, ObsType, int]):
         rules: HeartsRules | None = None,
         render_hands: str = "all",
         render_size: tuple[int, int] = (960, 720),
+        trick_outcomes: bool = False,
         **knobs: Any,
     ) -> None:
         super().__init__()
@@ -223,7 +228,7 @@ class raw_env(AECEnv[str, ObsType, int]):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode, render_size, self.metadata["render_fps"])
-        self.layout = ObservationLayout(self.rules, history=self.history)
+        self.layout = ObservationLayout(self.rules, self.history, checks.flag("trick_outcomes", trick_outcomes))
         self.illegal_reward: float | None = None  # set by env(): an illegal card ends the game
         self._legal_section = self.layout.sections["legal"][0]
 

@@ -63,6 +63,7 @@ cycling) until the game is over, then a fresh game starts. There is no truncatio
 | ``episode`` | ``"game"`` | ``"game"`` or ``"hand"`` |
 | ``learner_seat`` | ``0`` | the learner's absolute seat, or ``"rotate"``: a random seat each new game |
 | ``history`` | ``False`` | append the full trick history to the observation |
+| ``trick_outcomes`` | ``False`` | add what each legal card does to the current trick (``ObservationLayout``) |
 | ``global_state`` | ``False`` | put the global state (every hand) in ``info["state"]``, for asymmetric critics |
 | ``illegal_action`` | ``"raise"`` | ``"raise"`` (``ValueError``) or ``"random"`` (a random legal card instead) |
 | ``render_mode`` | ``None`` | ``"ansi"`` (text), ``"rgb_array"`` (an RGB ``uint8`` picture), ``"human"`` (a window) |
@@ -233,6 +234,7 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         episode: str = "game",
         learner_seat: int | str = 0,
         history: bool = False,
+        trick_outcomes: bool = False,
         global_state: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
@@ -244,7 +246,16 @@ class HeartsEnv(gym.Env[np.ndarray, np.int64]):
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = LearnerTables(
-            1, self.rules, opponents, reward, episode, learner_seat, history, illegal_action, global_state
+            1,
+            self.rules,
+            opponents,
+            reward,
+            episode,
+            learner_seat,
+            history,
+            illegal_action,
+            global_state,
+            trick_outcomes,
         )
         self.layout, self.state_layout = self._tables.layout, self._tables.state_layout
         self.observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)
@@ -340,6 +351,7 @@ class HeartsVectorEnv(VectorEnv):
         episode: str = "game",
         learner_seat: int | str = 0,
         history: bool = False,
+        trick_outcomes: bool = False,
         global_state: bool = False,
         illegal_action: str = "raise",
         render_mode: str | None = None,
@@ -358,7 +370,16 @@ class HeartsVectorEnv(VectorEnv):
         self._renderer = _renderer(render_mode, render_hands, render_size)
         self.render_mode, self.render_hands = render_mode, render_hands
         self._tables = LearnerTables(
-            self.num_envs, self.rules, opponents, reward, episode, learner_seat, history, illegal_action, global_state
+            self.num_envs,
+            self.rules,
+            opponents,
+            reward,
+            episode,
+            learner_seat,
+            history,
+            illegal_action,
+            global_state,
+            trick_outcomes,
         )
         self.layout, self.state_layout = self._tables.layout, self._tables.state_layout
         self.single_observation_space = spaces.Box(0, 255, (self.layout.size,), np.uint8)

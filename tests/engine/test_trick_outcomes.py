@@ -120,4 +120,3 @@ def test_the_plain_layout_has_none_of_the_sections() -> None:
         assert names.index("trick_winner") == names.index("trick_leader") + 1
     with pytest.raises(ValueError, match="trick_outcomes"):
         ObservationLayout(TABLES[0], trick_outcomes="yes")  # type: ignore[arg-type]
-

@@ -180,7 +180,7 @@ def test_init_policy_of_another_table_is_carried_over(run: Path, tmp_path: Path,
     exported = TrainedPolicy(started)
     assert exported.rules == rules
     for (weight, bias), (expected_weight, expected_bias) in zip(
-        exported.layers, carried_layers(TrainedPolicy(run), rules), strict=True
+        exported.layers, carried_layers(TrainedPolicy(run), ObservationLayout(rules)), strict=True
     ):
         np.testing.assert_array_equal(weight, expected_weight)
         np.testing.assert_array_equal(bias, expected_bias)
@@ -189,6 +189,26 @@ def test_init_policy_of_another_table_is_carried_over(run: Path, tmp_path: Path,
 def _agreement(a, b, state) -> float:
     info, mask = infoset(state), legal_mask(state)
     return float(np.mean(np.asarray(a(info, mask)) == np.asarray(b(info, mask))))
+
+
+@pytest.mark.training
+def test_a_run_with_trick_outcomes_trains_exports_and_plays_them(run: Path, tmp_path: Path) -> None:
+    """``trick_outcomes``: the network is carried into the wider observation, trains against its
+    snapshot on it and exports it; the export reads it back and plays a match."""
+    rules = HeartsRules(num_players=6, decks=2, target_score=None)
+    settings = dict(init_policy=str(run), rules=rules, trick_outcomes=True, bc_play="heuristic")
+    trained = main(_config(tmp_path, **settings, opponents=["heuristic", "self"] * 2 + ["self"], eval_deals=4))
+    meta = json.loads((trained / META_FILE).read_text())
+    layout = ObservationLayout(rules, trick_outcomes=True)
+    assert meta["trick_outcomes"] is True and meta["obs_size"] == layout.size
+    policy = TrainedPolicy(trained)
+    assert policy.layout == layout and {"takes_now", "takes_if_cancelled"} <= set(policy.layout.sections)
+    weight = policy.layers[0][0][:, layout.sections["takes_now"][0]]
+    assert np.abs(weight).sum() > 0, "the new sections were trained from their zero start"
+    result = play_match(
+        rules, [("trained", policy)] + [("heuristic", make_agent("heuristic"))] * 5, deals=2, seed=1, episode="hand"
+    )
+    assert np.isfinite(result.estimate("trained").mean)
 
 
 @pytest.mark.training

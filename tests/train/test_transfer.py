@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from hearts_env.agents.learned.trained import MLPPolicy, shipped_policy
-from hearts_env.engine.observation import ObservationLayout
+from hearts_env.engine.core import new_games, sample_actions, step
+from hearts_env.engine.infoset import infoset
+from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.train.ppo.transfer import carried_layers, same_table, seat_map
 
@@ -52,20 +54,36 @@ def _fold(x: np.ndarray, source: ObservationLayout, target: ObservationLayout) -
         HeartsRules(num_players=8, decks=2),
     ],
 )
-def test_the_carried_network_reads_the_sections_it_knows(rules: HeartsRules) -> None:
+@pytest.mark.parametrize("trick_outcomes", [False, True], ids=["compact", "trick-outcomes"])
+def test_the_carried_network_reads_the_sections_it_knows(rules: HeartsRules, trick_outcomes: bool) -> None:
     source = shipped_policy("ppo")
-    target = ObservationLayout(rules)
-    carried = MLPPolicy(rules, target.scale(), carried_layers(source, rules), "relu")
+    target = ObservationLayout(rules, trick_outcomes=trick_outcomes)
+    carried = MLPPolicy(rules, target.scale(), carried_layers(source, target), "relu", trick_outcomes=trick_outcomes)
     x = np.random.default_rng(0).integers(0, 2, (64, target.size)).astype(np.uint8)
     scaled = _fold(x * target.scale(), source.layout, target)  # the scaled input, folded onto the source seats
     expected = source.logits(scaled / source.layout.scale())
     np.testing.assert_allclose(carried.logits(x), expected, rtol=1e-4, atol=1e-3)
-    assert not same_table(source, rules)
+    assert not same_table(source, target)
 
 
 def test_the_source_table_gets_the_network_back() -> None:
     source = shipped_policy("ppo")
-    assert same_table(source, HeartsRules(moon="shooter_choice"))  # the moon rule does not change the layout
-    for (weight, bias), (w, b) in zip(carried_layers(source, source.rules), source.layers, strict=True):
+    # the moon rule does not change the layout
+    assert same_table(source, ObservationLayout(HeartsRules(moon="shooter_choice")))
+    for (weight, bias), (w, b) in zip(carried_layers(source, source.layout), source.layers, strict=True):
         np.testing.assert_array_equal(weight, w)
         np.testing.assert_array_equal(bias, b)
+
+
+def test_a_network_carried_to_its_own_table_with_trick_outcomes_plays_as_before() -> None:
+    """The added sections start at zero weight: the same logits on the same games."""
+    source = shipped_policy("ppo")
+    target = ObservationLayout(source.rules, trick_outcomes=True)
+    assert not same_table(source, target)
+    carried = MLPPolicy(source.rules, target.scale(), carried_layers(source, target), "relu", trick_outcomes=True)
+    state = new_games(source.rules, batch_size=32, seed=3)
+    for _ in range(40):
+        state = step(state, sample_actions(state, np.random.default_rng(len(state.data))))
+    info = infoset(state)
+    from_source = source.logits(encode(info, source.layout))
+    np.testing.assert_allclose(carried.logits(encode(info, target)), from_source, rtol=1e-5, atol=1e-4)

@@ -205,7 +205,7 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
 
 
 def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: int, progress: bool) -> Demonstrations:
-    player = config.network() if config.play_share else None
+    network = config.network()
     return collect(
         rules,
         config.teacher(seed),
@@ -213,8 +213,9 @@ def _collect_one(config: ExItConfig, rules: HeartsRules, seed: int, decisions: i
         seed,
         progress=progress,
         values=True,
-        player=player,
+        player=network if config.play_share else None,
         player_share=config.play_share,
+        layout=network.layout,
     )
 
 

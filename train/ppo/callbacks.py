@@ -14,14 +14,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hearts_env.play.progress import progress_bar
-from hearts_env.train.config import PPOSettings
 from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, Snapshot, save_checkpoint
 from hearts_env.train.run_files import evaluate_policy
+
+if TYPE_CHECKING:  # the trainer imports this module
+    from hearts_env.train.ppo.trainer import PPOConfig
 
 
 class PeriodicCallback(BaseCallback):
@@ -55,10 +58,10 @@ class SnapshotCallback(PeriodicCallback):
         self.snapshot.load(self.model)
 
 
-def evaluate(model: MaskablePPO, config: PPOSettings, seed: int) -> dict[str, float]:
+def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, float]:
     """The model's policy net (as its export plays: the legal card of the highest logit; a privileged
     critic plays no part) against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    candidate = Snapshot(config.rules, config.activation, seed=None, sample=False)
+    candidate = Snapshot(config.rules, config.activation, None, False, config.trick_outcomes)
     candidate.load(model)
     return evaluate_policy(candidate, config.rules, config.eval_opponent, config.eval_deals, seed)
 
@@ -67,7 +70,7 @@ class EvalCallback(PeriodicCallback):
     """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``
     and written to ``path`` as they come (an interrupted run keeps its curve)."""
 
-    def __init__(self, config: PPOSettings, path: Path) -> None:
+    def __init__(self, config: PPOConfig, path: Path) -> None:
         super().__init__(config.eval_every)
         self.config, self.path = config, path
         self.history: list[dict[str, float]] = []

@@ -117,7 +117,9 @@ def export_policy(model: MaskablePPO, folder: Path, config: PPOSettings) -> None
     """Write ``policy.npz`` (``policy_arrays``) and ``policy.json``."""
     arrays, names = policy_arrays(model)
     trained_on = {"algorithm": "MaskablePPO", "timesteps": int(model.num_timesteps)}
-    write_policy(folder, arrays, names, config.rules, config.hidden, config.activation, trained_on)
+    write_policy(
+        folder, arrays, names, config.rules, config.hidden, config.activation, trained_on, config.trick_outcomes
+    )
 
 
 class Snapshot(MLPPolicy):
@@ -126,9 +128,16 @@ class Snapshot(MLPPolicy):
     ``load(model)`` copies the current weights (at the start and every ``snapshot_every`` timesteps)."""
 
     def __init__(
-        self, rules: HeartsRules, activation: str, seed: int | np.random.SeedSequence | None, sample: bool = True
+        self,
+        rules: HeartsRules,
+        activation: str,
+        seed: int | np.random.SeedSequence | None,
+        sample: bool = True,
+        trick_outcomes: bool = False,
     ) -> None:
-        super().__init__(rules, np.ones(0, np.float32), [], activation, sample=sample, seed=seed)
+        super().__init__(
+            rules, np.ones(0, np.float32), [], activation, sample=sample, seed=seed, trick_outcomes=trick_outcomes
+        )
 
     def load(self, model: MaskablePPO) -> None:
         arrays, names = policy_arrays(model)

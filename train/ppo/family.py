@@ -190,7 +190,7 @@ def trained_runs(settings: dict[str, PPOConfig], jobs: int) -> Iterator[tuple[st
 def kept_as_it_is(settings: PPOConfig) -> bool:
     """Whether the table of ``settings`` is the own table of their ``init_policy``: the family keeps
     that network as it is there (training it on would be that network's own training continued)."""
-    return bool(settings.init_policy) and same_table(TrainedPolicy(settings.init_policy), settings.rules)
+    return bool(settings.init_policy) and same_table(TrainedPolicy(settings.init_policy), settings.layout)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ def collect(
     player: Policy | None = None,
     player_share: float = 0.0,
     states: bool = False,
+    layout: ObservationLayout | None = None,
 ) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat of whole games (``num_games``
     at a time, by default enough for a few hands each, at most 1024; a fresh batch is dealt once
@@ -97,7 +98,8 @@ def collect(
     card values, kept in ``values``. With a ``player``, that policy's card is played instead of
     the teacher's at a ``player_share`` of the decisions (drawn from ``seed``), while the teacher's
     card is still the one recorded: the learner's own positions labelled by the teacher (DAgger).
-    ``states`` also keeps the global state seen from each deciding seat (for a privileged critic)."""
+    ``states`` also keeps the global state seen from each deciding seat (for a privileged critic).
+    The observations have ``layout`` (by default the compact one of ``rules``)."""
     decisions = checks.integer("decisions", decisions, 1)
     if num_games is None:
         num_games = int(np.clip(decisions // 256, 1, 1024))
@@ -112,7 +114,8 @@ def collect(
     rng = np.random.default_rng(int(derive(seed, MIXED_PLAY, 0)))
     labeller = _LabellingTeacher(teacher, values, player, player_share, rng)
     state_layout = GlobalStateLayout(rules) if checks.flag("states", states) else None
-    recorder = _Recorder(ObservationLayout(rules), state_layout, reward, decisions, num_games, progress, labeller)
+    layout = ObservationLayout(rules) if layout is None else layout
+    recorder = _Recorder(layout, state_layout, reward, decisions, num_games, progress, labeller)
     games_dealt = 0
     while recorder.complete < decisions:
         state = new_games(rules, keys=game_keys(seed, games_dealt + np.arange(num_games)))

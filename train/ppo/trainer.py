@@ -164,6 +164,9 @@ class PPOConfig(PPOSettings):
     seeds (hearts_env.envs.sharded): stepped here in turn, or side by side with --ray"""
     ray: str | None = None
     """step the shards on Ray actors, one CPU each (the learner stays here)"""
+    trick_outcomes: bool = False
+    """the observation adds what each legal card does to the current trick (which cards take it; with
+    two decks, also if a twin still out cancels the winner): ObservationLayout's trick_outcomes"""
 
     OPPONENTS: ClassVar[tuple[str, ...]] = (SELF, LEAGUE)
 
@@ -203,13 +206,18 @@ class PPOConfig(PPOSettings):
         if device.type == "cuda" and (device.index or 0) >= torch.cuda.device_count():
             # SB3 would fall back to the CPU without a word
             raise ValueError(f"device: {self.device} is not here (CUDA devices: {torch.cuda.device_count()})")
-        obs_bytes = ObservationLayout(self.rules).size
+        obs_bytes = self.layout.size
         if self.critic == "state":
             obs_bytes += GlobalStateLayout(self.rules).size
         checks.fits_in_memory(
             f"a rollout of {self.num_envs:,} tables x {self.n_steps:,} steps",
             self.num_envs * self.n_steps * (obs_bytes + 4 * NUM_CARDS + 64),  # observations, masks, the rest
         )
+
+    @property
+    def layout(self) -> ObservationLayout:
+        """The learner's observation layout."""
+        return ObservationLayout(self.rules, trick_outcomes=self.trick_outcomes)
 
     @property
     def sharded(self) -> bool:
@@ -235,7 +243,9 @@ class Opponents:
 def make_opponents(config: PPOConfig) -> Opponents:
     """The opponents built from their specs with seeds from the config."""
     names = config.opponents
-    snapshot = Snapshot(config.rules, config.activation, config.seed) if SELF in names else None
+    snapshot = (
+        Snapshot(config.rules, config.activation, config.seed, True, config.trick_outcomes) if SELF in names else None
+    )
     league = None
     if LEAGUE in names:
         members = [(spec, agent_from_spec(spec, config.seed + 100 + j)) for j, spec in enumerate(config.league_agents)]
@@ -250,7 +260,7 @@ def make_opponents(config: PPOConfig) -> Opponents:
 def frozen_learner(model: MaskablePPO, config: PPOConfig) -> Snapshot:
     """A league snapshot: the learner's current policy, sampling its cards (seeded by the timestep)."""
     seed = np.random.SeedSequence([config.seed, model.num_timesteps])
-    snapshot = Snapshot(config.rules, config.activation, seed=seed)
+    snapshot = Snapshot(config.rules, config.activation, seed, True, config.trick_outcomes)
     snapshot.load(model)
     return snapshot
 
@@ -305,7 +315,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     """The model: separate policy and value MLPs over the scaled observation, or with ``critic="state"``
     a value MLP over the observation and the global state (``hearts_env.train.ppo.privileged_critic``)."""
     hidden = config.hidden
-    scale = ObservationLayout(config.rules).scale().tolist()
+    scale = config.layout.scale().tolist()
     if config.critic == "state":
         policy: type[MaskedActorCritic] = PrivilegedCriticPolicy
         state_scale = GlobalStateLayout(config.rules).scale().tolist()
@@ -447,6 +457,7 @@ def training_tables(config: PPOConfig, opponents: Policy | list[Policy], num_env
         episode=config.episode,
         learner_seat="rotate",
         global_state=config.critic == "state",
+        trick_outcomes=config.trick_outcomes,
     )
 
 
@@ -460,7 +471,7 @@ def load_policy(model: MaskablePPO, config: PPOConfig) -> None:
     differ from this run's, leaving the model as it was."""
     try:
         policy = TrainedPolicy(config.init_policy)
-        layers = policy.layers if same_table(policy, config.rules) else carried_layers(policy, config.rules)
+        layers = policy.layers if same_table(policy, config.layout) else carried_layers(policy, config.layout)
     except ValueError as error:
         raise ValueError(f"init_policy: {error}") from None
     meta, hidden = policy.meta, policy.hidden
@@ -482,7 +493,9 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
     start = time.perf_counter()
     if config.init_policy:  # the policy just loaded (carried to this table if it was trained for another)
         # with bc_play its passes are the labels: its greedy ones, as the export plays
-        teacher: Policy = Snapshot(config.rules, config.activation, seed=config.seed, sample=not config.bc_play)
+        teacher: Policy = Snapshot(
+            config.rules, config.activation, config.seed, not config.bc_play, config.trick_outcomes
+        )
         teacher.load(model)
         if config.bc_play:
             teacher = PhaseSplit(teacher, agent_from_spec(config.bc_play, config.seed))
@@ -496,6 +509,7 @@ def imitate(model: MaskablePPO, config: PPOConfig) -> dict[str, float]:
         reward=config.reward,
         progress=config.progress_bar,
         states=config.critic == "state",
+        layout=config.layout,
     )
     collected = time.perf_counter()
     metrics = pretrain(

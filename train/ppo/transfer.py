@@ -19,7 +19,6 @@ import numpy as np
 
 from hearts_env.agents.learned.trained import LAYOUT_KNOBS, MLPPolicy
 from hearts_env.engine.observation import ObservationLayout
-from hearts_env.engine.rules import HeartsRules
 
 
 def seat_map(source_players: int, target_players: int) -> np.ndarray:
@@ -30,13 +29,12 @@ def seat_map(source_players: int, target_players: int) -> np.ndarray:
     return seats
 
 
-def carried_layers(network: MLPPolicy, rules: HeartsRules) -> list[tuple[np.ndarray, np.ndarray]]:
+def carried_layers(network: MLPPolicy, target: ObservationLayout) -> list[tuple[np.ndarray, np.ndarray]]:
     """``network``'s layers (weight (out, in), bias) with the first one rebuilt for the observation
-    of ``rules``' table (the module's mapping); the scale to use is that table's own
-    (``ObservationLayout(rules).scale()``)."""
+    ``target`` (the module's mapping); the scale to use is the target's own (``target.scale()``)."""
     if network.layout.history:
         raise ValueError(f"{network!r} reads the history sections: only a network without them is carried over")
-    source, target = network.layout, ObservationLayout(rules)
+    source, rules = network.layout, target.rules
     weight, bias = network.layers[0]
     carried = np.zeros((weight.shape[0], target.size), np.float32)
     seats = seat_map(network.rules.num_players, rules.num_players)
@@ -51,7 +49,9 @@ def carried_layers(network: MLPPolicy, rules: HeartsRules) -> list[tuple[np.ndar
     return [(carried, bias.copy())] + [(w.copy(), b.copy()) for w, b in network.layers[1:]]
 
 
-def same_table(network: MLPPolicy, rules: HeartsRules) -> bool:
-    """Whether ``rules`` agree with ``network``'s training rules in every knob the observation
-    layout depends on (the network plays them as it is)."""
-    return all(getattr(network.rules, knob) == getattr(rules, knob) for knob in LAYOUT_KNOBS)
+def same_table(network: MLPPolicy, target: ObservationLayout) -> bool:
+    """Whether ``network`` reads the observation ``target``: the same layout options, its training
+    rules agreeing with the target's in every knob the layout depends on (it plays them as it is)."""
+    rules, own = target.rules, network.layout
+    same_options = (own.history, own.trick_outcomes) == (target.history, target.trick_outcomes)
+    return same_options and all(getattr(network.rules, knob) == getattr(rules, knob) for knob in LAYOUT_KNOBS)
