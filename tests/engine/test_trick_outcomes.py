@@ -12,8 +12,10 @@ import pytest
 from random_states import cancelling_states, random_states
 
 from hearts_env import HeartsRules
+from hearts_env.aec import env as aec_env
 from hearts_env.engine.core import PLAY, State, sample_actions, step
 from hearts_env.engine.observation import ObservationLayout, observe, unpack
+from hearts_env.gym_env import HeartsVectorEnv
 
 TABLES = [
     HeartsRules(num_players=4),
@@ -120,3 +122,24 @@ def test_the_plain_layout_has_none_of_the_sections() -> None:
         assert names.index("trick_winner") == names.index("trick_leader") + 1
     with pytest.raises(ValueError, match="trick_outcomes"):
         ObservationLayout(TABLES[0], trick_outcomes="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("rules", [TABLES[0], TABLES[4]], ids=["4p", "8p-2d"])
+def test_the_envs_observe_the_sections_when_asked(rules: HeartsRules) -> None:
+    """The AEC and Gymnasium envs with ``trick_outcomes=True``: their spaces have the wider layout
+    and the AEC env's observations are ``observe``'s for the seat to act."""
+    layout = ObservationLayout(rules, trick_outcomes=True)
+    vector = HeartsVectorEnv(3, rules, trick_outcomes=True)
+    assert vector.single_observation_space.shape == (layout.size,)
+    assert vector.reset(seed=4)[0].shape == (3, layout.size)
+    table = aec_env(rules=rules, trick_outcomes=True)
+    table.reset(seed=4)
+    assert table.observation_space(table.agents[0])["observation"].shape == (layout.size,)
+    took = 0
+    for _ in range(3 * rules.num_players + 2 * rules.num_players):  # the passes, then into the play
+        observation = table.last()[0]
+        state = table.unwrapped.core_state
+        np.testing.assert_array_equal(observation["observation"], observe(state, state.to_play, layout)[0])
+        took += int(layout.split(observation["observation"])["takes_now"].any())
+        table.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert took > 0
