@@ -3,7 +3,7 @@ runs between the rollouts and updates of MaskablePPO.
 
 ``PeriodicCallback`` fires every so many timesteps (at the same multiples in a resumed run as in an
 uninterrupted one); on it ``SnapshotCallback`` refreshes the self-play snapshot, ``EvalCallback``
-plays the arena evaluation (``evaluate``: the model's policy net, deterministic, against three
+plays the arena evaluation (the model's policy net, deterministic, against the
 ``eval_opponent`` agents on ``eval_deals`` duplicate hands) and ``CheckpointCallback`` writes
 ``checkpoint.pt``. ``ThroughputCallback`` times collection and update apart, evaluation excluded;
 ``ProgressCallback`` draws the bar. The league's callback is ``hearts_env.train.ppo.league.LeagueCallback``.
@@ -14,17 +14,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hearts_env.play.progress import progress_bar
+from hearts_env.train.config import PPOSettings
 from hearts_env.train.ppo.checkpoints import CHECKPOINT_FILE, Snapshot, save_checkpoint
 from hearts_env.train.run_files import evaluate_policy
-
-if TYPE_CHECKING:  # the trainer imports this module
-    from hearts_env.train.ppo.trainer import PPOConfig
 
 
 class PeriodicCallback(BaseCallback):
@@ -58,21 +54,15 @@ class SnapshotCallback(PeriodicCallback):
         self.snapshot.load(self.model)
 
 
-def evaluate(model: MaskablePPO, config: PPOConfig, seed: int) -> dict[str, float]:
-    """The model's policy net (as its export plays: the legal card of the highest logit; a privileged
-    critic plays no part) against three ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
-    candidate = Snapshot(config.rules, config.activation, None, False, config.trick_outcomes)
-    candidate.load(model)
-    return evaluate_policy(candidate, config.rules, config.eval_opponent, config.eval_deals, seed)
-
-
 class EvalCallback(PeriodicCallback):
     """Arena evaluation every ``config.eval_every`` timesteps and at the end, logged under ``charts/``
-    and written to ``path`` as they come (an interrupted run keeps its curve)."""
+    and written to ``path`` as they come (an interrupted run keeps its curve). ``candidate`` plays
+    the model's policy net as its export does (the legal card of the highest logit; a privileged
+    critic plays no part) against ``eval_opponent`` agents on ``eval_deals`` duplicate hands."""
 
-    def __init__(self, config: PPOConfig, path: Path) -> None:
+    def __init__(self, config: PPOSettings, path: Path, candidate: Snapshot) -> None:
         super().__init__(config.eval_every)
-        self.config, self.path = config, path
+        self.config, self.path, self.candidate = config, path, candidate
         self.history: list[dict[str, float]] = []
         self.seconds = 0.0  # spent evaluating, kept out of the throughput figures
 
@@ -86,7 +76,11 @@ class EvalCallback(PeriodicCallback):
 
     def run_eval(self) -> None:
         start = time.perf_counter()
-        scores = evaluate(self.model, self.config, seed=self.config.seed + 10_000)
+        self.candidate.load(self.model)
+        config = self.config
+        scores = evaluate_policy(
+            self.candidate, config.rules, config.eval_opponent, config.eval_deals, config.seed + 10_000
+        )
         scores["charts/eval_seconds"] = time.perf_counter() - start
         self.seconds += scores["charts/eval_seconds"]
         for key, value in scores.items():

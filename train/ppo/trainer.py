@@ -368,7 +368,8 @@ def _run(config: PPOConfig, env: VecEnv, model: MaskablePPO, opponents: Opponent
     with removed_on_failure(folder):  # nothing is left of a run that fails before its training starts
         (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
         model.set_logger(make_logger(folder, config.verbose))
-        evaluation = EvalCallback(config, folder / "eval.json")
+        candidate = Snapshot(config.rules, config.activation, None, False, config.trick_outcomes)
+        evaluation = EvalCallback(config, folder / "eval.json", candidate)
         report: dict[str, Any] = {}
         if config.resume:
             report["resumed_from"] = {"run": config.resume, "timesteps": model.num_timesteps}
