@@ -228,7 +228,7 @@ class raw_env(AECEnv[str, ObsType, int]):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode, render_size, self.metadata["render_fps"])
-        self.layout = ObservationLayout(self.rules, self.history, checks.flag("trick_outcomes", trick_outcomes))
+        self.layout = ObservationLayout(self.rules, self.history, trick_outcomes)
         self.illegal_reward: float | None = None  # set by env(): an illegal card ends the game
         self._legal_section = self.layout.sections["legal"][0]
 

@@ -71,7 +71,7 @@ class LearnerTables:
             raise ValueError(f"learner_seat must be a seat 0..{P - 1} or 'rotate', got {learner_seat!r}")
         self.learner_seat = learner_seat
         self.history = checks.flag("history", history)
-        self.layout = ObservationLayout(rules, self.history, checks.flag("trick_outcomes", trick_outcomes))
+        self.layout = ObservationLayout(rules, self.history, trick_outcomes)
         # The global state for asymmetric critics, in the info only: the observations never change.
         self.state_layout = GlobalStateLayout(rules) if checks.flag("global_state", with_state) else None
         self.policies = _opponent_policies(opponents, P)
