@@ -118,10 +118,37 @@ def test_retrain_remakes_a_family_trained_in_parts_in_one_command(tmp_path: Path
     assert not (tmp_path / "more").exists()
 
 
+@pytest.mark.training
+def test_retrain_trains_a_table_recorded_in_stages_in_their_order(tmp_path: Path) -> None:
+    """A table trained, then resumed in a second run, is recorded as two stages; retraining runs
+    both, the second from the first's checkpoint, and gives the same weights."""
+    first = main(_config(tmp_path / "first", tables=["3p"]))
+    second = main(_config(tmp_path / "second", tables=["3p"], resume=str(first), total_timesteps=512))
+    staged = tmp_path / "staged"
+    shutil.copytree(second / "3p", staged / "3p")
+    stages = [json.loads((run / INDEX_FILE).read_text())["trained_on"] for run in (first, second)]
+    stages[1]["resume"] = "@previous"
+    index = {"format": "hearts-mlp-family-v1", "tables": json.loads((second / INDEX_FILE).read_text())["tables"]}
+    (staged / INDEX_FILE).write_text(json.dumps(index | {"trained_on": stages}))
+    again = main(FamilyConfig(retrain=str(staged), run_dir=str(tmp_path / "again"), progress_bar=False))
+    assert _hashes(again) == _hashes(second) != _hashes(first)
+    run = json.loads((again / INDEX_FILE).read_text())["tables"]["3p"]["run"]
+    resumed = json.loads((again / "runs" / run / "train.json").read_text())["resumed_from"]["run"]
+    assert Path(resumed).parent == again / "runs"  # the first stage's run, trained here
+    (staged / INDEX_FILE).write_text(json.dumps(index | {"trained_on": stages[::-1]}))
+    with pytest.raises(ValueError, match="table 3p: its first stage has no stage before"):
+        main(FamilyConfig(retrain=str(staged), run_dir=str(tmp_path / "more")))
+    (staged / INDEX_FILE).write_text(json.dumps(index | {"trained_on": [stages[0], stages[0]]}))
+    with pytest.raises(ValueError, match="table 3p: stage 2 must start"):
+        main(FamilyConfig(retrain=str(staged), run_dir=str(tmp_path / "more")))
+    assert not (tmp_path / "more").exists()
+
+
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
         ({"tables": ["5p", "5p"]}, "named twice"),
+        ({"tables": ["3p"], "resume": "@previous"}, "table 3p: its first stage has no stage before"),
         ({"tables": ["4p-2d"]}, "table '4p-2d'"),
         ({"tables": ["3p"], "opponents": ["heuristic", "simple", "random"]}, "opponents: give 1 name or 2"),
     ],

@@ -43,6 +43,9 @@ from hearts_env.train.ppo.trainer import main as train_one
 from hearts_env.train.ppo.transfer import same_table
 from hearts_env.train.run_files import make_run_folder
 
+PREVIOUS = "@previous"
+"""A stage's ``resume`` or ``init_policy`` in ``family.json``: the run of the table's stage before."""
+
 DEFAULT_TABLES = ("3p", "4p", "5p", "6p", "7p", "4p-jd", "6p-2d", "8p-2d", "10p-2d")
 """The tables ``ppo-family`` ships networks for: 3 to 7 players, the JD at four, Cancellation
 Hearts at 6, 8 and 10 players."""
@@ -85,7 +88,7 @@ class FamilyConfig(PPOConfig):
         of them does not suit it, e.g. one opponent per seat of another table)."""
         settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(PPOConfig)}
         settings |= {"rules": table_rules(key, self.rules), "exp_name": key}
-        if self.resume:
+        if self.resume and self.resume != PREVIOUS:
             settings["resume"] = str(resumed_run(Path(self.resume), key))
         try:
             return PPOConfig(**settings)
@@ -108,10 +111,11 @@ def resumed_run(family: Path, key: str) -> Path:
     return run
 
 
-def recorded_settings(family: Path) -> dict[str, FamilyConfig]:
+def recorded_settings(family: Path) -> dict[str, list[FamilyConfig]]:
     """Each table of the family folder ``family`` with the settings its ``family.json`` records for
-    it (``trained_on``: the family's settings, or a list of them, one per part trained apart), as
-    settings that train that table alone; ``ValueError`` naming the file if they do not load."""
+    it (``trained_on``: the family's settings, or a list of them, one per part trained apart; a
+    table in several parts is trained in those stages), as settings that train that table alone;
+    ``ValueError`` naming the file if they do not load."""
     index = family / INDEX_FILE
     if not index.is_file():
         raise ValueError(f"retrain: {family} is no family folder (no {INDEX_FILE})")
@@ -129,10 +133,21 @@ def recorded_settings(family: Path) -> dict[str, FamilyConfig]:
         if not settings:
             raise ValueError(f"retrain: {index}: no settings are recorded for the table {key}")
         try:
-            found[key] = FamilyConfig(**(settings[-1] | {"tables": [key]}))
+            found[key] = [FamilyConfig(**(part | {"tables": [key]})) for part in settings]
+            check_stages(key, found[key])
         except (TypeError, ValueError) as error:
             raise ValueError(f"retrain: {index}: the settings of the table {key}: {error}") from None
     return found
+
+
+def check_stages(key: str, stages: list[FamilyConfig]) -> None:
+    """``ValueError`` unless the first of table ``key``'s stages starts on its own and every later
+    one from the stage before (``@previous``)."""
+    for number, stage in enumerate(stages):
+        follows = PREVIOUS in (stage.resume, stage.init_policy)
+        if follows != (number > 0):
+            where = "its first stage has no stage before" if number == 0 else f"stage {number + 1} must start"
+            raise ValueError(f"table {key}: {where} ({PREVIOUS} as resume or init_policy names the stage before)")
 
 
 def main(config: FamilyConfig) -> Path:
@@ -143,26 +158,35 @@ def main(config: FamilyConfig) -> Path:
         if config.retrain:
             recipes = recorded_settings(Path(config.retrain))
         else:
-            recipes = dict.fromkeys(config.tables, config)
-        tables = {key: recipe.table(key) for key, recipe in recipes.items()}
-        kept = {key for key, settings in tables.items() if kept_as_it_is(settings)}
-        seed = next(iter(recipes.values())).seed
+            recipes = {key: [config] for key in config.tables}
+            for key in config.tables:
+                check_stages(key, [config])
+        stages = {key: [recipe.table(key) for recipe in parts] for key, parts in recipes.items()}
+        kept = {key for key, parts in stages.items() if len(parts) == 1 and kept_as_it_is(parts[0])}
+        seed = next(iter(recipes.values()))[0].seed
         folder = make_run_folder(config.run_dir, config.exp_name, seed)
     except ValueError as error:
         raise StartError(str(error)) from None
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
-    trained_on = [recipe.to_dict() for recipe in recipes.values()] if config.retrain else config.to_dict()
-    todo = {key: dataclasses.replace(tables[key], run_dir=str(folder / "runs")) for key in tables if key not in kept}
+    trained_on = [part.to_dict() for parts in recipes.values() for part in parts] if config.retrain else config.to_dict()
+    todo = {
+        key: [
+            dataclasses.replace(stage, run_dir=str(folder / "runs"), exp_name=key if len(parts) == 1 else f"{key}-{n}")
+            for n, stage in enumerate(parts, 1)
+        ]
+        for key, parts in stages.items()
+        if key not in kept
+    }
     bar = progress_bar(len(todo), "tables", "table", enabled=config.progress_bar and config.jobs > 1)
-    kept_runs = [(key, TrainedPolicy(tables[key].init_policy).path) for key in tables if key in kept]
+    kept_runs = [(key, TrainedPolicy(stages[key][0].init_policy).path) for key in stages if key in kept]
     entries: dict[str, dict[str, str | None]] = {}
     for key, run in itertools.chain(kept_runs, trained_runs(todo, config.jobs)):
-        entry = {"run": None, "kept": tables[key].init_policy} if key in kept else {"run": run.name}
+        entry = {"run": None, "kept": stages[key][0].init_policy} if key in kept else {"run": run.name}
         (folder / key).mkdir()
         for name in (WEIGHTS_FILE, META_FILE):
             shutil.copy(run / name, folder / key / name)
         entries[key] = {"folder": key, "weights_hash": weights_hash(TrainedPolicy(folder / key))} | entry
-        in_order = {table: entries[table] for table in tables if table in entries}
+        in_order = {table: entries[table] for table in stages if table in entries}
         index = {"format": FAMILY_FORMAT, "tables": in_order, "trained_on": trained_on}
         (folder / INDEX_FILE).write_text(json.dumps(index, indent=2) + "\n")  # after every table: a family so far
         bar.update(int(key not in kept))
@@ -170,21 +194,35 @@ def main(config: FamilyConfig) -> Path:
     return folder
 
 
-def trained_runs(settings: dict[str, PPOConfig], jobs: int) -> Iterator[tuple[str, Path]]:
-    """Each table of ``settings`` with its run folder, as its training ends: in turn in this
-    process, or ``jobs`` at a time side by side, each in a process of its own (no progress bar)."""
+def trained_runs(settings: dict[str, list[PPOConfig]], jobs: int) -> Iterator[tuple[str, Path]]:
+    """Each table of ``settings`` (its stages) with its last run folder, as its training ends: in
+    turn in this process, or ``jobs`` at a time side by side, each in a process of its own (no
+    progress bar)."""
     if jobs == 1 or len(settings) < 2:
-        for key, table in settings.items():
-            yield key, train_one(table)
+        for key, stages in settings.items():
+            yield key, train_stages(stages)
         return
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's or numba's threads
     with ProcessPoolExecutor(min(jobs, len(settings)), mp_context=context) as pool:
         futures = {
-            pool.submit(train_one, dataclasses.replace(table, progress_bar=False)): key
-            for key, table in settings.items()
+            pool.submit(train_stages, [dataclasses.replace(stage, progress_bar=False) for stage in stages]): key
+            for key, stages in settings.items()
         }
         for future in as_completed(futures):
             yield futures[future], future.result()
+
+
+def train_stages(stages: list[PPOConfig]) -> Path:
+    """Train a table's stages in order, each ``@previous`` being the run of the stage before;
+    returns the last run folder."""
+    run = None
+    for stage in stages:
+        if run is not None:
+            follow = {name: str(run) for name in ("resume", "init_policy") if getattr(stage, name) == PREVIOUS}
+            stage = dataclasses.replace(stage, **follow)
+        run = train_one(stage)
+    assert run is not None, "a table has at least one stage"
+    return run
 
 
 def kept_as_it_is(settings: PPOConfig) -> bool:
