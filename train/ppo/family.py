@@ -168,7 +168,8 @@ def main(config: FamilyConfig) -> Path:
     except ValueError as error:
         raise StartError(str(error)) from None
     (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
-    trained_on = [part.to_dict() for parts in recipes.values() for part in parts] if config.retrain else config.to_dict()
+    recorded = [part.to_dict() for parts in recipes.values() for part in parts]
+    trained_on = recorded if config.retrain else config.to_dict()
     todo = {
         key: [
             dataclasses.replace(stage, run_dir=str(folder / "runs"), exp_name=key if len(parts) == 1 else f"{key}-{n}")
