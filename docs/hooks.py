@@ -25,7 +25,11 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-MOUNTS = {"agents/policies/ppo": "agent-card", "agents/policies/ppo-family": "family-card"}
+MOUNTS = {
+    "agents/policies/ppo": "agent-card",
+    "agents/policies/ppo-family": "family-card",
+    "agents/policies/ppo-family-2": "family-2-card",
+}
 """Repository folder -> site folder: its Markdown and pictures become pages and images there."""
 SUBPACKAGES = {"agents": "agents", "train": "train", "bench": "bench"}
 """Subpackage of hearts_env -> its repository folder (pyproject.toml's package-dir)."""

@@ -5,7 +5,9 @@ A table is what the observation layout depends on (``hearts_env.agents.learned.t
 the player count, the decks, the JD rule), written as a key: ``5p`` (five players, one deck),
 ``4p-jd`` (four, the JD scoring -10), ``8p-2d`` (eight, Cancellation Hearts). A family folder
 holds ``family.json`` and one policy folder per table (``policy.npz`` + ``policy.json``, the
-export of ``train/ppo/trainer.py``); ``family.json`` names each table's folder and pins the
+export of ``train/ppo/trainer.py``), or shares it with a family folder beside it (an entry's
+``family``: ``ppo-family-2`` plays ``ppo-family``'s networks where it kept them, one copy on
+disk); ``family.json`` names each table's folder and pins the
 SHA-256 of its weights (``hearts_env.agents.learned.hashing.weights_hash``), so a network changed
 on disk is refused. A table without a network is refused in one line that names it and the
 tables the family plays. ``train/ppo/family.py`` trains a family from one command and seed.
@@ -40,7 +42,9 @@ INDEX_FILE = "family.json"
 FAMILY_FORMAT = "hearts-mlp-family-v1"
 """The ``format`` entry of ``family.json`` this loader reads."""
 SHIPPED_FAMILY = SHIPPED_DIR / "ppo-family"
-"""The shipped family (the ``ppo-family`` agent)."""
+"""The first shipped family (the ``ppo-family`` agent; hearts-bench v2 pins it)."""
+SECOND_FAMILY = SHIPPED_DIR / "ppo-family-2"
+"""The second (the ``ppo-family-2`` agent): new networks for the two-deck tables and the JD."""
 _KEY = re.compile(r"(\d+)p(-2d)?(-jd)?")
 
 
@@ -82,12 +86,21 @@ def family_folders(path: str | Path) -> dict[str, tuple[Path, str]]:
     found = {}
     for key, entry in tables.items():
         table_rules(key)  # a well-formed key of a table the rules allow
-        if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str) or "/" in entry["folder"]:
+        if not isinstance(entry, dict) or not _folder_name(entry.get("folder")):
             raise ValueError(f"family: {index}: table {key!r} needs a folder name (no '/') and a weights_hash")
         if not isinstance(entry.get("weights_hash"), str):
             raise ValueError(f"family: {index}: table {key!r} needs a weights_hash")
-        found[key] = (index.parent / entry["folder"], entry["weights_hash"])
+        sibling = entry.get("family")
+        if sibling is not None and not _folder_name(sibling):
+            raise ValueError(f"family: {index}: table {key!r}: family must name a family folder beside this one")
+        home = index.parent if sibling is None else index.parent.parent / sibling
+        found[key] = (home / entry["folder"], entry["weights_hash"])
     return found
+
+
+def _folder_name(name: object) -> bool:
+    """Whether ``name`` names a folder inside the one it is read in (no path, not . or ..)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
 
 
 class TableFamily:
@@ -152,7 +165,19 @@ def load_family(
 def ppo_family(
     seed: int | np.random.SeedSequence | None = None, sample: bool = False, path: str | Path | None = None
 ) -> TableFamily:
-    """The ``ppo-family`` agent: the family of ``path`` (default: the shipped one), each table's
-    network playing its top card (or sampling with ``sample=True``)."""
-    folder = SHIPPED_FAMILY if path is None else Path(path)
-    return load_family(folder, "ppo-family", lambda member: TrainedPolicy(member, sample=sample), seed)
+    """The ``ppo-family`` agent: the family of ``path`` (default: the first shipped one), each
+    table's network playing its top card (or sampling with ``sample=True``)."""
+    return network_family("ppo-family", SHIPPED_FAMILY if path is None else Path(path), seed, sample)
+
+
+def ppo_family_2(seed: int | np.random.SeedSequence | None = None, sample: bool = False) -> TableFamily:
+    """The ``ppo-family-2`` agent: the second shipped family, as ``ppo-family`` plays the first."""
+    return network_family("ppo-family-2", SECOND_FAMILY, seed, sample)
+
+
+def network_family(
+    name: str, folder: Path, seed: int | np.random.SeedSequence | None = None, sample: bool = False
+) -> TableFamily:
+    """The family of ``folder`` called ``name``, each table's network playing its top card (or
+    sampling with ``sample=True``)."""
+    return load_family(folder, name, lambda member: TrainedPolicy(member, sample=sample), seed)

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.learned.family import SHIPPED_FAMILY, TableFamily, load_family, table_key
+from hearts_env.agents.learned.family import SECOND_FAMILY, SHIPPED_FAMILY, TableFamily, load_family, table_key
 from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -308,8 +308,20 @@ def pimc_ppo_family(
     seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
 ) -> TableFamily:
     """The ``pimc-ppo-family`` agent: ``pimc-ppo`` (with ``options``) guided at each table by the
-    network the family of ``path`` (default: the shipped ``ppo-family``) holds for it, at one
-    deck and at two (Cancellation Hearts)."""
-    folder = SHIPPED_FAMILY if path is None else Path(path)
+    network the family of ``path`` (default: the first shipped family, ``ppo-family``) holds for
+    it, at one deck and at two (Cancellation Hearts)."""
+    return search_family("pimc-ppo-family", SHIPPED_FAMILY if path is None else Path(path), seed, options)
+
+
+def pimc_ppo_family_2(seed: int | np.random.SeedSequence | None = None, **options: Any) -> TableFamily:
+    """The ``pimc-ppo-family-2`` agent: ``pimc-ppo`` guided by ``ppo-family-2``'s networks."""
+    return search_family("pimc-ppo-family-2", SECOND_FAMILY, seed, options)
+
+
+def search_family(
+    name: str, folder: Path, seed: int | np.random.SeedSequence | None, options: dict[str, Any]
+) -> TableFamily:
+    """``pimc-ppo`` (with ``options``) guided at each table by the network of the family of
+    ``folder``, called ``name``."""
     make = lambda member: PIMCPPOPolicy(path=member, **options)  # noqa: E731
-    return load_family(folder, "pimc-ppo-family", make, seed)
+    return load_family(folder, name, make, seed)

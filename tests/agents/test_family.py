@@ -16,6 +16,7 @@ from hearts_env.agents import make_agent
 from hearts_env.agents.learned.family import (
     FAMILY_FORMAT,
     INDEX_FILE,
+    SECOND_FAMILY,
     SHIPPED_FAMILY,
     family_folders,
     ppo_family,
@@ -125,6 +126,9 @@ def test_a_family_is_identified_by_every_table_s_network(tmp_path: Path) -> None
         ({"format": "other", "tables": {}}, "format 'other'"),
         ({"format": FAMILY_FORMAT, "tables": {}}, "non-empty"),
         ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "../x", "weights_hash": "0"}}}, "folder name"),
+        ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "..", "weights_hash": "0"}}}, "folder name"),
+        ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "3p", "weights_hash": "0", "family": ".."}}}, "beside"),
+        ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "3p", "weights_hash": "0", "family": "a/b"}}}, "beside"),
         ({"format": FAMILY_FORMAT, "tables": {"3p": {"folder": "3p"}}}, "weights_hash"),
         ({"format": FAMILY_FORMAT, "tables": {"12p": {"folder": "3p", "weights_hash": "0"}}}, "table '12p'"),
     ],
@@ -148,14 +152,33 @@ def test_the_search_family_searches_every_table_with_its_network(tmp_path: Path)
         check_agents(table_rules("7p"), [("s", search)])
 
 
-@pytest.mark.skipif(not (SHIPPED_FAMILY / INDEX_FILE).is_file(), reason="no shipped family")
-def test_the_shipped_family_plays_every_table_it_lists_legally() -> None:
-    family = make_agent("ppo-family", seed=0)
+def test_a_family_plays_the_networks_it_shares_with_one_beside_it(tmp_path: Path) -> None:
+    """A table's entry may name a family folder beside its own: one copy of a kept network."""
+    first = write_family(tmp_path / "first", ["3p", "5p"])
+    second = write_family(tmp_path / "second", ["6p"])
+    index = json.loads((second / INDEX_FILE).read_text())
+    shared = json.loads((first / INDEX_FILE).read_text())["tables"]["5p"]
+    index["tables"]["5p"] = shared | {"family": "first"}
+    (second / INDEX_FILE).write_text(json.dumps(index))
+    family = ppo_family(path=second)
+    assert list(family.members) == ["5p", "6p"]
+    assert weights_hash(family.members["5p"]) == shared["weights_hash"]
+    export(first / "5p", table_rules("5p"), seed=9)  # the shared network changed in its own folder
+    with pytest.raises(ValueError, match="do not match the hash"):
+        ppo_family(path=second)
+
+
+@pytest.mark.parametrize("name", ["ppo-family", "ppo-family-2"])
+def test_the_shipped_families_play_every_table_they_list_legally(name: str) -> None:
+    if not ((SHIPPED_FAMILY if name == "ppo-family" else SECOND_FAMILY) / INDEX_FILE).is_file():
+        pytest.skip("no shipped family")
+    family = make_agent(name, seed=0)
+    assert list(family.members) == sorted(["3p", "4p", "5p", "6p", "7p", "4p-jd", "6p-2d", "8p-2d", "10p-2d"])
     for key in family.members:
         rules = table_rules(key)
         state = new_games(rules, batch_size=64, seed=3)
         info, mask = infoset(state), legal_mask(state)
         cards = family(info, mask)
         assert mask[np.arange(64), cards].all(), key
-    with pytest.raises(ValueError, match="cannot play these rules: .*does not play the table 11p-2d"):
-        check_agents(table_rules("11p-2d"), [("ppo-family", family)])
+    with pytest.raises(ValueError, match=f"cannot play these rules: .*{name} does not play the table 11p-2d"):
+        check_agents(table_rules("11p-2d"), [(name, family)])
