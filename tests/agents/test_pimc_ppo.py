@@ -172,7 +172,7 @@ def test_command_line_refuses_with_one_line(argv, fragment, capsys, monkeypatch)
 CANCELLATION = ("6p-2d", "8p-2d", "10p-2d")
 
 
-@pytest.mark.parametrize("family", ["pimc-ppo-family", "pimc-ppo-family-2"])  # the second's networks read trick outcomes
+@pytest.mark.parametrize("family", ["pimc-ppo-family", "pimc-ppo-family-2"])  # the second reads trick outcomes
 @pytest.mark.parametrize("key", CANCELLATION)
 def test_two_deck_hands_are_played_with_legal_cards(key, family):
     agent = make_agent(family, seed=0, worlds=2, top_k=2)
