@@ -216,13 +216,10 @@ def trained_runs(settings: dict[str, list[PPOConfig]], jobs: int) -> Iterator[tu
 def train_stages(stages: list[PPOConfig]) -> Path:
     """Train a table's stages in order, each ``@previous`` being the run of the stage before;
     returns the last run folder."""
-    run = None
-    for stage in stages:
-        if run is not None:
-            follow = {name: str(run) for name in ("resume", "init_policy") if getattr(stage, name) == PREVIOUS}
-            stage = dataclasses.replace(stage, **follow)
-        run = train_one(stage)
-    assert run is not None, "a table has at least one stage"
+    run = train_one(stages[0])
+    for stage in stages[1:]:
+        follow = {name: str(run) for name in ("resume", "init_policy") if getattr(stage, name) == PREVIOUS}
+        run = train_one(dataclasses.replace(stage, **follow))
     return run
 
 
