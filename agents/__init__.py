@@ -4,9 +4,9 @@ Every agent is a ``hearts_env.play.policy.Policy``: called with the information 
 games and their legal masks, it returns one card per game (a single game is a batch of one).
 Agents see only their own seat's information. ``make_agent(name, **options)`` builds one by name;
 a trained policy exported by ``train/ppo/trainer.py`` plays as ``make_agent("trained", path=run_dir)``,
-and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``; the shipped family of
-networks, one per table (``agents/policies/ppo-family``), as ``make_agent("ppo-family")``, and its
-successor as ``make_agent("ppo-family-2")``; a saved stable-baselines3
+and the shipped one (``agents/policies/ppo``) as ``make_agent("ppo")``; the shipped families of
+networks, one per table (``agents/policies/ppo-family``, and its successors), as
+``make_agent("ppo-family")``, ``make_agent("ppo-family-3")``; a saved stable-baselines3
 model plays as ``make_agent("sb3", path="model.zip")`` (``hearts_env.agents.learned.sb3_model``: no
 unpickling). A program outside (any language) plays over the bot protocol
 (``docs/bot-protocol.md``) as ``make_agent("program", command="./mybot --level 3")``;
@@ -20,13 +20,13 @@ from typing import Any
 
 from hearts_env.agents import kernel_cache  # noqa: F401  (first: where numba caches the agents' kernels)
 from hearts_env.agents.bridges.program import ProgramPolicy
-from hearts_env.agents.learned.family import ppo_family, ppo_family_2
+from hearts_env.agents.learned.family import SHIPPED_FAMILIES, shipped_family
 from hearts_env.agents.learned.sb3_model import SB3Policy
 from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, pimc_ppo_family, pimc_ppo_family_2
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, searched_family
 from hearts_env.play.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
@@ -38,10 +38,9 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     "pimc-ppo": PIMCPPOPolicy,  # the shipped ppo network's move ordering, rollouts and passes
     "trained": TrainedPolicy,  # a policy exported by train/ppo/trainer.py: trained:path=RUN_DIR
     "ppo": shipped_policy,  # the shipped trained policy, agents/policies/ppo
-    "ppo-family": ppo_family,  # a network per table, agents/policies/ppo-family: 3 to 7 players, two decks, the JD
-    "pimc-ppo-family": pimc_ppo_family,  # pimc-ppo guided by ppo-family's network of the table
-    "ppo-family-2": ppo_family_2,  # the second family, agents/policies/ppo-family-2: new two-deck and JD networks
-    "pimc-ppo-family-2": pimc_ppo_family_2,  # pimc-ppo guided by ppo-family-2's network of the table
+    # A network per table (3 to 7 players, two decks, the JD), agents/policies/NAME, and pimc-ppo guided by it.
+    **{name: shipped_family(name) for name in SHIPPED_FAMILIES},
+    **{f"pimc-{name}": searched_family(name) for name in SHIPPED_FAMILIES},
     "program": ProgramPolicy,  # a bot program in any language, over the bot protocol: program:command=...
     "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip
     # Ablations of its passing: the same play after random or heuristic passes.

@@ -41,10 +41,11 @@ from hearts_env.play.policy import Policy
 INDEX_FILE = "family.json"
 FAMILY_FORMAT = "hearts-mlp-family-v1"
 """The ``format`` entry of ``family.json`` this loader reads."""
-SHIPPED_FAMILY = SHIPPED_DIR / "ppo-family"
-"""The first shipped family (the ``ppo-family`` agent; hearts-bench v2 pins it)."""
-SECOND_FAMILY = SHIPPED_DIR / "ppo-family-2"
-"""The second (the ``ppo-family-2`` agent): new networks for the two-deck tables and the JD."""
+SHIPPED_FAMILIES = ("ppo-family", "ppo-family-2", "ppo-family-3")
+"""The shipped families, each an agent of that name playing ``agents/policies/NAME`` (with
+``pimc-`` before it, the search guided by it). hearts-bench v2 pins the first; each later one keeps
+the networks of the one before where it has none better (shared, one copy on disk)."""
+SHIPPED_FAMILY = SHIPPED_DIR / SHIPPED_FAMILIES[0]
 _KEY = re.compile(r"(\d+)p(-2d)?(-jd)?")
 
 
@@ -162,17 +163,21 @@ def load_family(
     return TableFamily(name, members, seed)
 
 
-def ppo_family(
-    seed: int | np.random.SeedSequence | None = None, sample: bool = False, path: str | Path | None = None
-) -> TableFamily:
-    """The ``ppo-family`` agent: the family of ``path`` (default: the first shipped one), each
-    table's network playing its top card (or sampling with ``sample=True``)."""
-    return network_family("ppo-family", SHIPPED_FAMILY if path is None else Path(path), seed, sample)
+def shipped_family(name: str) -> Callable[..., TableFamily]:
+    """``make_agent``'s factory of the shipped family ``name`` (``SHIPPED_FAMILIES``): each table's
+    network plays its top card (or samples, ``sample=True``); ``path=`` plays another family folder
+    under that name."""
+
+    def family(
+        seed: int | np.random.SeedSequence | None = None, sample: bool = False, path: str | Path | None = None
+    ) -> TableFamily:
+        return network_family(name, SHIPPED_DIR / name if path is None else Path(path), seed, sample)
+
+    return family
 
 
-def ppo_family_2(seed: int | np.random.SeedSequence | None = None, sample: bool = False) -> TableFamily:
-    """The ``ppo-family-2`` agent: the second shipped family, as ``ppo-family`` plays the first."""
-    return network_family("ppo-family-2", SECOND_FAMILY, seed, sample)
+ppo_family = shipped_family(SHIPPED_FAMILIES[0])
+"""The ``ppo-family`` agent: ``ppo_family(path=FOLDER)`` plays a family folder."""
 
 
 def network_family(

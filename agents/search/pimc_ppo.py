@@ -46,12 +46,13 @@ in one line naming the option.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.learned.family import SECOND_FAMILY, SHIPPED_FAMILY, TableFamily, load_family, table_key
+from hearts_env.agents.learned.family import SHIPPED_FAMILIES, TableFamily, load_family, table_key
 from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -304,18 +305,21 @@ class PIMCPPOPolicy:
         return stop
 
 
-def pimc_ppo_family(
-    seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
-) -> TableFamily:
-    """The ``pimc-ppo-family`` agent: ``pimc-ppo`` (with ``options``) guided at each table by the
-    network the family of ``path`` (default: the first shipped family, ``ppo-family``) holds for
-    it, at one deck and at two (Cancellation Hearts)."""
-    return search_family("pimc-ppo-family", SHIPPED_FAMILY if path is None else Path(path), seed, options)
+def searched_family(name: str) -> Callable[..., TableFamily]:
+    """``make_agent``'s factory of ``pimc-`` + ``name``: ``pimc-ppo`` (with its options) guided at
+    each table by the network the shipped family ``name`` (``SHIPPED_FAMILIES``; or the family
+    folder ``path=``) holds for it, at one deck and at two (Cancellation Hearts)."""
+
+    def search(
+        seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
+    ) -> TableFamily:
+        return search_family(f"pimc-{name}", SHIPPED_DIR / name if path is None else Path(path), seed, options)
+
+    return search
 
 
-def pimc_ppo_family_2(seed: int | np.random.SeedSequence | None = None, **options: Any) -> TableFamily:
-    """The ``pimc-ppo-family-2`` agent: ``pimc-ppo`` guided by ``ppo-family-2``'s networks."""
-    return search_family("pimc-ppo-family-2", SECOND_FAMILY, seed, options)
+pimc_ppo_family = searched_family(SHIPPED_FAMILIES[0])
+"""The ``pimc-ppo-family`` agent."""
 
 
 def search_family(

@@ -16,7 +16,7 @@ from hearts_env.agents import make_agent
 from hearts_env.agents.learned.family import (
     FAMILY_FORMAT,
     INDEX_FILE,
-    SECOND_FAMILY,
+    SHIPPED_FAMILIES,
     SHIPPED_FAMILY,
     family_folders,
     ppo_family,
@@ -168,9 +168,9 @@ def test_a_family_plays_the_networks_it_shares_with_one_beside_it(tmp_path: Path
         ppo_family(path=second)
 
 
-@pytest.mark.parametrize("name", ["ppo-family", "ppo-family-2"])
+@pytest.mark.parametrize("name", SHIPPED_FAMILIES)
 def test_the_shipped_families_play_every_table_they_list_legally(name: str) -> None:
-    if not ((SHIPPED_FAMILY if name == "ppo-family" else SECOND_FAMILY) / INDEX_FILE).is_file():
+    if not (SHIPPED_FAMILY.parent / name / INDEX_FILE).is_file():
         pytest.skip("no shipped family")
     family = make_agent(name, seed=0)
     assert list(family.members) == sorted(["3p", "4p", "5p", "6p", "7p", "4p-jd", "6p-2d", "8p-2d", "10p-2d"])

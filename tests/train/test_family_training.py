@@ -16,12 +16,14 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from hearts_env.agents.learned.family import INDEX_FILE, ppo_family, table_rules  # noqa: E402
+from hearts_env.agents.learned.hashing import weights_hash  # noqa: E402
 from hearts_env.agents.learned.trained import TrainedPolicy  # noqa: E402
 from hearts_env.agents.specs import check_agents  # noqa: E402
 from hearts_env.engine.core import legal_mask, new_games  # noqa: E402
 from hearts_env.engine.infoset import infoset  # noqa: E402
 from hearts_env.train.config import parse_config  # noqa: E402
 from hearts_env.train.ppo.family import FamilyConfig, main  # noqa: E402
+from hearts_env.train.ppo.trainer import main as train_one  # noqa: E402
 
 
 def _config(run_dir: Path, **overrides) -> FamilyConfig:
@@ -141,6 +143,33 @@ def test_retrain_trains_a_table_recorded_in_stages_in_their_order(tmp_path: Path
     (staged / INDEX_FILE).write_text(json.dumps(index | {"trained_on": [stages[0], stages[0]]}))
     with pytest.raises(ValueError, match="table 3p: stage 2 must start"):
         main(FamilyConfig(retrain=str(staged), run_dir=str(tmp_path / "more")))
+    assert not (tmp_path / "more").exists()
+
+
+@pytest.mark.training
+def test_retrain_trains_on_a_table_from_a_network_of_its_own_and_keeps_the_kept(tmp_path: Path) -> None:
+    """A table trained on from a network of its own table (with hearts-train, then gathered, as the
+    shipped families' JD was) is trained again; a table the family kept is kept again."""
+    first = main(_config(tmp_path / "first", tables=["3p", "5p"]))
+    on = _config(tmp_path / "on", tables=["3p"], init_policy=str(first / "3p"), total_timesteps=512)
+    run = train_one(on.table("3p"))
+    gathered = tmp_path / "gathered"
+    shutil.copytree(run, gathered / "3p")
+    shutil.copytree(first / "5p", gathered / "5p")
+    trained = {"folder": "3p", "weights_hash": weights_hash(TrainedPolicy(gathered / "3p")), "run": run.name}
+    kept = json.loads((first / INDEX_FILE).read_text())["tables"]["5p"] | {"run": None, "kept": str(first / "5p")}
+    keep = FamilyConfig(**(on.to_dict() | {"tables": ["5p"], "init_policy": str(first / "5p")}))
+    recorded = [on.to_dict(), keep.to_dict()]
+    index = {"format": "hearts-mlp-family-v1", "tables": {"3p": trained, "5p": kept}, "trained_on": recorded}
+    (gathered / INDEX_FILE).write_text(json.dumps(index))
+    again = main(FamilyConfig(retrain=str(gathered), run_dir=str(tmp_path / "again"), progress_bar=False))
+    assert _hashes(again) == _hashes(gathered) != _hashes(first) | {"5p": kept["weights_hash"]}
+    entries = json.loads((again / INDEX_FILE).read_text())["tables"]
+    assert entries["3p"]["run"] is not None and entries["5p"]["kept"] == str(first / "5p")
+    recorded[1]["init_policy"] = str(first / "3p")  # a kept table's start must be a network of it
+    (gathered / INDEX_FILE).write_text(json.dumps(index | {"trained_on": recorded}))
+    with pytest.raises(ValueError, match="table 5p was kept, but its recorded init_policy is not one network of it"):
+        main(FamilyConfig(retrain=str(gathered), run_dir=str(tmp_path / "more")))
     assert not (tmp_path / "more").exists()
 
 

@@ -140,6 +140,19 @@ def recorded_settings(family: Path) -> dict[str, list[FamilyConfig]]:
     return found
 
 
+def recorded_kept(family: Path, stages: dict[str, list[PPOConfig]]) -> set[str]:
+    """The tables of the family folder ``family`` that it kept as their ``init_policy`` gave them
+    (their entry's ``run`` is null), which ``--retrain`` keeps again; a table trained on from a
+    network of its own (with ``hearts-train``, then gathered) is trained again. ``ValueError``
+    naming the table if a kept one's recorded start is not a network of that table."""
+    tables = read_meta(family / INDEX_FILE)["tables"]
+    kept = {key for key in stages if tables[key].get("run") is None}
+    for key in kept:
+        if len(stages[key]) != 1 or not kept_as_it_is(stages[key][0]):
+            raise ValueError(f"retrain: table {key} was kept, but its recorded init_policy is not one network of it")
+    return kept
+
+
 def check_stages(key: str, stages: list[FamilyConfig]) -> None:
     """``ValueError`` unless the first of table ``key``'s stages starts on its own and every later
     one from the stage before (``@previous``)."""
@@ -162,7 +175,10 @@ def main(config: FamilyConfig) -> Path:
             for key in config.tables:
                 check_stages(key, [config])
         stages = {key: [recipe.table(key) for recipe in parts] for key, parts in recipes.items()}
-        kept = {key for key, parts in stages.items() if len(parts) == 1 and kept_as_it_is(parts[0])}
+        if config.retrain:
+            kept = recorded_kept(Path(config.retrain), stages)
+        else:
+            kept = {key for key, parts in stages.items() if kept_as_it_is(parts[0])}
         seed = next(iter(recipes.values()))[0].seed
         folder = make_run_folder(config.run_dir, config.exp_name, seed)
     except ValueError as error:
