@@ -61,6 +61,7 @@ from hearts_env.agents.learned.trained import (
     masked_softmax,
     shipped_policy,
 )
+from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.search.belief import belief_for
 from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, tricks_left
 from hearts_env.agents.search.pimc import evaluate_in_chunks, one_hand_rules, rollout_scores, search_bytes
@@ -69,12 +70,16 @@ from hearts_env.agents.search.value_head import ValueHead
 from hearts_env.engine import checks, seeding
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.core import PLAY, State, choose_from_bits, legal_mask, step, step_in_place
-from hearts_env.engine.infoset import InfoSet, world_states
+from hearts_env.engine.infoset import InfoSet, infoset, world_states
 from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.observation import encode, observe
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds
+from hearts_env.play.policy import Policy
 
+ROLLOUT_OTHERS: dict[str, Policy | None] = {"network": None, "heuristic": HeuristicPolicy()}
+"""Who plays the other seats in the rollouts (``rollout_others``): the network, as the searcher
+does, or the heuristic (the rollouts of ``pimc`` and the play of a heuristic field)."""
 MAX_ENDGAME = 6  # tricks: 6 take some 12 ms a world, 3 s a decision of 256 worlds (docs/speed.md)
 
 
@@ -93,16 +98,21 @@ def network_play(
     rules: HeartsRules,
     max_batch: int = 8192,
     until_trick: np.ndarray | None = None,
+    others: Policy | None = None,
+    searcher: np.ndarray | None = None,
 ) -> State:
     """The games of ``state`` (one-hand rules, play phase) once every seat has played ``network``'s
     greedy card until their score is ``settled`` under ``rules``; with
     ``until_trick`` (N,) a game also stops at the end of its trick number ``until_trick`` (once
     that many tricks of the hand are complete). The batch is stepped in place as a whole and a game
     leaves it when it stops; forced cards are played without the network; ``max_batch`` bounds
-    the rows of one forward pass."""
+    the rows of one forward pass. With ``others``, every seat but ``searcher`` (N,) plays that
+    policy's card instead (from its information set in the game)."""
     n = state.batch_size
     out = np.empty_like(state.data)
     ids = np.arange(n)
+    if others is not None and searcher is None:
+        raise ValueError("network_play: others needs the searcher's seat of every game")
     buffer = np.empty((min(n, max_batch), network.layout.size), np.uint8)
     while len(ids):
         done = settled(state, rules)
@@ -117,6 +127,12 @@ def network_play(
         legal = state.legal
         actions = choose_from_bits(legal, np.zeros(len(ids)))  # the lowest legal card: the forced ones
         think = np.flatnonzero(np.bitwise_count(legal) > 1)
+        if others is not None:
+            theirs = think[state.to_play[think] != searcher[ids[think]]]
+            if len(theirs):
+                sub = state[theirs]
+                actions[theirs] = others(infoset(sub), legal_mask(sub))
+            think = think[state.to_play[think] == searcher[ids[think]]]
         for start in range(0, len(think), max_batch):
             rows = think[start : start + max_batch]
             sub = state[rows]
@@ -161,8 +177,10 @@ class PIMCPPOPolicy:
         endgame: int = 0,
         endgame_search: str = "paranoid",
         inference: str = "none",
+        rollout_others: str = "network",
     ) -> None:
         self.belief = belief_for(inference)
+        self.others = ROLLOUT_OTHERS[checks.choice("rollout_others", rollout_others, list(ROLLOUT_OTHERS))]
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
@@ -194,6 +212,8 @@ class PIMCPPOPolicy:
             tricks += f", endgame={self.endgame}, endgame_search={self.endgame_search!r}"
         if self.belief is not None:
             tricks += ", inference='belief'"
+        if self.others is not None:
+            tricks += ", rollout_others='heuristic'"
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
@@ -278,7 +298,10 @@ class PIMCPPOPolicy:
         after = step(start, np.repeat(card, W))
         roll = np.flatnonzero(tricks_left(after) > self.endgame)  # the others are solved from here
         until = self.rollout_stops(start)
-        after.data[roll] = network_play(after[roll], self.network, rules, self.max_batch, until[roll]).data
+        searcher = None if self.others is None else seat[roll]
+        after.data[roll] = network_play(
+            after[roll], self.network, rules, self.max_batch, until[roll], self.others, searcher
+        ).data
         own = rollout_scores(rules, after, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
         cut = np.flatnonzero(~settled(after, rules))
         solve = cut[tricks_left(after[cut]) <= self.endgame]

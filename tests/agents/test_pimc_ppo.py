@@ -1,8 +1,8 @@
 """Tests of ``hearts_env.agents.search.pimc_ppo``: the search guided by the shipped network.
 
 * Rollouts: ``network_play`` plays the network's own greedy card for every seat (the same hand
-  scores as stepping the ``ppo`` agent from its information sets), and a batch rolls out as each
-  game alone.
+  scores as stepping the ``ppo`` agent from its information sets), or the heuristic's at every
+  seat but the searcher's (``rollout_others``), and a batch rolls out as each game alone.
 * The agent: legal cards over whole hands (passing included) and many random positions, the
   network's passes, ``top_k=1`` plays exactly as ``ppo``, reproducible with a seed, candidates
   taken from the network's probabilities.
@@ -80,6 +80,34 @@ def test_network_play_is_the_network_playing_every_seat(ppo):
         state = step(state, np.where(state.phase == GAME_OVER, 0, ppo(infoset(state), legal_mask(state))))
     expected = hand_score(HAND, state.taken, start.scores)
     np.testing.assert_array_equal(hand_score(HAND, rolled, start.scores), expected)
+
+
+def test_the_other_seats_roll_out_with_the_heuristic_where_asked(ppo):
+    """With ``others``, the searcher's seat plays the network and every other seat the heuristic:
+    the hand scores of stepping those two agents from each seat's information set."""
+    start = random_positions(48, seed=5)
+    searcher = start.to_play.astype(np.int64)
+    heuristic = make_agent("heuristic")
+    rolled = network_play(start[np.arange(48)], ppo, HAND, others=heuristic, searcher=searcher).taken
+    state = start
+    while not np.all(state.phase == GAME_OVER):
+        info, mask = infoset(state), legal_mask(state)
+        cards = np.where(state.to_play == searcher, ppo(info, mask), heuristic(info, mask))
+        state = step(state, np.where(state.phase == GAME_OVER, 0, cards))
+    expected = hand_score(HAND, state.taken, start.scores)
+    np.testing.assert_array_equal(hand_score(HAND, rolled, start.scores), expected)
+    assert not np.array_equal(rolled, network_play(start[np.arange(48)], ppo, HAND).taken)
+    with pytest.raises(ValueError, match="'pimc-ppo:rollout_others=random': rollout_others must be one of network, h"):
+        agent_from_spec("pimc-ppo:rollout_others=random", 0)
+    search = make_agent("pimc-ppo-family-3", seed=0, worlds=2, rollout_others="heuristic")
+    state = new_games(one_hand_rules(table_rules("8p-2d")), batch_size=4, seed=6)
+    while not np.all(state.phase == PLAY):  # the passes, then a searched first trick at two decks
+        state = step(state, sample_actions(state, np.random.default_rng(0)))
+    for _ in range(8):
+        mask = legal_mask(state)
+        cards = search(infoset(state), mask)
+        assert mask[np.arange(4), cards].all()
+        state = step(state, cards)
 
 
 def test_network_play_of_a_batch_equals_each_game_alone(ppo):
