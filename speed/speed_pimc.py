@@ -10,7 +10,8 @@ random rollouts), ``pimc`` (``pimc_heuristic()``: 32 worlds, heuristic rollouts 
 and the rest judged by the network's value head); on request also ``pimc-ppo`` with the exact
 endgame (``pimc-ppo:endgame=n``, n = 2 to 4, each with ``endgame_search=maxn`` and with
 ``rollout_tricks=1``), ``pimc`` and ``pimc-ppo`` with ``inference=belief``, and
-``pimc-ppo-family`` (``pimc-ppo`` guided by the network of the table, for the other tables).
+``pimc-ppo-family`` (``pimc-ppo`` guided by the network of the table, for the other tables), and
+both with ``rollout_others=heuristic`` (the heuristic plays the other seats in the rollouts).
 ``pimc-ppo`` leaves positions where the network keeps a single candidate unsearched, as in play;
 its batches step the rollouts of all their games together, so it gains most from batching.
 
@@ -54,6 +55,8 @@ for n in (2, 3, 4):  # the exact endgame's last n tricks (``hearts_env.agents.se
 for name, factory in (("pimc", pimc_heuristic), ("pimc-ppo", PIMCPPOPolicy)):  # worlds drawn with the belief model
     AGENTS[f"{name}:inference=belief"] = functools.partial(factory, inference="belief")
 AGENTS["pimc-ppo-family"] = pimc_ppo_family
+for name, factory in (("pimc-ppo", PIMCPPOPolicy), ("pimc-ppo-family", pimc_ppo_family)):  # the others' rollouts
+    AGENTS[f"{name}:rollout_others=heuristic"] = functools.partial(factory, rollout_others="heuristic")
 
 
 def positions(count: int, seed: int, rules: HeartsRules | None = None) -> tuple[InfoSet, np.ndarray]:
