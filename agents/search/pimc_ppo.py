@@ -10,7 +10,8 @@ For each play-phase decision the seat to act
 2. samples ``worlds`` deals of the unseen cards consistent with its information set and builds
    a core state for each (``hearts_env.engine.worlds.sample_worlds`` / ``hearts_env.engine.infoset.world_states``);
 3. plays each candidate in each world and rolls the hand out with the network's greedy card for
-   every seat: games x worlds x candidates are ONE batch of core states stepped together
+   every seat (with ``rollout_others="heuristic"``, the heuristic's for every seat but its own):
+   games x worlds x candidates are ONE batch of core states stepped together
    (``hearts_env.engine.core.step_in_place``), observed for their seats to act in one compiled pass
    (``hearts_env.engine.observation.observe``) and answered by one forward pass of the network
    (``MLPPolicy.logits``: whole-array numpy matmuls) per step; forced cards skip the network, and a
@@ -77,7 +78,7 @@ from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds
 from hearts_env.play.policy import Policy
 
-ROLLOUT_OTHERS: dict[str, Policy | None] = {"network": None, "heuristic": HeuristicPolicy()}
+ROLLOUT_OTHERS = ("network", "heuristic")
 """Who plays the other seats in the rollouts (``rollout_others``): the network, as the searcher
 does, or the heuristic (the rollouts of ``pimc`` and the play of a heuristic field)."""
 MAX_ENDGAME = 6  # tricks: 6 take some 12 ms a world, 3 s a decision of 256 worlds (docs/speed.md)
@@ -160,6 +161,7 @@ class PIMCPPOPolicy:
     (``"paranoid"`` or ``"maxn"``); 0 leaves them to the network. ``inference``: ``"none"``
     (uniform worlds) or ``"belief"`` (worlds drawn with the belief model,
     ``hearts_env.agents.search.belief``, each the importance resample of ``proposals`` deals).
+    ``rollout_others``: who plays the other seats in the rollouts, ``"network"`` or ``"heuristic"``.
     """
 
     def __init__(
@@ -180,7 +182,8 @@ class PIMCPPOPolicy:
         rollout_others: str = "network",
     ) -> None:
         self.belief = belief_for(inference)
-        self.others = ROLLOUT_OTHERS[checks.choice("rollout_others", rollout_others, list(ROLLOUT_OTHERS))]
+        others = checks.choice("rollout_others", rollout_others, list(ROLLOUT_OTHERS))
+        self.others: Policy | None = HeuristicPolicy() if others == "heuristic" else None
         worlds, top_k = checks.integer("worlds", worlds, 1), checks.integer("top_k", top_k, 1, NUM_CARDS)
         max_batch = checks.integer("max_batch", max_batch, 1)
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
