@@ -16,8 +16,9 @@ table from the checkpoint of its run in that family (``--total-timesteps`` count
 steps from its first run), into a new family folder. ``--retrain FAMILY_FOLDER`` trains every
 table of that family again with the settings its ``family.json`` records for it (its seed
 included), so a family gathered from parts trained with different settings (the shipped one) is
-remade by one command; a table the family kept (its entry's ``run`` is null) is copied again. ``--jobs N`` trains N tables side by side, each in its own process: a
-table's network depends on its settings and the seed alone, so the family is the same.
+remade by one command; a table the family kept (its entry's ``run`` is null) is copied again.
+``--jobs N`` trains N tables side by side, each in its own process: a table's network depends on
+its settings and the seed alone, so the family is the same.
 """
 
 from __future__ import annotations
