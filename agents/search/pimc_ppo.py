@@ -129,11 +129,11 @@ def network_play(
         actions = choose_from_bits(legal, np.zeros(len(ids)))  # the lowest legal card: the forced ones
         think = np.flatnonzero(np.bitwise_count(legal) > 1)
         if others is not None:
-            theirs = think[state.to_play[think] != searcher[ids[think]]]
-            if len(theirs):
-                sub = state[theirs]
-                actions[theirs] = others(infoset(sub), legal_mask(sub))
-            think = think[state.to_play[think] == searcher[ids[think]]]
+            mine = state.to_play[think] == searcher[ids[think]]
+            if not mine.all():
+                sub = state[think[~mine]]
+                actions[think[~mine]] = others(infoset(sub), legal_mask(sub))
+            think = think[mine]
         for start in range(0, len(think), max_batch):
             rows = think[start : start + max_batch]
             sub = state[rows]
