@@ -435,6 +435,21 @@ def test_expert_iteration_teacher_can_solve_the_endgame(tmp_path):
             ExItConfig(endgame=bad, run_dir=str(tmp_path))
 
 
+def test_expert_iteration_teacher_can_roll_the_other_seats_out_with_the_heuristic(tmp_path):
+    pytest.importorskip("torch")
+    from hearts_env.train.distill.expert_iteration import ExItConfig, collect_parallel
+
+    config = ExItConfig(decisions=120, worlds=2, top_k=2, seed=5, progress_bar=False, rollout_others="heuristic")
+    assert "rollout_others='heuristic'" in repr(config.teacher())
+    demos = collect_parallel(config, HAND)
+    rows = np.flatnonzero((~np.isnan(demos.values)).sum(axis=1) > 1)[:20]
+    assert len(rows) > 0
+    network = collect_parallel(dataclasses.replace(config, rollout_others="network"), HAND)
+    assert not np.array_equal(demos.values[rows], network.values[rows])  # other rollouts on the same deals
+    with pytest.raises(ValueError, match="rollout_others"):
+        ExItConfig(rollout_others="random", run_dir=str(tmp_path))
+
+
 def test_expert_iteration_refuses_demonstrations_it_cannot_fit_before_any_work(tmp_path):
     from hearts_env.train.distill.expert_iteration import ExItConfig, main
     from hearts_env.train.ppo.imitation import Demonstrations

@@ -70,6 +70,9 @@ class ExItConfig(RunConfig):
     exactly in each world (0: none; hearts_env.agents.search.endgame)"""
     inference: str = "none"
     """pimc-ppo's worlds: none (uniform) or belief (drawn with the belief model)"""
+    rollout_others: str = "network"
+    """who plays the other seats in pimc-ppo's rollouts: network or heuristic (about three times
+    as fast at 7 players, level in strength)"""
     play_share: float = 0.0
     """share of the decisions at which --policy's network plays its own card while the search's
     card is still the one recorded (DAgger: the network's own positions, labelled by the search)"""
@@ -123,6 +126,7 @@ class ExItConfig(RunConfig):
             endgame=self.endgame,
             path=self.policy or None,
             inference=self.inference,
+            rollout_others=self.rollout_others,
         )
 
 
