@@ -22,7 +22,8 @@ For each play-phase decision the seat to act
    With ``endgame=n`` a rollout also stops once n tricks are left (at once, if the searched card
    leaves no more) and the rest of the hand is solved exactly in that world
    (``hearts_env.agents.search.endgame``: every hand is known there; ``endgame_search`` picks the search);
-4. plays the candidate with the lowest mean hand score (the real rules' moon and totals applied),
+4. plays the candidate with the lowest mean hand score (the real rules' moon and totals applied;
+   with ``objective="field"``, that score minus the other seats' mean),
    keeping the network's card unless another beats it by more than ``margin`` points; ties go to
    the network's more probable card.
 
@@ -81,6 +82,10 @@ from hearts_env.play.policy import Policy
 ROLLOUT_OTHERS = ("network", "heuristic")
 """Who plays the other seats in the rollouts (``rollout_others``): the network, as the searcher
 does, or the heuristic (the rollouts of ``pimc`` and the play of a heuristic field)."""
+OBJECTIVES = ("points", "field")
+"""What the search minimises (``objective``): the searcher's hand score, or that score minus the
+mean of the other seats' (the benchmark's headline: a moon the searcher shoots counts for the
+points it gives every other seat, one it lets another seat shoot for the points it spares them)."""
 MAX_ENDGAME = 6  # tricks: 6 take some 12 ms a world, 3 s a decision of 256 worlds (docs/speed.md)
 
 
@@ -162,6 +167,8 @@ class PIMCPPOPolicy:
     (uniform worlds) or ``"belief"`` (worlds drawn with the belief model,
     ``hearts_env.agents.search.belief``, each the importance resample of ``proposals`` deals).
     ``rollout_others``: who plays the other seats in the rollouts, ``"network"`` or ``"heuristic"``.
+    ``objective``: what a candidate's rollouts are scored by (``OBJECTIVES``); ``"field"`` needs
+    whole rollouts (every seat's score), so neither ``rollout_tricks`` nor ``endgame``.
     """
 
     def __init__(
@@ -180,6 +187,7 @@ class PIMCPPOPolicy:
         endgame_search: str = "paranoid",
         inference: str = "none",
         rollout_others: str = "network",
+        objective: str = "points",
     ) -> None:
         self.belief = belief_for(inference)
         others = checks.choice("rollout_others", rollout_others, list(ROLLOUT_OTHERS))
@@ -189,6 +197,11 @@ class PIMCPPOPolicy:
         self.rollout_tricks = checks.integer("rollout_tricks", rollout_tricks, 0)
         self.endgame = checks.integer("endgame", endgame, 0, MAX_ENDGAME)
         self.endgame_search = checks.choice("endgame_search", endgame_search, list(SEARCHES))
+        self.objective = checks.choice("objective", objective, list(OBJECTIVES))
+        if self.objective == "field" and (self.rollout_tricks or self.endgame):
+            raise ValueError(
+                "objective='field' scores every seat of whole rollouts: give it no rollout_tricks or endgame"
+            )
         rejection_rounds = checks.integer("rejection_rounds", rejection_rounds, 0)
         proposals = checks.integer("proposals", proposals, 1)
         checks.fits_in_memory(f"{worlds:,} worlds", search_bytes(worlds))
@@ -217,6 +230,8 @@ class PIMCPPOPolicy:
             tricks += ", inference='belief'"
         if self.others is not None:
             tricks += ", rollout_others='heuristic'"
+        if self.objective != "points":
+            tricks += f", objective={self.objective!r}"
         return f"PIMCPPOPolicy(worlds={self.worlds}, top_k={self.top_k}{tricks}, network={self.network!r})"
 
     def check_rules(self, rules: HeartsRules) -> None:
@@ -279,8 +294,9 @@ class PIMCPPOPolicy:
         return out
 
     def evaluate(self, info: InfoSet, candidates: np.ndarray) -> np.ndarray:
-        """(B, 52) float: the mean hand score (lower is better) of each candidate card over the
-        sampled worlds; NaN elsewhere. Every game must be in the play phase, its observer to act."""
+        """(B, 52) float: the mean hand score (lower is better; minus the others' mean with
+        ``objective="field"``) of each candidate card over the sampled worlds; NaN elsewhere.
+        Every game must be in the play phase, its observer to act."""
         return evaluate_in_chunks(self._evaluate, info, candidates, self.worlds, self.max_batch)
 
     def rollout_starts(self, info: InfoSet, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, State]:
@@ -305,7 +321,10 @@ class PIMCPPOPolicy:
         after.data[roll] = network_play(
             after[roll], self.network, rules, self.max_batch, until[roll], self.others, searcher
         ).data
-        own = rollout_scores(rules, after, start.scores)[np.arange(len(seat)), seat].astype(np.float64)
+        scores = rollout_scores(rules, after, start.scores).astype(np.float64)
+        own = scores[np.arange(len(seat)), seat]
+        if self.objective == "field":
+            own -= (scores.sum(axis=1) - own) / (scores.shape[1] - 1)
         cut = np.flatnonzero(~settled(after, rules))
         solve = cut[tricks_left(after[cut]) <= self.endgame]
         if len(solve):

@@ -5,7 +5,8 @@
   seat but the searcher's (``rollout_others``), and a batch rolls out as each game alone.
 * The agent: legal cards over whole hands (passing included) and many random positions, the
   network's passes, ``top_k=1`` plays exactly as ``ppo``, reproducible with a seed, candidates
-  taken from the network's probabilities.
+  taken from the network's probabilities; ``objective="field"`` scores a sure moon for the points
+  it gives the others.
 * The rules check: tables the network was not trained for are refused (``check_agents`` and the
   command line), bad options are refused with a line naming the option.
 * Two decks (Cancellation Hearts), ``pimc-ppo-family`` with the shipped family's networks:
@@ -18,7 +19,8 @@
   network goes through a round at its own table, measured against itself in every other seat; a
   collection split over two processes holds the one-process collection of the seed, then other deals; the
   teacher's rollouts can stop at the value head (``--rollout-tricks``), which its folder must hold,
-  and end in the exact endgame (``--endgame``).
+  and end in the exact endgame (``--endgame``); its other seats can be rolled out by the heuristic
+  (``--rollout-others``).
 """
 
 from __future__ import annotations
@@ -234,6 +236,31 @@ def test_two_deck_rollouts_stop_and_score_as_the_core(key):
     assert np.any(rolled.phase != GAME_OVER)  # some stopped before the hand's end
     expected = play_out(start, network).last_hand_points
     np.testing.assert_array_equal(rollout_scores(rules, rolled, start.scores), expected)
+
+
+def test_the_field_objective_scores_a_sure_moon_for_the_points_it_gives_the_others():
+    """Seat 0 holds every club: it wins every trick whatever anyone holds or plays, so every
+    world's rollout ends in its moon (the others take 26 each). Its own hand score is 0 either
+    way; minus the others' mean it is -26, and a bad objective or one that needs every seat's
+    score with a cut rollout is refused in one line."""
+    clubs = " ".join(f"{rank}C" for rank in "23456789TJQKA")
+    rest = [card for card in range(NUM_CARDS) if card not in set(parse_cards(clubs))]
+    deal = deal_from_hands([clubs] + [rest[i * 13 : (i + 1) * 13] for i in range(3)])
+    rules = dataclasses.replace(HAND, pass_count=0)
+    state = new_games(rules, deals=deal[None])
+    for _ in range(4):  # the first trick: 2C, then the others' first legal cards
+        state = step(state, np.argmax(legal_mask(state), axis=1))
+    assert state.to_play[0] == 0 and legal_mask(state).sum() == 12
+    info, mask = infoset(state), legal_mask(state)
+    points = PIMCPPOPolicy(seed=1, worlds=8, top_k=13).evaluate(info, mask)
+    field = PIMCPPOPolicy(seed=1, worlds=8, top_k=13, objective="field").evaluate(info, mask)
+    np.testing.assert_array_equal(points[mask], 0.0)
+    np.testing.assert_array_equal(field[mask], -26.0)
+    assert np.isnan(field[~mask]).all()
+    with pytest.raises(ValueError, match="objective must be one of points, field"):
+        PIMCPPOPolicy(objective="margin")
+    with pytest.raises(ValueError, match="objective='field' scores every seat of whole rollouts"):
+        PIMCPPOPolicy(objective="field", endgame=2)
 
 
 def moon_deal() -> np.ndarray:
