@@ -4,7 +4,8 @@ program) played on a ladder (``hearts-ladder serve``, ``docs/ladder.md``).
 The client connects, says ``hearts-ladder 1 token=T`` and, welcomed, serves the bot protocol on the
 connection exactly as ``hearts-bot`` serves it on stdin/stdout (``Bot``). When the connection ends
 (the server restarts, drops the bot after a fault, the network fails) it connects again after
-``retry`` seconds, for as long as it runs; a refused token ends it with one line.
+``retry`` seconds, for as long as it runs (a refusal to try again included: a full server, a
+handshake late on a loaded one); a refusal for good (an unknown token) ends it with one line.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def play_on_ladder(
                 sink.flush()
                 answer = source.readline(4096).decode("ascii", "replace").strip()
                 kind, _, rest = answer.partition(" ")
-                if kind == "refused" and not rest.startswith("busy"):
+                if kind == "refused" and not rest.startswith(protocol.TRY_AGAIN):
                     raise Refused(f"the ladder at {address} refused the bot: {protocol.shown(rest, 200)}")
                 if kind != "welcome":
                     raise ConnectionError(f"the ladder answered {protocol.shown(answer, 200)}")

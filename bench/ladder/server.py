@@ -125,12 +125,12 @@ class LadderServer:
         loop = asyncio.get_running_loop()
         sock.setblocking(False)
         if self.lobby.size() + len(self.handshakes) + len(self.bridges) >= self.settings.max_connections:
-            self._refuse(sock, BUSY)
+            self._refuse(sock, protocol.BUSY)
             return
         if len(self.handshakes) >= self.settings.max_handshakes:  # the oldest handshake makes room
             oldest = next(iter(self.handshakes))
             oldest.cancel()  # its reader removed first, then its socket refused (an unstarted task runs nothing)
-            loop.call_soon(self._refuse, self.handshakes.pop(oldest), BUSY)
+            loop.call_soon(self._refuse, self.handshakes.pop(oldest), protocol.BUSY)
         task = loop.create_task(serve(sock))
         self.handshakes[task] = sock
 
@@ -162,7 +162,7 @@ class LadderServer:
         try:
             connection = await asyncio.wait_for(self._greet(sock), self.settings.hello_limit)
         except asyncio.TimeoutError:
-            self._refuse(sock, f"no complete handshake within {self.settings.hello_limit:g} s")
+            self._refuse(sock, f"{protocol.SLOW_HANDSHAKE} {self.settings.hello_limit:g} s")
         except ValueError as error:
             self._refuse(sock, " ".join(str(error).split()))
         except (OSError, LadderDBError):
@@ -224,9 +224,6 @@ class LadderServer:
             play_match(self.db, self.settings, bots, house, self.lobby, self.name, lambda: self.stopping, self.say)
         finally:
             self.lobby.leave(bots)
-
-
-BUSY = "busy: too many connections, try again later"
 
 
 def websocket_module() -> Any:

@@ -17,10 +17,11 @@ function connect() {
   socket.on("data", (chunk) => {
     buffer += chunk;
     for (let end; (end = buffer.indexOf("\n")) >= 0; buffer = buffer.slice(end + 1)) {
-      const words = buffer.slice(0, end).trim().split(/\s+/);
+      const line = buffer.slice(0, end).trim();
+      const words = line.split(/\s+/);
       const kind = words[0];
-      if (kind === "refused") {
-        console.error(`ladder_lowest.js: ${words.join(" ")}`);
+      if (kind === "refused" && !/^refused (busy|no complete handshake)/.test(line)) {
+        console.error(`ladder_lowest.js: ${line}`); // for good (busy or late: "close" tries again)
         process.exit(1);
       } else if (kind === "hearts-bot-protocol") {
         socket.write("hearts-bot-protocol 1 name=lowest-js tables=many\n");

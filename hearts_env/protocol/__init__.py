@@ -31,6 +31,7 @@ from hearts_env.protocol.reading import (
     unusable_table_id,
 )
 from hearts_env.protocol.words import (
+    BUSY,
     FIELD_NAMES,
     HELLO,
     LADDER,
@@ -39,6 +40,8 @@ from hearts_env.protocol.words import (
     MAX_TABLE,
     PIECES,
     PROTOCOL,
+    SLOW_HANDSHAKE,
+    TRY_AGAIN,
     VERSION,
     is_bot_name,
     shown,
@@ -53,6 +56,7 @@ from hearts_env.protocol.writing import (
 )
 
 __all__ = [
+    "BUSY",
     "Decisions",
     "FIELD_NAMES",
     "HELLO",
@@ -63,6 +67,8 @@ __all__ = [
     "MAX_TABLE",
     "PIECES",
     "PROTOCOL",
+    "SLOW_HANDSHAKE",
+    "TRY_AGAIN",
     "VERSION",
     "answer_lines",
     "is_bot_name",

@@ -16,6 +16,13 @@ LADDER_VERSION = 1
 """The ladder's extension over TCP (``docs/bot-protocol.md``): a bot that connects first writes
 ``hearts-ladder 1 token=TOKEN``; the server answers ``welcome NAME`` (then ``HELLO``: a session
 of this protocol for as long as the connection lasts) or ``refused REASON`` and closes."""
+BUSY = "busy: too many connections, try again later"
+"""The ladder's refusal when it has no room for the connection."""
+SLOW_HANDSHAKE = "no complete handshake within"
+"""How the ladder's refusal of a handshake that did not arrive in time starts."""
+TRY_AGAIN = ("busy", SLOW_HANDSHAKE)
+"""How the refusals a client connects again after start (a full server; a handshake late on a slow
+link or a loaded server): every other refusal (an unknown token, another protocol) is for good."""
 
 # The fixed text of a decision line, in the order it is written (``decision_lines``).
 PIECES = (

@@ -59,13 +59,22 @@ def everyone_played(db: LadderDB) -> bool:
 
 
 def wait_for_deals(
-    db: LadderDB, deals: int, server: subprocess.Popen, log: Path, limit: float, everyone: bool = False
+    db: LadderDB,
+    deals: int,
+    server: subprocess.Popen,
+    clients: dict[str, subprocess.Popen],
+    log: Path,
+    limit: float,
+    everyone: bool = False,
 ) -> None:
-    """Until ``deals`` deals are stored (and, with ``everyone``, ``everyone_played``), at most ``limit`` seconds."""
+    """Until ``deals`` deals are stored (and, with ``everyone``, ``everyone_played``), at most
+    ``limit`` seconds, the server and every client running all along."""
     deadline = time.monotonic() + limit
     while db.counts()["deals"] < deals or (everyone and not everyone_played(db)):
         assert server.poll() is None, log.read_text()[-2000:]
-        assert time.monotonic() < deadline, (db.counts(), log.read_text()[-3000:])
+        for name, client in clients.items():
+            assert client.poll() is None, (name, (log.parent / f"{name}.log").read_text()[-2000:])
+        assert time.monotonic() < deadline, (db.counts(), standings(db).table(), log.read_text()[-3000:])
         time.sleep(0.5)
 
 
@@ -87,30 +96,30 @@ def run_ladder(url: str, port: int, tmp_path: Path, deals: int) -> LadderDB:
     log = tmp_path / "ladder.log"
     address = f"127.0.0.1:{port}"
     server = start_server(url, port, log)
-    clients = []
+    clients = {}
     try:
         for name, argv in BOTS.items():
             argv = command(argv[0]) + [
                 address if a == "ADDRESS" else tokens[name] if a == "TOKEN" else a for a in argv[1:]
             ]
-            clients.append(
-                subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("w"))
+            clients[name] = subprocess.Popen(
+                argv, stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("w")
             )
         # the limit covers the clients' start-up too, on a loaded machine
-        wait_for_deals(db, deals // 2, server, log, limit=120 + 2 * deals)
+        wait_for_deals(db, deals // 2, server, clients, log, limit=120 + 2 * deals)
         server.send_signal(signal.SIGKILL)  # no chance to tidy up
         server.wait()
         before = whole_deals(db)
         server = start_server(url, port, log)
         assert before <= whole_deals(db)  # nothing lost
-        wait_for_deals(db, deals, server, log, limit=30 + 2 * deals, everyone=True)
+        wait_for_deals(db, deals, server, clients, log, limit=30 + 2 * deals, everyone=True)
         server.send_signal(signal.SIGTERM)
         assert server.wait(60) == 0, log.read_text()[-2000:]
         assert before <= whole_deals(db)
         statuses = dict(db.query("SELECT status, COUNT(*) FROM matches GROUP BY status"))
         assert statuses.get("interrupted", 0) >= 1 and statuses.get("done", 0) >= 1, statuses
     finally:
-        for process in [server, *clients]:
+        for process in [server, *clients.values()]:
             process.kill()
             process.wait()
     return db

@@ -5,19 +5,24 @@ at a table plays on and nothing stored is lost; and its database refuses what it
 from __future__ import annotations
 
 import io
+import shutil
 import socket
 import sqlite3
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from hearts_env import protocol
 from hearts_env.agents.bridges.ladder_client import Refused, play_on_ladder
 from hearts_env.bench.ladder.db import LadderDB, LadderDBError
 from hearts_env.bench.ladder.server import LadderServer
 from hearts_env.bench.ladder.worker import LadderSettings
 from hearts_env.play.policy import RandomPolicy
+
+NODE_CLIENT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "ladder_lowest.js"
 
 
 def connect(address: str, timeout: float = 10) -> socket.socket:
@@ -112,6 +117,43 @@ def test_a_refused_token_ends_the_client(tmp_path: Path, serve_ladder) -> None: 
     ladder = serve_ladder(LadderServer(db, LadderSettings(), log=io.StringIO()))
     with pytest.raises(Refused, match="refused the bot: 'unknown token'"):
         play_on_ladder(ladder.address, "nope", RandomPolicy(0), "x")
+
+
+REFUSALS = [f"{protocol.SLOW_HANDSHAKE} 1 s", protocol.BUSY, "unknown token"]
+
+
+def refusing_server(refusals: list[str]) -> tuple[str, list[bytes]]:
+    """A stand-in ladder on a free port that refuses its connections in turn with ``refusals``;
+    its address and the first line of each connection, as they come."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[bytes] = []
+
+    def serve() -> None:
+        with listener:
+            for reason in refusals:
+                sock, _ = listener.accept()
+                with sock:
+                    seen.append(answer(sock))
+                    sock.sendall(f"refused {reason}\n".encode())
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"127.0.0.1:{listener.getsockname()[1]}", seen
+
+
+def test_the_client_tries_again_after_a_late_handshake_or_a_full_server() -> None:
+    address, seen = refusing_server(REFUSALS)
+    with pytest.raises(Refused, match="refused the bot: 'unknown token'"):
+        play_on_ladder(address, "t0k", RandomPolicy(0), "x", retry=0.01)
+    assert seen == [b"hearts-ladder 1 token=t0k"] * 3  # the refusal for good ends it, not the two before
+
+
+def test_the_javascript_client_tries_again_after_a_late_handshake_or_a_full_server() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed (the JavaScript client)")
+    address, seen = refusing_server(REFUSALS)
+    client = subprocess.run(["node", str(NODE_CLIENT), address, "t0k"], capture_output=True, text=True, timeout=60)
+    assert client.returncode == 1 and "refused unknown token" in client.stderr, client.stderr
+    assert seen == [b"hearts-ladder 1 token=t0k"] * 3
 
 
 def test_the_database_refuses_what_it_cannot_use(tmp_path: Path) -> None:
