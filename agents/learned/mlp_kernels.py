@@ -35,7 +35,11 @@ class SparseMLP:
         self.rest, self.activation = layers[1:], activation
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """(B, outputs) float32 of (B, inputs) inputs."""
+        """(B, outputs) float32 of (B, inputs) inputs; ``ValueError`` for inputs of another width
+        (another table's or another layout's observations would read the wrong weights)."""
+        inputs = len(self.first[0])
+        if np.ndim(x) != 2 or np.shape(x)[1] != inputs:
+            raise ValueError(f"the network reads (B, {inputs}) inputs, got an array of shape {np.shape(x)}")
         h = sparse_input_layer(np.ascontiguousarray(x), *self.first)
         for w, b in self.rest:
             h = self.activation(h) @ w.T + b

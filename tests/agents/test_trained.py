@@ -18,6 +18,7 @@ from hearts_env import HeartsRules
 from hearts_env.agents.learned.trained import MAX_PARAMETERS, META_FILE, SHIPPED_DIR, WEIGHTS_FILE, TrainedPolicy
 from hearts_env.engine.core import legal_mask, new_games, sample_actions, step
 from hearts_env.engine.infoset import infoset
+from hearts_env.engine.observation import ObservationLayout, encode
 
 
 @pytest.fixture
@@ -273,3 +274,15 @@ def test_net_arch_must_agree_with_the_arrays(tmp_path: Path) -> None:
     del meta["net_arch"]  # optional: the arrays give the widths
     (folder / META_FILE).write_text(json.dumps(meta))
     assert TrainedPolicy(folder).hidden == [16]
+
+
+def test_observations_of_another_layout_are_refused() -> None:
+    """Another table's observations (or the compact layout where the network reads the trick's
+    outcomes) would silently read the wrong weights: the forward pass names the widths instead."""
+    network = TrainedPolicy(SHIPPED_DIR / "ppo")
+    state = new_games(HeartsRules(num_players=5), batch_size=2, seed=0)
+    other = encode(infoset(state), ObservationLayout(state.rules))
+    wanted = rf"reads \(B, {network.layout.size}\) inputs, got an array of shape \(2, {other.shape[1]}\)"
+    with pytest.raises(ValueError, match=wanted):
+        network.logits(other)
+    assert network.logits(other[:, : network.layout.size]).shape == (2, 52)  # the right width is read

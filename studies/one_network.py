@@ -1,0 +1,214 @@
+"""One network for the one-deck tables, measured against a network per table: the per-table
+networks of ``pimc-ppo-family-3`` (3 to 7 players, and four with the JD) distilled into a single
+MLP that reads every table through one observation, then each table's single network paired with
+its own network on the same deals against a field of one opponent.
+
+The shared observation is the layout of the largest table, seven players with the JD, with the
+trick's outcomes (``hearts_env.engine.observation.ObservationLayout``), followed by the rules as features: the
+player count (one of five) and the JD rule. A smaller table's sections are written into it seat
+by seat (the observer, its left-hand neighbour and the seats after it in their own places, its
+right-hand neighbour in the last: the seats a card passes to keep their meaning), the seats it
+lacks left at zero, each table's counts scaled as its own network scales them. Each table's own
+network reads its part of the same observation.
+
+For each table the network plays every seat of ``--decisions`` decisions (``imitation.collect``);
+its card probabilities at each are the targets of the single network (the cross-entropy of the
+legal cards' distribution), the last 5% of each table's decisions held out to measure how often
+the two agree. Then, per table, the matches ``hearts-arena NET OPPONENT ... --episode hand``
+plays, on the same deals for the single network and the table's own (``search_ablation.match_points``):
+
+    python studies/one_network.py --decisions 200000 --epochs 8 --deals 1000 --opponent heuristic --seed 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from search_ablation import match_points
+
+from hearts_env.agents.cli import build_agents
+from hearts_env.agents.learned.family import family_folders, table_rules
+from hearts_env.agents.learned.trained import TrainedPolicy, masked_argmax, masked_softmax
+from hearts_env.arena.statistics import Estimate
+from hearts_env.engine.infoset import InfoSet
+from hearts_env.engine.observation import ObservationLayout, encode
+from hearts_env.engine.rules import HeartsRules
+from hearts_env.train.ppo.imitation import collect
+
+TABLES = ("3p", "4p", "5p", "6p", "7p", "4p-jd")
+PLAYER_COUNTS = (3, 4, 5, 6, 7)
+SHARED = ObservationLayout(HeartsRules(num_players=7, jack_of_diamonds=True), trick_outcomes=True)
+FEATURES = SHARED.size + len(PLAYER_COUNTS) + 1  # the shared layout, the player count, the JD rule
+HELD_OUT = 0.05
+
+
+def shared_index(layout: ObservationLayout) -> np.ndarray:
+    """(layout.size,) int: where each entry of a table's observation goes in the shared one."""
+    P, big = layout.rules.num_players, SHARED.rules.num_players
+    slot = np.arange(P)
+    slot[-1] = big - 1  # the right-hand neighbour
+    index = np.empty(layout.size, np.int64)
+    for name, (where, shape) in layout.sections.items():
+        to, to_shape = SHARED.sections[name]
+        places = np.arange(to.start, to.stop).reshape(to_shape)
+        index[where] = (places if shape == to_shape else places[slot]).ravel()
+    return index
+
+
+class SharedInput:
+    """A table's observations as the single network reads them: (B, FEATURES) uint8 counts
+    (``counts``), times ``scale``."""
+
+    def __init__(self, rules: HeartsRules) -> None:
+        self.layout = ObservationLayout(rules, trick_outcomes=True)
+        self.index = shared_index(self.layout)
+        self.scale = np.ones(FEATURES, np.float32)
+        self.scale[self.index] = self.layout.scale()
+        self.rules_features = np.zeros(FEATURES - SHARED.size, np.uint8)
+        self.rules_features[PLAYER_COUNTS.index(rules.num_players)] = 1
+        self.rules_features[-1] = rules.jack_of_diamonds
+
+    def counts(self, observations: np.ndarray) -> np.ndarray:
+        x = np.zeros((len(observations), FEATURES), np.uint8)
+        x[:, self.index] = observations
+        x[:, SHARED.size :] = self.rules_features
+        return x
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        return self.counts(observations) * self.scale
+
+
+class SingleNetworkPolicy:
+    """The single network at one table: the legal card with the top logit."""
+
+    def __init__(self, net: torch.nn.Module, rules: HeartsRules) -> None:
+        linear = [m for m in net if isinstance(m, torch.nn.Linear)]
+        self.layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linear]
+        self.rules, self.shared = rules, SharedInput(rules)
+
+    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
+        x = self.shared(encode(info, self.shared.layout))
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w.T + b
+            if i < len(self.layers) - 1:
+                x = np.maximum(x, 0)
+        return masked_argmax(x, np.asarray(mask, bool))
+
+    def seed(self, seed: object) -> None:  # greedy: nothing random
+        pass
+
+
+def columns(layout: ObservationLayout, part: ObservationLayout) -> np.ndarray:
+    """Where each entry of ``part``'s observation lies in ``layout``'s (``part``'s sections are
+    some of ``layout``'s: a network's own layout within the one the single network reads)."""
+    return np.concatenate(
+        [np.arange(layout.sections[name][0].start, layout.sections[name][0].stop) for name in part.sections]
+    )
+
+
+def distillation_set(key: str, folder: Path, decisions: int, seed: int) -> dict[str, np.ndarray]:
+    """The table's network playing every seat: the shared inputs' counts, the legal cards and its
+    probabilities."""
+    rules, teacher = table_rules(key), TrainedPolicy(folder)
+    shared = SharedInput(rules)
+    demos = collect(rules, teacher, decisions, seed=seed, layout=shared.layout)
+    own = demos.observations[:, columns(shared.layout, teacher.layout)]
+    target = masked_softmax(teacher.logits(own), demos.masks)
+    assert (masked_argmax(target, demos.masks) == demos.actions).all(), "the targets are not the network's play"
+    return {"x": shared.counts(demos.observations), "mask": demos.masks, "target": target}
+
+
+def fit(sets: dict[str, dict[str, np.ndarray]], hidden: list[int], epochs: int, seed: int) -> torch.nn.Sequential:
+    """The single network fitted to every table's training decisions (cross-entropy of the targets)."""
+    torch.manual_seed(seed)
+    sizes = [FEATURES, *hidden, 52]
+    modules: list[torch.nn.Module] = []
+    for i in range(len(sizes) - 1):
+        modules += [torch.nn.Linear(sizes[i], sizes[i + 1])] + ([torch.nn.ReLU()] if i < len(sizes) - 2 else [])
+    net = torch.nn.Sequential(*modules)
+    train = {k: {n: a[: int(len(a) * (1 - HELD_OUT))] for n, a in s.items()} for k, s in sets.items()}
+    x = torch.from_numpy(np.concatenate([s["x"] for s in train.values()]))
+    table = torch.from_numpy(np.concatenate([np.full(len(s["x"]), t) for t, s in enumerate(train.values())]))
+    scale = torch.from_numpy(np.stack([SharedInput(table_rules(key)).scale for key in train]))
+    mask = torch.from_numpy(np.concatenate([s["mask"] for s in train.values()]))
+    target = torch.from_numpy(np.concatenate([s["target"] for s in train.values()]))
+    steps = epochs * (len(x) // 1024)
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-3, total_steps=steps)
+    generator = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        order, total = torch.randperm(len(x), generator=generator), 0.0
+        for b in range(len(x) // 1024):
+            i = order[b * 1024 : (b + 1) * 1024]
+            logits = net(x[i].float() * scale[table[i]]).masked_fill(~mask[i], -1e9)
+            loss = -(target[i] * torch.log_softmax(logits, -1)).sum(-1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            total += loss.item()
+        print(f"epoch {epoch + 1}: cross-entropy {total / (len(x) // 1024):.4f}", flush=True)
+    return net
+
+
+def agreement(net: torch.nn.Module, held: dict[str, np.ndarray], rules: HeartsRules) -> float:
+    """How often the single network's top legal card is the table network's, on held-out decisions."""
+    with torch.no_grad():
+        logits = net(torch.from_numpy(held["x"] * SharedInput(rules).scale)).numpy()
+    return float(np.mean(masked_argmax(logits, held["mask"]) == masked_argmax(held["target"], held["mask"])))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=200_000, help="decisions recorded per table")
+    parser.add_argument(
+        "--hidden", default="256,256", help="the single network's hidden widths (the tables' own: 256,256)"
+    )
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", type=Path, help="a .npz file to keep the single network's layers in")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    folders = family_folders(Path(__file__).resolve().parents[1] / "agents" / "policies" / "ppo-family-3")
+    start = time.perf_counter()
+    sets = {key: distillation_set(key, folders[key][0], args.decisions, args.seed) for key in TABLES}
+    print(f"recorded {sum(len(s['x']) for s in sets.values()):,} decisions in {time.perf_counter() - start:.0f} s")
+    start = time.perf_counter()
+    net = fit(sets, [int(w) for w in args.hidden.split(",")], args.epochs, args.seed)
+    print(f"fitted in {time.perf_counter() - start:.0f} s")
+    if args.save:
+        layers = SingleNetworkPolicy(net, HeartsRules()).layers
+        np.savez(
+            args.save,
+            **{f"w{i}": w for i, (w, _) in enumerate(layers)},
+            **{f"b{i}": b for i, (_, b) in enumerate(layers)},
+        )
+    print(
+        "| table | held-out agreement | deals | the table's network minus the field "
+        "| the single network minus the field | single minus the table's, paired |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for key in TABLES:
+        rules = table_rules(key)
+        held = {n: a[int(len(a) * (1 - HELD_OUT)) :] for n, a in sets[key].items()}
+        field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
+        own = match_points([("table", TrainedPolicy(folders[key][0]))] + field, args.deals, args.seed, rules)
+        field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
+        one = match_points([("single", SingleNetworkPolicy(net, rules))] + field, args.deals, args.seed, rules)
+        a, b = Estimate.of(own["own"] - own["field"]), Estimate.of(one["own"] - one["field"])
+        paired = Estimate.of((one["own"] - one["field"]) - (own["own"] - own["field"]))
+        print(
+            f"| {key} | {agreement(net, held, rules):.1%} | {args.deals:,} | {a.mean:+.2f} ± {a.half_width:.2f} | "
+            f"{b.mean:+.2f} ± {b.half_width:.2f} | {paired.mean:+.2f} ± {paired.half_width:.2f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
