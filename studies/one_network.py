@@ -17,7 +17,7 @@ legal cards' distribution), the last 5% of each table's decisions held out to me
 the two agree. Then, per table, the matches ``hearts-arena NET OPPONENT ... --episode hand``
 plays, on the same deals for the single network and the table's own (``search_ablation.match_points``):
 
-    python studies/one_network.py --decisions 200000 --epochs 8 --deals 1000 --opponent heuristic --seed 5
+    python studies/one_network.py --decisions 300000 --epochs 10 --deals 1000 --opponent heuristic --seed 5
 """
 
 from __future__ import annotations
@@ -39,59 +39,72 @@ from hearts_env.engine.observation import ObservationLayout, encode
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.train.ppo.imitation import collect
 
-TABLES = ("3p", "4p", "5p", "6p", "7p", "4p-jd")
-PLAYER_COUNTS = (3, 4, 5, 6, 7)
-SHARED = ObservationLayout(HeartsRules(num_players=7, jack_of_diamonds=True), trick_outcomes=True)
-FEATURES = SHARED.size + len(PLAYER_COUNTS) + 1  # the shared layout, the player count, the JD rule
+ONE_DECK = ("3p", "4p", "5p", "6p", "7p", "4p-jd")
 HELD_OUT = 0.05
 
 
-def shared_index(layout: ObservationLayout) -> np.ndarray:
-    """(layout.size,) int: where each entry of a table's observation goes in the shared one."""
-    P, big = layout.rules.num_players, SHARED.rules.num_players
-    slot = np.arange(P)
-    slot[-1] = big - 1  # the right-hand neighbour
-    index = np.empty(layout.size, np.int64)
-    for name, (where, shape) in layout.sections.items():
-        to, to_shape = SHARED.sections[name]
-        places = np.arange(to.start, to.stop).reshape(to_shape)
-        index[where] = (places if shape == to_shape else places[slot]).ravel()
-    return index
+class SharedLayout:
+    """The observation the single network reads at ``tables`` (keys): the layout of their largest
+    table (the most players, two decks if any has them, the JD if any plays it, the trick's
+    outcomes), then the rules as features: the player count (one of the tables'), the JD rule and,
+    where some tables have two decks, the number of decks."""
+
+    def __init__(self, tables: list[str]) -> None:
+        rules = [table_rules(key) for key in tables]
+        self.counts = sorted({r.num_players for r in rules})
+        big = HeartsRules(
+            num_players=self.counts[-1],
+            decks=max(r.decks for r in rules),
+            jack_of_diamonds=any(r.jack_of_diamonds for r in rules),
+        )
+        self.layout = ObservationLayout(big, trick_outcomes=True)
+        self.size = self.layout.size + len(self.counts) + 1 + (big.decks == 2)
 
 
 class SharedInput:
-    """A table's observations as the single network reads them: (B, FEATURES) uint8 counts
-    (``counts``), times ``scale``."""
+    """A table's observations as the single network reads them: (B, shared.size) uint8 counts
+    (``counts``), times ``scale``. A seat-axis section goes seat by seat: the observer and the seats
+    after it in their own places, its right-hand neighbour in the last."""
 
-    def __init__(self, rules: HeartsRules) -> None:
-        self.layout = ObservationLayout(rules, trick_outcomes=True)
-        self.index = shared_index(self.layout)
-        self.scale = np.ones(FEATURES, np.float32)
+    def __init__(self, rules: HeartsRules, shared: SharedLayout) -> None:
+        self.layout, self.shared = ObservationLayout(rules, trick_outcomes=True), shared
+        slot = np.arange(rules.num_players)
+        slot[-1] = shared.layout.rules.num_players - 1
+        self.index = np.empty(self.layout.size, np.int64)
+        for name, (where, shape) in self.layout.sections.items():
+            to, to_shape = shared.layout.sections[name]
+            places = np.arange(to.start, to.stop).reshape(to_shape)
+            self.index[where] = (places if shape == to_shape else places[slot]).ravel()
+        self.scale = np.ones(shared.size, np.float32)
         self.scale[self.index] = self.layout.scale()
-        self.rules_features = np.zeros(FEATURES - SHARED.size, np.uint8)
-        self.rules_features[PLAYER_COUNTS.index(rules.num_players)] = 1
-        self.rules_features[-1] = rules.jack_of_diamonds
+        self.rules_features = np.zeros(shared.size - shared.layout.size, np.uint8)
+        self.rules_features[shared.counts.index(rules.num_players)] = 1
+        self.rules_features[len(shared.counts)] = rules.jack_of_diamonds
+        if shared.layout.rules.decks == 2:
+            self.rules_features[-1] = rules.decks == 2
 
     def counts(self, observations: np.ndarray) -> np.ndarray:
-        x = np.zeros((len(observations), FEATURES), np.uint8)
+        x = np.zeros((len(observations), self.shared.size), np.uint8)
         x[:, self.index] = observations
-        x[:, SHARED.size :] = self.rules_features
+        x[:, self.shared.layout.size :] = self.rules_features
         return x
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         return self.counts(observations) * self.scale
 
 
+def numpy_layers(net: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
+
+
 class SingleNetworkPolicy:
     """The single network at one table: the legal card with the top logit."""
 
-    def __init__(self, net: torch.nn.Module, rules: HeartsRules) -> None:
-        linear = [m for m in net if isinstance(m, torch.nn.Linear)]
-        self.layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linear]
-        self.rules, self.shared = rules, SharedInput(rules)
+    def __init__(self, net: torch.nn.Sequential, rules: HeartsRules, shared: SharedLayout) -> None:
+        self.layers, self.rules, self.input = numpy_layers(net), rules, SharedInput(rules, shared)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        x = self.shared(encode(info, self.shared.layout))
+        x = self.input(encode(info, self.input.layout))
         for i, (w, b) in enumerate(self.layers):
             x = x @ w.T + b
             if i < len(self.layers) - 1:
@@ -110,22 +123,24 @@ def columns(layout: ObservationLayout, part: ObservationLayout) -> np.ndarray:
     )
 
 
-def distillation_set(key: str, folder: Path, decisions: int, seed: int) -> dict[str, np.ndarray]:
+def distillation_set(key: str, folder: Path, shared: SharedLayout, decisions: int, seed: int) -> dict[str, np.ndarray]:
     """The table's network playing every seat: the shared inputs' counts, the legal cards and its
     probabilities."""
     rules, teacher = table_rules(key), TrainedPolicy(folder)
-    shared = SharedInput(rules)
-    demos = collect(rules, teacher, decisions, seed=seed, layout=shared.layout)
-    own = demos.observations[:, columns(shared.layout, teacher.layout)]
+    into = SharedInput(rules, shared)
+    demos = collect(rules, teacher, decisions, seed=seed, layout=into.layout)
+    own = demos.observations[:, columns(into.layout, teacher.layout)]
     target = masked_softmax(teacher.logits(own), demos.masks)
     assert (masked_argmax(target, demos.masks) == demos.actions).all(), "the targets are not the network's play"
-    return {"x": shared.counts(demos.observations), "mask": demos.masks, "target": target}
+    return {"x": into.counts(demos.observations), "mask": demos.masks, "target": target}
 
 
-def fit(sets: dict[str, dict[str, np.ndarray]], hidden: list[int], epochs: int, seed: int) -> torch.nn.Sequential:
+def fit(
+    sets: dict[str, dict[str, np.ndarray]], shared: SharedLayout, hidden: list[int], epochs: int, seed: int
+) -> torch.nn.Sequential:
     """The single network fitted to every table's training decisions (cross-entropy of the targets)."""
     torch.manual_seed(seed)
-    sizes = [FEATURES, *hidden, 52]
+    sizes = [shared.size, *hidden, 52]
     modules: list[torch.nn.Module] = []
     for i in range(len(sizes) - 1):
         modules += [torch.nn.Linear(sizes[i], sizes[i + 1])] + ([torch.nn.ReLU()] if i < len(sizes) - 2 else [])
@@ -133,7 +148,7 @@ def fit(sets: dict[str, dict[str, np.ndarray]], hidden: list[int], epochs: int, 
     train = {k: {n: a[: int(len(a) * (1 - HELD_OUT))] for n, a in s.items()} for k, s in sets.items()}
     x = torch.from_numpy(np.concatenate([s["x"] for s in train.values()]))
     table = torch.from_numpy(np.concatenate([np.full(len(s["x"]), t) for t, s in enumerate(train.values())]))
-    scale = torch.from_numpy(np.stack([SharedInput(table_rules(key)).scale for key in train]))
+    scale = torch.from_numpy(np.stack([SharedInput(table_rules(key), shared).scale for key in train]))
     mask = torch.from_numpy(np.concatenate([s["mask"] for s in train.values()]))
     target = torch.from_numpy(np.concatenate([s["target"] for s in train.values()]))
     steps = epochs * (len(x) // 1024)
@@ -155,10 +170,10 @@ def fit(sets: dict[str, dict[str, np.ndarray]], hidden: list[int], epochs: int, 
     return net
 
 
-def agreement(net: torch.nn.Module, held: dict[str, np.ndarray], rules: HeartsRules) -> float:
+def agreement(net: torch.nn.Module, held: dict[str, np.ndarray], into: SharedInput) -> float:
     """How often the single network's top legal card is the table network's, on held-out decisions."""
     with torch.no_grad():
-        logits = net(torch.from_numpy(held["x"] * SharedInput(rules).scale)).numpy()
+        logits = net(torch.from_numpy(held["x"] * into.scale)).numpy()
     return float(np.mean(masked_argmax(logits, held["mask"]) == masked_argmax(held["target"], held["mask"])))
 
 
@@ -171,19 +186,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--tables", nargs="+", default=list(ONE_DECK), help="table keys: 5p, 4p-jd, 8p-2d")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", type=Path, help="a .npz file to keep the single network's layers in")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folders = family_folders(Path(__file__).resolve().parents[1] / "agents" / "policies" / "ppo-family-3")
     start = time.perf_counter()
-    sets = {key: distillation_set(key, folders[key][0], args.decisions, args.seed) for key in TABLES}
+    shared = SharedLayout(args.tables)
+    sets = {key: distillation_set(key, folders[key][0], shared, args.decisions, args.seed) for key in args.tables}
     print(f"recorded {sum(len(s['x']) for s in sets.values()):,} decisions in {time.perf_counter() - start:.0f} s")
     start = time.perf_counter()
-    net = fit(sets, [int(w) for w in args.hidden.split(",")], args.epochs, args.seed)
+    net = fit(sets, shared, [int(w) for w in args.hidden.split(",")], args.epochs, args.seed)
     print(f"fitted in {time.perf_counter() - start:.0f} s")
     if args.save:
-        layers = SingleNetworkPolicy(net, HeartsRules()).layers
+        layers = numpy_layers(net)
         np.savez(
             args.save,
             **{f"w{i}": w for i, (w, _) in enumerate(layers)},
@@ -194,17 +211,18 @@ def main(argv: list[str] | None = None) -> None:
         "| the single network minus the field | single minus the table's, paired |"
     )
     print("|---|---:|---:|---:|---:|---:|")
-    for key in TABLES:
+    for key in args.tables:
         rules = table_rules(key)
         held = {n: a[int(len(a) * (1 - HELD_OUT)) :] for n, a in sets[key].items()}
         field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
         own = match_points([("table", TrainedPolicy(folders[key][0]))] + field, args.deals, args.seed, rules)
         field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
-        one = match_points([("single", SingleNetworkPolicy(net, rules))] + field, args.deals, args.seed, rules)
+        one = match_points([("single", SingleNetworkPolicy(net, rules, shared))] + field, args.deals, args.seed, rules)
         a, b = Estimate.of(own["own"] - own["field"]), Estimate.of(one["own"] - one["field"])
         paired = Estimate.of((one["own"] - one["field"]) - (own["own"] - own["field"]))
+        agree = agreement(net, held, SharedInput(rules, shared))
         print(
-            f"| {key} | {agreement(net, held, rules):.1%} | {args.deals:,} | {a.mean:+.2f} ± {a.half_width:.2f} | "
+            f"| {key} | {agree:.1%} | {args.deals:,} | {a.mean:+.2f} ± {a.half_width:.2f} | "
             f"{b.mean:+.2f} ± {b.half_width:.2f} | {paired.mean:+.2f} ± {paired.half_width:.2f} |",
             flush=True,
         )
