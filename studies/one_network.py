@@ -1,15 +1,14 @@
-"""One network for the one-deck tables, measured against a network per table: the per-table
-networks of ``pimc-ppo-family-3`` (3 to 7 players, and four with the JD) distilled into a single
-MLP that reads every table through one observation, then each table's single network paired with
-its own network on the same deals against a field of one opponent.
+"""One network for the family's tables, measured against a network per table: the per-table
+networks of ``pimc-ppo-family-3`` at ``--tables`` (default the one-deck ones: 3 to 7 players and
+four with the JD) distilled into a single MLP that reads every table through one observation,
+then each table's single network paired with its own network on the same deals against a field
+of one opponent.
 
-The shared observation is the layout of the largest table, seven players with the JD, with the
-trick's outcomes (``hearts_env.engine.observation.ObservationLayout``), followed by the rules as features: the
-player count (one of five) and the JD rule. A smaller table's sections are written into it seat
-by seat (the observer, its left-hand neighbour and the seats after it in their own places, its
-right-hand neighbour in the last: the seats a card passes to keep their meaning), the seats it
-lacks left at zero, each table's counts scaled as its own network scales them. Each table's own
-network reads its part of the same observation.
+The shared observation (``SharedLayout``) is the layout of the largest table with the trick's
+outcomes (``hearts_env.engine.observation.ObservationLayout``), followed by the rules as
+features. A smaller table's sections are written into it seat by seat (``SharedInput``), the
+seats and sections it lacks left at zero, each table's counts scaled as its own network scales
+them. Each table's own network reads its part of the same observation.
 
 For each table the network plays every seat of ``--decisions`` decisions (``imitation.collect``);
 its card probabilities at each are the targets of the single network (the cross-entropy of the
@@ -17,7 +16,8 @@ legal cards' distribution), the last 5% of each table's decisions held out to me
 the two agree. Then, per table, the matches ``hearts-arena NET OPPONENT ... --episode hand``
 plays, on the same deals for the single network and the table's own (``search_ablation.match_points``):
 
-    python studies/one_network.py --decisions 300000 --epochs 10 --deals 1000 --opponent heuristic --seed 5
+    python studies/one_network.py --tables 3p 4p 5p 6p 7p 4p-jd 6p-2d 8p-2d 10p-2d --decisions 200000 \
+        --epochs 10 --deals 1000 --opponent heuristic --seed 5
 """
 
 from __future__ import annotations
