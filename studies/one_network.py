@@ -32,6 +32,7 @@ from search_ablation import match_points
 
 from hearts_env.agents.cli import build_agents
 from hearts_env.agents.learned.family import family_folders, table_rules
+from hearts_env.agents.learned.mlp_kernels import SparseMLP
 from hearts_env.agents.learned.trained import TrainedPolicy, masked_argmax, masked_softmax
 from hearts_env.arena.statistics import Estimate
 from hearts_env.engine.infoset import InfoSet
@@ -98,18 +99,16 @@ def numpy_layers(net: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]
 
 
 class SingleNetworkPolicy:
-    """The single network at one table: the legal card with the top logit."""
+    """The single network at one table: the legal card with the top logit (the shipped networks'
+    forward pass, ``SparseMLP``)."""
 
     def __init__(self, net: torch.nn.Sequential, rules: HeartsRules, shared: SharedLayout) -> None:
-        self.layers, self.rules, self.input = numpy_layers(net), rules, SharedInput(rules, shared)
+        self.rules, self.input = rules, SharedInput(rules, shared)
+        self.mlp = SparseMLP(numpy_layers(net), scale=self.input.scale)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        x = self.input(encode(info, self.input.layout))
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w.T + b
-            if i < len(self.layers) - 1:
-                x = np.maximum(x, 0)
-        return masked_argmax(x, np.asarray(mask, bool))
+        logits = self.mlp(self.input.counts(encode(info, self.input.layout)))
+        return masked_argmax(logits, np.asarray(mask, bool))
 
     def seed(self, seed: object) -> None:  # greedy: nothing random
         pass
