@@ -90,9 +90,6 @@ class SharedInput:
         x[:, self.shared.layout.size :] = self.rules_features
         return x
 
-    def __call__(self, observations: np.ndarray) -> np.ndarray:
-        return self.counts(observations) * self.scale
-
 
 def numpy_layers(net: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
@@ -103,7 +100,7 @@ class SingleNetworkPolicy:
     forward pass, ``SparseMLP``)."""
 
     def __init__(self, net: torch.nn.Sequential, rules: HeartsRules, shared: SharedLayout) -> None:
-        self.rules, self.input = rules, SharedInput(rules, shared)
+        self.input = SharedInput(rules, shared)
         self.mlp = SparseMLP(numpy_layers(net), scale=self.input.scale)
 
     def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:

@@ -20,9 +20,10 @@ BUSY = "busy: too many connections, try again later"
 """The ladder's refusal when it has no room for the connection."""
 SLOW_HANDSHAKE = "no complete handshake within"
 """How the ladder's refusal of a handshake that did not arrive in time starts."""
-TRY_AGAIN = ("busy", SLOW_HANDSHAKE)
-"""How the refusals a client connects again after start (a full server; a handshake late on a slow
-link or a loaded server): every other refusal (an unknown token, another protocol) is for good."""
+TRY_AGAIN = (BUSY, SLOW_HANDSHAKE)
+"""The starts of the refusals after which a client connects again (a full server; a handshake late
+on a slow link or a loaded server): every other refusal (an unknown token, another protocol) is
+for good."""
 
 # The fixed text of a decision line, in the order it is written (``decision_lines``).
 PIECES = (
