@@ -226,7 +226,7 @@ class LadderDB:
             raise LadderDBError(
                 f"bot name {name[:40]!r}: 1 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit"
             )
-        token = secrets.token_urlsafe(24)
+        token = secrets.token_hex(24)  # never a leading '-', which a command line reads as an option
         with self.transaction() as cursor:
             if cursor.execute("SELECT 1 FROM players WHERE name = ?", (name,)).fetchall():
                 raise LadderDBError(f"a player named {name!r} is already registered")

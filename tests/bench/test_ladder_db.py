@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -82,6 +83,15 @@ def test_both_engines_hold_the_same_ladder(url: str, tmp_path: Path) -> None:
     assert table == standings(again, replay=True) and table.stand_ins == {"mine": 1} and table.deals == 2
     sqlite = LadderDB(str(tmp_path / "reference.db"))
     assert columns(again) == columns(sqlite)  # the same schema on both engines
+
+
+def test_a_token_goes_on_a_command_line_as_it_is(tmp_path: Path) -> None:
+    """``hearts-bot --token TOKEN`` and any bot's own argument parser read a token that starts
+    with '-' as an option: tokens are hex digits."""
+    db = LadderDB(str(tmp_path / "ladder.db"))
+    tokens = [db.add_bot(f"bot{i}") for i in range(64)]
+    assert all(re.fullmatch(r"[0-9a-f]{48}", token) for token in tokens), tokens
+    assert len(set(tokens)) == 64 and db.bot_of_token(tokens[7]) == "bot7"
 
 
 def test_the_standings_read_one_snapshot_while_a_deal_is_stored(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
