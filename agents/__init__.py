@@ -22,11 +22,12 @@ from hearts_env.agents import kernel_cache  # noqa: F401  (first: where numba ca
 from hearts_env.agents.bridges.program import ProgramPolicy
 from hearts_env.agents.learned.family import SHIPPED_FAMILIES, shipped_family
 from hearts_env.agents.learned.sb3_model import SB3Policy
+from hearts_env.agents.learned.shared import shipped_one
 from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
-from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, searched_family
+from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, pimc_ppo_one, searched_family
 from hearts_env.play.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {
@@ -41,6 +42,9 @@ AGENTS: dict[str, Callable[..., Policy]] = {
     # A network per table (3 to 7 players, two decks, the JD), agents/policies/NAME, and pimc-ppo guided by it.
     **{name: shipped_family(name) for name in SHIPPED_FAMILIES},
     **{f"pimc-{name}": searched_family(name) for name in SHIPPED_FAMILIES},
+    # One network for every table (the rules among its inputs), agents/policies/ppo-one, and pimc-ppo guided by it.
+    "ppo-one": shipped_one,
+    "pimc-ppo-one": pimc_ppo_one,
     "program": ProgramPolicy,  # a bot program in any language, over the bot protocol: program:command=...
     "sb3": SB3Policy,  # a saved stable-baselines3 MaskablePPO model, read without unpickling: sb3:path=model.zip
     # Ablations of its passing: the same play after random or heuristic passes.

@@ -4,11 +4,11 @@ four with the JD) distilled into a single MLP that reads every table through one
 then each table's single network paired with its own network on the same deals against a field
 of one opponent.
 
-The shared observation (``SharedLayout``) is the layout of the largest table with the trick's
-outcomes (``hearts_env.engine.observation.ObservationLayout``), followed by the rules as
-features. A smaller table's sections are written into it seat by seat (``SharedInput``), the
-seats and sections it lacks left at zero, each table's counts scaled as its own network scales
-them. Each table's own network reads its part of the same observation.
+The shared observation (``hearts_env.agents.learned.shared.SharedLayout``) is the layout of the
+largest table with the trick's outcomes, followed by the rules as features; a smaller table's
+observation is placed into it seat by seat (``SharedInput``). Each table's own network reads its
+part of the same observation. ``--save FOLDER`` writes the single network as the ``ppo-one``
+agent reads it (``shared.export``): ``agents/policies/ppo-one`` is this command's, with ``--save``.
 
 For each table the network plays every seat of ``--decisions`` decisions (``imitation.collect``);
 its card probabilities at each are the targets of the single network (the cross-entropy of the
@@ -32,83 +32,18 @@ from search_ablation import match_points
 
 from hearts_env.agents.cli import build_agents
 from hearts_env.agents.learned.family import family_folders, table_rules
-from hearts_env.agents.learned.mlp_kernels import SparseMLP
+from hearts_env.agents.learned.shared import SharedInput, SharedLayout, export, table_network
 from hearts_env.agents.learned.trained import TrainedPolicy, masked_argmax, masked_softmax
 from hearts_env.arena.statistics import Estimate
-from hearts_env.engine.infoset import InfoSet
-from hearts_env.engine.observation import ObservationLayout, encode
-from hearts_env.engine.rules import HeartsRules
+from hearts_env.engine.observation import ObservationLayout
 from hearts_env.train.ppo.imitation import collect
 
 ONE_DECK = ("3p", "4p", "5p", "6p", "7p", "4p-jd")
 HELD_OUT = 0.05
 
 
-class SharedLayout:
-    """The observation the single network reads at ``tables`` (keys): the layout of their largest
-    table (the most players, two decks if any has them, the JD if any plays it, the trick's
-    outcomes), then the rules as features: the player count (one of the tables'), the JD rule and,
-    where some tables have two decks, the number of decks."""
-
-    def __init__(self, tables: list[str]) -> None:
-        rules = [table_rules(key) for key in tables]
-        self.counts = sorted({r.num_players for r in rules})
-        big = HeartsRules(
-            num_players=self.counts[-1],
-            decks=max(r.decks for r in rules),
-            jack_of_diamonds=any(r.jack_of_diamonds for r in rules),
-        )
-        self.layout = ObservationLayout(big, trick_outcomes=True)
-        self.size = self.layout.size + len(self.counts) + 1 + (big.decks == 2)
-
-
-class SharedInput:
-    """A table's observations as the single network reads them: (B, shared.size) uint8 counts
-    (``counts``), times ``scale``. A seat-axis section goes seat by seat: the observer and the seats
-    after it in their own places, its right-hand neighbour in the last."""
-
-    def __init__(self, rules: HeartsRules, shared: SharedLayout) -> None:
-        self.layout, self.shared = ObservationLayout(rules, trick_outcomes=True), shared
-        slot = np.arange(rules.num_players)
-        slot[-1] = shared.layout.rules.num_players - 1
-        self.index = np.empty(self.layout.size, np.int64)
-        for name, (where, shape) in self.layout.sections.items():
-            to, to_shape = shared.layout.sections[name]
-            places = np.arange(to.start, to.stop).reshape(to_shape)
-            self.index[where] = (places if shape == to_shape else places[slot]).ravel()
-        self.scale = np.ones(shared.size, np.float32)
-        self.scale[self.index] = self.layout.scale()
-        self.rules_features = np.zeros(shared.size - shared.layout.size, np.uint8)
-        self.rules_features[shared.counts.index(rules.num_players)] = 1
-        self.rules_features[len(shared.counts)] = rules.jack_of_diamonds
-        if shared.layout.rules.decks == 2:
-            self.rules_features[-1] = rules.decks == 2
-
-    def counts(self, observations: np.ndarray) -> np.ndarray:
-        x = np.zeros((len(observations), self.shared.size), np.uint8)
-        x[:, self.index] = observations
-        x[:, self.shared.layout.size :] = self.rules_features
-        return x
-
-
 def numpy_layers(net: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
-
-
-class SingleNetworkPolicy:
-    """The single network at one table: the legal card with the top logit (the shipped networks'
-    forward pass, ``SparseMLP``)."""
-
-    def __init__(self, net: torch.nn.Sequential, rules: HeartsRules, shared: SharedLayout) -> None:
-        self.input = SharedInput(rules, shared)
-        self.mlp = SparseMLP(numpy_layers(net), scale=self.input.scale)
-
-    def __call__(self, info: InfoSet, mask: np.ndarray) -> np.ndarray:
-        logits = self.mlp(self.input.counts(encode(info, self.input.layout)))
-        return masked_argmax(logits, np.asarray(mask, bool))
-
-    def seed(self, seed: object) -> None:  # greedy: nothing random
-        pass
 
 
 def columns(layout: ObservationLayout, part: ObservationLayout) -> np.ndarray:
@@ -184,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--tables", nargs="+", default=list(ONE_DECK), help="table keys: 5p, 4p-jd, 8p-2d")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--save", type=Path, help="a .npz file to keep the single network's layers in")
+    parser.add_argument("--save", type=Path, help="a folder to export the single network to (the ppo-one agent's)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folders = family_folders(Path(__file__).resolve().parents[1] / "agents" / "policies" / "ppo-family-3")
@@ -196,12 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     net = fit(sets, shared, [int(w) for w in args.hidden.split(",")], args.epochs, args.seed)
     print(f"fitted in {time.perf_counter() - start:.0f} s")
     if args.save:
-        layers = numpy_layers(net)
-        np.savez(
-            args.save,
-            **{f"w{i}": w for i, (w, _) in enumerate(layers)},
-            **{f"b{i}": b for i, (_, b) in enumerate(layers)},
-        )
+        options = {name: value for name, value in vars(args).items() if name != "save"}
+        export(args.save, args.tables, numpy_layers(net), trained_on={"study": "studies/one_network.py", **options})
     print(
         "| table | held-out agreement | deals | the table's network minus the field "
         "| the single network minus the field | single minus the table's, paired |"
@@ -213,7 +144,8 @@ def main(argv: list[str] | None = None) -> None:
         field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
         own = match_points([("table", TrainedPolicy(folders[key][0]))] + field, args.deals, args.seed, rules)
         field = build_agents([args.opponent] * (rules.num_players - 1), args.seed + 1)
-        one = match_points([("single", SingleNetworkPolicy(net, rules, shared))] + field, args.deals, args.seed, rules)
+        single = table_network(key, shared, numpy_layers(net), "relu")
+        one = match_points([("single", single)] + field, args.deals, args.seed, rules)
         a, b = Estimate.of(own["own"] - own["field"]), Estimate.of(one["own"] - one["field"])
         paired = Estimate.of((one["own"] - one["field"]) - (own["own"] - own["field"]))
         agree = agreement(net, held, SharedInput(rules, shared))

@@ -41,8 +41,14 @@ def weights_hash(policy: object) -> str | None:
     network = network_of(policy)
     if network is None:
         return None
-    digest = hashlib.sha256(network.activation.__name__.lstrip("_").encode())
-    for array in [network.scale, *(a for layer in network.layers for a in layer)]:
+    return arrays_hash(network.activation.__name__, [network.scale, *(a for layer in network.layers for a in layer)])
+
+
+def arrays_hash(activation: str, arrays: list[np.ndarray]) -> str:
+    """The SHA-256 (hex) of a network's activation name and arrays, each as its shape and its
+    numbers in little-endian float32 (what ``weights_hash`` hashes of a policy's MLP)."""
+    digest = hashlib.sha256(activation.lstrip("_").encode())
+    for array in arrays:
         digest.update(str(array.shape).encode())
         digest.update(np.ascontiguousarray(array, "<f4").tobytes())
     return digest.hexdigest()

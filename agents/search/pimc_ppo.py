@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from hearts_env.agents.learned.family import SHIPPED_FAMILIES, TableFamily, load_family, table_key
+from hearts_env.agents.learned.shared import SHIPPED_ONE, load_shared
 from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
@@ -157,7 +158,9 @@ class PIMCPPOPolicy:
     ``min_prob``: a card below this network probability is not searched (the network's top card
     always is); ``margin``: points per hand another card must gain over the network's top card
     to be played instead; ``path``: a run folder exported by ``train/ppo/trainer.py`` (default: the
-    shipped ``ppo``); ``rejection_rounds``, ``proposals``: world sampling (``hearts_env.engine.worlds.sample_worlds``);
+    shipped ``ppo``), or ``network``: the network itself (a shared network at one table,
+    ``hearts_env.agents.learned.shared``; it has no value head); ``rejection_rounds``,
+    ``proposals``: world sampling (``hearts_env.engine.worlds.sample_worlds``);
     ``max_batch``: most rollout games stepped at once (games are chunked); ``rollout_tricks``:
     with n > 0, a rollout stops at the end of the n-th trick from the decision's own and the
     network's value head (``hearts_env.agents.search.value_head``, saved in its policy folder) judges the
@@ -188,6 +191,7 @@ class PIMCPPOPolicy:
         inference: str = "none",
         rollout_others: str = "network",
         objective: str = "points",
+        network: MLPPolicy | None = None,
     ) -> None:
         self.belief = belief_for(inference)
         others = checks.choice("rollout_others", rollout_others, list(ROLLOUT_OTHERS))
@@ -209,10 +213,16 @@ class PIMCPPOPolicy:
             number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
             if not number or not (0 <= value < 1 if name == "min_prob" else 0 <= value < np.inf):
                 raise ValueError(f"{name} must be a number {ok}, got {value!r}")
-        self.network: MLPPolicy = shipped_policy() if path is None else TrainedPolicy(path)
+        if network is not None and (path is not None or not isinstance(network, MLPPolicy)):
+            raise ValueError(f"network must be a network (MLPPolicy) given without a path, got {network!r:.80}")
+        self.network: MLPPolicy = (
+            network if network is not None else shipped_policy() if path is None else TrainedPolicy(path)
+        )
         if self.network.layout.history:
             raise ValueError(f"{self.network!r} reads the trick history, which the search's worlds do not hold")
-        folder = SHIPPED_DIR / "ppo" if path is None else self.network.path
+        folder = SHIPPED_DIR / "ppo" if path is None and network is None else getattr(self.network, "path", None)
+        if self.rollout_tricks and folder is None:
+            raise ValueError(f"rollout_tricks needs a value head, which {self.network!r} lacks")
         self.value = ValueHead.load(folder) if self.rollout_tricks else None
         self.worlds, self.top_k, self.max_batch = int(worlds), int(top_k), int(max_batch)
         self.min_prob, self.margin = float(min_prob), float(margin)
@@ -374,3 +384,12 @@ def search_family(
     ``folder``, called ``name``."""
     make = lambda member: PIMCPPOPolicy(path=member, **options)  # noqa: E731
     return load_family(folder, name, make, seed)
+
+
+def pimc_ppo_one(
+    seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
+) -> TableFamily:
+    """The ``pimc-ppo-one`` agent: ``pimc-ppo`` (with ``options``) guided at every table by the
+    shipped shared network (``hearts_env.agents.learned.shared``; or the one in ``path=``)."""
+    make = lambda network: PIMCPPOPolicy(network=network, **options)  # noqa: E731
+    return load_shared(SHIPPED_ONE if path is None else path, "pimc-ppo-one", make, seed)
