@@ -26,6 +26,17 @@ def family(argv: Sequence[str] | None = None) -> None:
     print(family_.main(parse_config(family_.FamilyConfig, argv, prog, (family_.__doc__ or "").splitlines()[0])))
 
 
+@command("python -m hearts_env.train.ppo.every_table")
+def every_table(argv: Sequence[str] | None = None) -> None:
+    """One network at every table at once (``hearts_env.train.ppo.every_table``); prints the run
+    folder and each table's evaluation."""
+    from hearts_env.train.ppo import every_table as recipe
+
+    prog = "python -m hearts_env.train.ppo.every_table"
+    config = parse_config(recipe.EveryTableConfig, argv, prog, (recipe.__doc__ or "").splitlines()[0])
+    print("\n".join(recipe.report_lines(recipe.main(config))))
+
+
 @command("hearts-train-rllib")
 def rllib(argv: Sequence[str] | None = None) -> None:
     """``hearts-train-rllib``: PPO with RLlib; prints the run folder."""

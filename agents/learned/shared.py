@@ -130,6 +130,20 @@ def table_network(
     return MLPPolicy(rules, into.layout.scale(), [first, *layers[1:]], activation, sample, seed, trick_outcomes=True)
 
 
+def read_shared(path: str | Path) -> tuple[dict[str, Any], SharedLayout, list[tuple[np.ndarray, np.ndarray]]]:
+    """The shared network of the folder ``path``: its ``policy.json`` entries, the layout it reads
+    and its layers, every file checked (``ValueError`` naming the file and what is wrong)."""
+    folder = Path(path)
+    meta = read_meta(folder / META_FILE)
+    shared, layers = _check_meta(folder / META_FILE, meta), meta["layers"]
+    names = [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]
+    arrays = read_arrays(folder / WEIGHTS_FILE, names, lambda shapes: _check_shapes(folder, shared, layers, shapes))
+    weights = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in layers]
+    if arrays_hash(meta["activation"], [a for layer in weights for a in layer]) != meta["weights_hash"]:
+        raise ValueError(f"shared network: {folder / WEIGHTS_FILE}: its weights do not match the hash {META_FILE} pins")
+    return meta, shared, weights
+
+
 def load_shared(
     path: str | Path,
     name: str,
@@ -139,14 +153,7 @@ def load_shared(
 ) -> TableFamily:
     """The shared network of the folder ``path`` as a ``TableFamily`` called ``name``: at each of
     its tables ``make(table_network(...))`` (the network itself, or a search guided by it)."""
-    folder = Path(path)
-    meta = read_meta(folder / META_FILE)
-    shared, layers = _check_meta(folder / META_FILE, meta), meta["layers"]
-    names = [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]
-    arrays = read_arrays(folder / WEIGHTS_FILE, names, lambda shapes: _check_shapes(folder, shared, layers, shapes))
-    weights = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in layers]
-    if arrays_hash(meta["activation"], [a for layer in weights for a in layer]) != meta["weights_hash"]:
-        raise ValueError(f"shared network: {folder / WEIGHTS_FILE}: its weights do not match the hash {META_FILE} pins")
+    meta, shared, weights = read_shared(path)
     members = {key: make(table_network(key, shared, weights, meta["activation"], sample)) for key in shared.tables}
     return TableFamily(name, members, seed)
 
