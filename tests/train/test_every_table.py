@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -17,16 +18,28 @@ pytest.importorskip("sb3_contrib")
 from hearts_env.agents import make_agent  # noqa: E402
 from hearts_env.agents.learned.family import table_rules  # noqa: E402
 from hearts_env.agents.learned.hashing import weights_hash  # noqa: E402
-from hearts_env.agents.learned.shared import SharedLayout, export, load_shared  # noqa: E402
+from hearts_env.agents.learned.shared import SharedLayout, export, load_shared, table_network  # noqa: E402
 from hearts_env.agents.learned.trained import META_FILE  # noqa: E402
+from hearts_env.engine.core import new_games  # noqa: E402
+from hearts_env.engine.infoset import infoset  # noqa: E402
+from hearts_env.engine.observation import encode  # noqa: E402
 from hearts_env.envs.gym_env import HeartsVectorEnv  # noqa: E402
 from hearts_env.envs.sb3 import SB3VecEnv  # noqa: E402
-from hearts_env.train.ppo.every_table import EveryTableConfig, EveryTableEnv, main  # noqa: E402
+from hearts_env.train.ppo.checkpoints import policy_layers  # noqa: E402
+from hearts_env.train.ppo.every_table import (  # noqa: E402
+    EveryTableConfig,
+    EveryTableEnv,
+    SelfSeats,
+    build_model,
+    main,
+    starting_network,
+    training_env,
+)
 
 TABLES = ["3p", "6p-2d"]
 
 
-def starting_network(folder: Path, tables: list[str] = TABLES) -> Path:
+def write_start(folder: Path, tables: list[str] = TABLES) -> Path:
     rng = np.random.default_rng(0)
     sizes = [SharedLayout(tables).size, 32, 52]
     layers = [
@@ -92,7 +105,7 @@ def test_the_tables_step_as_one_env_each_in_its_own_place() -> None:
 
 @pytest.mark.training
 def test_a_run_starts_from_the_network_and_exports_one_reproducibly(tmp_path: Path) -> None:
-    start = starting_network(tmp_path / "init")
+    start = write_start(tmp_path / "init")
     untrained = main(config(tmp_path, total_timesteps=0, run_dir=str(tmp_path / "untrained")))
     begin = weights_hash(load_shared(start, "init"))
     assert weights_hash(load_shared(untrained, "trained")) == begin  # the value fit leaves the policy as it was
@@ -105,6 +118,29 @@ def test_a_run_starts_from_the_network_and_exports_one_reproducibly(tmp_path: Pa
     assert sorted(played.members) == sorted(TABLES)
 
 
+def test_the_self_seats_play_the_learner_s_latest_weights(tmp_path: Path) -> None:
+    write_start(tmp_path / "init")
+    settings = config(tmp_path, opponents=["heuristic", "self"], snapshot_every=64)
+    assert settings.seat_specs("6p-2d") == ["heuristic", "self", "heuristic", "self", "heuristic"]
+    _, meta, shared, layers = starting_network(settings)
+    selves = SelfSeats(shared, meta["activation"], layers, settings.snapshot_every, settings.seed)
+    env = training_env(settings, shared, selves)
+    model = build_model(settings, env, meta["activation"], layers)
+    state = new_games(table_rules("6p-2d"), batch_size=8, seed=1)
+    observations = encode(infoset(state), selves.players["6p-2d"].layout)
+    before = selves.players["6p-2d"].logits(observations)
+    with torch.no_grad():
+        for layer in policy_layers(model):
+            layer.weight.mul_(2.0)
+    selves.init_callback(model)
+    selves.fire()
+    doubled = [(2 * w, b) for w, b in layers]
+    expected = table_network("6p-2d", shared, doubled, meta["activation"]).logits(observations)
+    after = selves.players["6p-2d"].logits(observations)
+    assert not np.allclose(after, before) and np.allclose(after, expected, atol=1e-4)
+    env.close()
+
+
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
@@ -112,11 +148,12 @@ def test_a_run_starts_from_the_network_and_exports_one_reproducibly(tmp_path: Pa
         ({"tables": ["3p", "3p"]}, "a table is named twice"),
         ({"tables": ["12p"]}, "table '12p'"),
         ({"opponents": ["nobody"]}, "opponents"),
+        ({"eval_opponent": "self"}, "eval_opponent"),
         ({"init_policy": "missing-folder"}, "init_policy: trained policy: missing file"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path: Path, overrides: dict, fragment: str) -> None:
-    starting_network(tmp_path / "init")
+    write_start(tmp_path / "init")
     with pytest.raises(ValueError, match=fragment):
         main(config(tmp_path, **overrides))
     assert not (tmp_path / "runs").exists()  # nothing written
@@ -125,7 +162,7 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path: Path, ove
 def test_a_bad_setting_is_one_line_from_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from hearts_env.train.cli import every_table
 
-    starting_network(tmp_path / "init")
+    write_start(tmp_path / "init")
     with pytest.raises(SystemExit) as exited:
         every_table(["--tables", "3p", "9p-2d", "--init-policy", str(tmp_path / "init"), "--run-dir", str(tmp_path)])
     assert "does not play the table 9p-2d" in str(exited.value) and "\n" not in str(exited.value)

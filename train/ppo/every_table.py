@@ -3,7 +3,9 @@
 
 The tables of every rule set in ``tables`` (keys: ``5p``, ``4p-jd``, ``8p-2d``) are stepped together
 as one SB3 vector env (``EveryTableEnv``): ``num_envs`` tables of each, the learner at a seat drawn
-each game, the ``opponents`` at the others. Each table's observation is placed into the shared one
+each game, the ``opponents`` at the others (their list repeated over the seats after the
+learner's; ``self`` is the learner's own network at that table, sampling, refreshed every
+``snapshot_every`` steps). Each table's observation is placed into the shared one
 (``SharedInput``: the largest table's layout, then the rules as features) and scaled as that
 table's own layout scales it, so one MaskablePPO policy, the shared network, learns every table
 from the same rollouts; a rollout holds ``num_envs * n_steps`` decisions of each table.
@@ -20,7 +22,7 @@ A run writes ``{run_dir}/hearts_v0__{exp_name}__{seed}__{time}/``: ``config.json
 searches with. The same settings and seed give the same network.
 
     python -m hearts_env.train.ppo.every_table --total-timesteps 4000000 --seed 1
-    python -m hearts_env.train.ppo.every_table --tables 5p 7p --opponents pimc:worlds=8 heuristic
+    python -m hearts_env.train.ppo.every_table --tables 5p 7p --opponents pimc:worlds=8 heuristic self
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
+from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
@@ -58,8 +61,8 @@ from hearts_env.engine.rewards import REWARD_MODES
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs.gym_env import HeartsVectorEnv
 from hearts_env.envs.sb3 import SB3VecEnv
-from hearts_env.train.config import RunConfig, StartError, check_at_least, check_choice
-from hearts_env.train.ppo.callbacks import ProgressCallback
+from hearts_env.train.config import SELF, RunConfig, StartError, check_at_least, check_choice
+from hearts_env.train.ppo.callbacks import PeriodicCallback, ProgressCallback
 from hearts_env.train.ppo.checkpoints import policy_layers
 from hearts_env.train.ppo.family import DEFAULT_TABLES
 from hearts_env.train.ppo.imitation import Demonstrations, collect, pretrain
@@ -79,8 +82,11 @@ class EveryTableConfig(RunConfig):
     init_policy: str = ""
     """the shared network the run starts from (a folder of policy.npz + policy.json; empty: the
     shipped ppo-one); it must play every table of --tables"""
-    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
-    """opponent specs for the seats after the learner's, in order; the last one plays every seat left"""
+    opponents: list[str] = field(default_factory=lambda: ["heuristic", SELF])
+    """opponent specs for the seats after the learner's, the list repeated over them (self: the
+    learner's own network, sampling)"""
+    snapshot_every: int = 500_000
+    """timesteps between refreshes of the self seats with the learner's weights"""
     reward: str = "zero_sum"
     """reward mode: points, hand, zero_sum or win (hearts_env.engine.rewards)"""
     num_envs: int = 32
@@ -133,8 +139,10 @@ class EveryTableConfig(RunConfig):
         check_choice("reward", self.reward, REWARD_MODES)
         if not self.opponents:
             raise ValueError("opponents: name at least one agent")
-        for spec in [*self.opponents, self.eval_opponent]:
-            check_choice("opponents", parse_spec(spec)[0], tuple(AGENTS))
+        for spec in self.opponents:
+            check_choice("opponents", parse_spec(spec)[0], (*AGENTS, SELF))
+        check_choice("eval_opponent", parse_spec(self.eval_opponent)[0], tuple(AGENTS))
+        check_at_least("snapshot_every", self.snapshot_every, 1)
 
     def table(self, key: str) -> HeartsRules:
         """The rules of table ``key``: the run's knobs with the table's player count, decks and JD rule."""
@@ -143,7 +151,7 @@ class EveryTableConfig(RunConfig):
     def seat_specs(self, key: str) -> list[str]:
         """The opponents' specs at table ``key``, one per seat after the learner's."""
         others = self.table(key).num_players - 1
-        return (self.opponents + [self.opponents[-1]] * others)[:others]
+        return [self.opponents[seat % len(self.opponents)] for seat in range(others)]
 
 
 class EveryTableEnv(VecEnv):
@@ -228,13 +236,32 @@ def starting_network(config: EveryTableConfig) -> tuple[Path, dict[str, Any], Sh
     return folder, meta, shared, layers
 
 
-def training_env(config: EveryTableConfig, shared: SharedLayout) -> EveryTableEnv:
+class SelfSeats(PeriodicCallback):
+    """The ``self`` seats: at each table the learner's network, sampling, its weights refreshed
+    from the model's policy net every ``every`` timesteps."""
+
+    def __init__(self, shared: SharedLayout, activation: str, layers: list[Layer], every: int, seed: int) -> None:
+        super().__init__(every)
+        self.shared, self.activation = shared, activation
+        self.players = {
+            key: table_network(key, shared, layers, activation, sample=True, seed=seed + i)
+            for i, key in enumerate(shared.tables)
+        }
+
+    def fire(self) -> None:
+        layers = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in policy_layers(self.model)]
+        for key, player in self.players.items():
+            fresh = table_network(key, self.shared, layers, self.activation)
+            player.set_weights(fresh.scale, fresh.layers)
+
+
+def training_env(config: EveryTableConfig, shared: SharedLayout, selves: SelfSeats) -> EveryTableEnv:
     """``num_envs`` tables of each rule set, their opponents checked against the rules first."""
     envs = {}
     for i, key in enumerate(config.tables):
         seed = config.seed * len(config.tables) + i  # each table's opponents from a seed of their own
         specs = config.seat_specs(key)
-        opponents = [agent_from_spec(spec, seed) for spec in specs]
+        opponents = [selves.players[key] if spec == SELF else agent_from_spec(spec, seed) for spec in specs]
         evaluation = agent_from_spec(config.eval_opponent, seed)
         check_agents(config.table(key), [*zip(specs, opponents, strict=True), (config.eval_opponent, evaluation)])
         vector = HeartsVectorEnv(
@@ -331,7 +358,8 @@ def main(config: EveryTableConfig) -> Path:
     torch.manual_seed(config.seed)
     try:
         init, meta, shared, layers = starting_network(config)
-        env = training_env(config, shared)
+        selves = SelfSeats(shared, meta["activation"], layers, config.snapshot_every, config.seed)
+        env = training_env(config, shared, selves)
     except ValueError as error:
         raise StartError(str(error)) from None
     try:
@@ -347,9 +375,8 @@ def main(config: EveryTableConfig) -> Path:
         report: dict[str, Any] = {"init_policy": {"path": str(init), "weights_sha256": start}}
         report["value_fit"] = fit_value(config, model, env, meta["activation"], layers)
         began = time.perf_counter()
-        model.learn(
-            total_timesteps=config.total_timesteps, callback=ProgressCallback() if config.progress_bar else None
-        )
+        callbacks = [selves, *([ProgressCallback()] if config.progress_bar else [])]
+        model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
         report["steps_per_second"] = model.num_timesteps / (time.perf_counter() - began)
         trained = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in policy_layers(model)]
         made = {"recipe": "hearts_env.train.ppo.every_table", **config.to_dict(), "init_weights_sha256": start}
