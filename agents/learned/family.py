@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from hearts_env.agents.learned.hashing import network_of, weights_hash
-from hearts_env.agents.learned.trained import SHIPPED_DIR, TrainedPolicy, read_meta
+from hearts_env.agents.learned.trained import SHIPPED_DIR, TrainedPolicy, as_path, read_meta
 from hearts_env.engine.infoset import InfoSet
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.play.policy import Policy
@@ -77,7 +77,7 @@ def table_rules(key: str, base: HeartsRules | None = None) -> HeartsRules:
 def family_folders(path: str | Path) -> dict[str, tuple[Path, str]]:
     """Each table of the family folder ``path`` with its policy folder and pinned weights hash,
     from its ``family.json`` (checked entry by entry; ``ValueError`` naming the file otherwise)."""
-    index = Path(path) / INDEX_FILE
+    index = as_path("family", path, "a family folder") / INDEX_FILE
     meta = read_meta(index)
     if meta.get("format") != FAMILY_FORMAT:
         raise ValueError(f"family: {index}: format {meta.get('format')!r}, this loader reads {FAMILY_FORMAT!r}")
@@ -171,7 +171,8 @@ def shipped_family(name: str) -> Callable[..., TableFamily]:
     def family(
         seed: int | np.random.SeedSequence | None = None, sample: bool = False, path: str | Path | None = None
     ) -> TableFamily:
-        return network_family(name, SHIPPED_DIR / name if path is None else Path(path), seed, sample)
+        folder = SHIPPED_DIR / name if path is None else as_path("family", path, "a family folder")
+        return network_family(name, folder, seed, sample)
 
     return family
 

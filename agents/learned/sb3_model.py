@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.agents.learned.trained import _ARCHIVE_ERRORS, MAX_PARAMETERS, MLPPolicy
+from hearts_env.agents.learned.trained import _ARCHIVE_ERRORS, MAX_PARAMETERS, MLPPolicy, as_path
 from hearts_env.engine import cards
 from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.observation import LAYOUT_VERSION, ObservationLayout
@@ -53,9 +53,7 @@ class SB3Policy(MLPPolicy):
     """An SB3 model file (``path``, a ``.zip``) played with numpy (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise ValueError(f"sb3 model: path must be a .zip file, got {path!r}")
-        self.path = Path(path)
+        self.path = as_path("sb3 model", path, "a .zip file")
         data, tensors = _read(self.path)
         obs_size = _observation_size(self.path, data)
         rules, history = _layout_of(self.path, obs_size)

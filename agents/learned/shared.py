@@ -51,6 +51,7 @@ from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     WEIGHTS_FILE,
     MLPPolicy,
+    as_path,
     read_arrays,
     read_meta,
 )
@@ -133,7 +134,7 @@ def table_network(
 def read_shared(path: str | Path) -> tuple[dict[str, Any], SharedLayout, list[tuple[np.ndarray, np.ndarray]]]:
     """The shared network of the folder ``path``: its ``policy.json`` entries, the layout it reads
     and its layers, every file checked (``ValueError`` naming the file and what is wrong)."""
-    folder = Path(path)
+    folder = as_path("shared network", path, "a folder")
     meta = read_meta(folder / META_FILE)
     shared, layers = _check_meta(folder / META_FILE, meta), meta["layers"]
     names = [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]

@@ -177,9 +177,7 @@ class TrainedPolicy(MLPPolicy):
     """
 
     def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise ValueError(f"trained policy: path must be a run folder or file, got {path!r}")
-        folder = Path(path)
+        folder = as_path("trained policy", path, "a run folder or file")
         if folder.suffix in (".npz", ".json"):
             folder = folder.parent
         self.path = folder
@@ -198,6 +196,14 @@ class TrainedPolicy(MLPPolicy):
 
     def __repr__(self) -> str:
         return f"TrainedPolicy({str(self.path)!r})"
+
+
+def as_path(what: str, path: object, kind: str) -> Path:
+    """``path`` as a ``Path``; ``ValueError`` naming ``what`` if it is no path (an agent spec's
+    ``path=5`` is a number)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"{what}: path must be {kind}, got {path!r:.80}")
+    return Path(path)
 
 
 def shipped_policy(name: str = "ppo", seed: int | None = None, sample: bool = False) -> TrainedPolicy:

@@ -60,6 +60,7 @@ from hearts_env.agents.learned.trained import (
     SHIPPED_DIR,
     MLPPolicy,
     TrainedPolicy,
+    as_path,
     masked_argmax,
     masked_softmax,
     shipped_policy,
@@ -368,7 +369,8 @@ def searched_family(name: str) -> Callable[..., TableFamily]:
     def search(
         seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
     ) -> TableFamily:
-        return search_family(f"pimc-{name}", SHIPPED_DIR / name if path is None else Path(path), seed, options)
+        folder = SHIPPED_DIR / name if path is None else as_path("family", path, "a family folder")
+        return search_family(f"pimc-{name}", folder, seed, options)
 
     return search
 

@@ -153,3 +153,19 @@ def test_the_shipped_network_plays_every_table_it_lists_legally() -> None:
         assert mask[np.arange(64), one(info, mask)].all(), key
     with pytest.raises(ValueError, match="cannot play these rules: .*ppo-one does not play the table 9p-2d"):
         check_agents(table_rules("9p-2d"), [("ppo-one", one)])
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("ppo-one:path=5", "shared network: path must be a folder, got 5"),
+        ("pimc-ppo-one:path=5", "shared network: path must be a folder, got 5"),
+        ("ppo-family:path=5", "family: path must be a family folder, got 5"),
+        ("pimc-ppo-family-3:path=[1]", r"family: path must be a family folder, got \[1\]"),
+        ("trained:path=5", "trained policy: path must be a run folder or file, got 5"),
+        ("sb3:path=5", "sb3 model: path must be a .zip file, got 5"),
+    ],
+)
+def test_a_path_that_is_no_path_is_refused_naming_it(spec: str, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        agent_from_spec(spec, seed=0)
