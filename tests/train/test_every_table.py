@@ -149,6 +149,9 @@ def test_the_self_seats_play_the_learner_s_latest_weights(tmp_path: Path) -> Non
         ({"tables": ["12p"]}, "table '12p'"),
         ({"opponents": ["nobody"]}, "opponents"),
         ({"eval_opponent": "self"}, "eval_opponent"),
+        ({"num_envs": 10**9}, "a rollout of"),
+        ({"value_decisions": 10**9}, "decisions for the value fit"),
+        ({"learning_rate": float("nan")}, "learning_rate must be > 0"),
         ({"init_policy": "missing-folder"}, "init_policy: trained policy: missing file"),
     ],
 )

@@ -57,6 +57,8 @@ from hearts_env.agents.learned.shared import (
 )
 from hearts_env.agents.specs import agent_from_spec, check_agents, parse_spec
 from hearts_env.arena import play_match
+from hearts_env.engine import checks
+from hearts_env.engine.cards import NUM_CARDS
 from hearts_env.engine.rewards import REWARD_MODES
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.envs.gym_env import HeartsVectorEnv
@@ -128,11 +130,10 @@ class EveryTableConfig(RunConfig):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("total_timesteps", self.total_timesteps, 0)
         check_at_least("batch_size", self.batch_size, 2)  # advantages are normalized over each minibatch
-        for name in ("learning_rate", "ent_coef"):
-            if not 0 <= getattr(self, name) < math.inf or (name == "learning_rate" and self.learning_rate == 0):
-                raise ValueError(
-                    f"{name} must be {'> 0' if name == 'learning_rate' else '>= 0'}, got {getattr(self, name)}"
-                )
+        if not 0 < self.learning_rate < math.inf:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+        if not 0 <= self.ent_coef < math.inf:
+            raise ValueError(f"ent_coef must be >= 0, got {self.ent_coef}")
         for name in ("gamma", "gae_lambda"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in 0..1, got {getattr(self, name)}")
@@ -143,6 +144,11 @@ class EveryTableConfig(RunConfig):
             check_choice("opponents", parse_spec(spec)[0], (*AGENTS, SELF))
         check_choice("eval_opponent", parse_spec(self.eval_opponent)[0], tuple(AGENTS))
         check_at_least("snapshot_every", self.snapshot_every, 1)
+        steps = self.num_envs * len(self.tables) * self.n_steps
+        size = SharedLayout(self.tables).size  # at least the starting network's inputs
+        checks.fits_in_memory(f"a rollout of {steps:,} steps", steps * (4 * size + NUM_CARDS + 64))
+        decisions = self.value_decisions * len(self.tables)
+        checks.fits_in_memory(f"{decisions:,} decisions for the value fit", decisions * (4 * size + NUM_CARDS + 64))
 
     def table(self, key: str) -> HeartsRules:
         """The rules of table ``key``: the run's knobs with the table's player count, decks and JD rule."""
