@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.callbacks import CallbackList
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from hearts_env.agents import AGENTS
@@ -70,7 +70,7 @@ from hearts_env.train.ppo.family import DEFAULT_TABLES
 from hearts_env.train.ppo.imitation import Demonstrations, collect, pretrain
 from hearts_env.train.ppo.lean_loop import LeanMaskablePPO
 from hearts_env.train.ppo.masked_policy import MaskedActorCritic
-from hearts_env.train.ppo.trainer import ACTIVATION_MODULES, ScaledObservation, make_logger
+from hearts_env.train.ppo.trainer import ScaledObservation, make_logger, ppo_model
 from hearts_env.train.run_files import make_run_folder, removed_on_failure
 
 Layer = tuple[np.ndarray, np.ndarray]
@@ -288,26 +288,11 @@ def training_env(config: EveryTableConfig, shared: SharedLayout, selves: SelfSea
 def build_model(config: EveryTableConfig, env: EveryTableEnv, activation: str, layers: list[Layer]) -> LeanMaskablePPO:
     """The model: the starting network as its policy net (the same shape), a value net of that shape."""
     hidden = [weight.shape[0] for weight, _ in layers[:-1]]
-    model = LeanMaskablePPO(
-        MaskedActorCritic,
-        VecMonitor(env),
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        ent_coef=config.ent_coef,
-        policy_kwargs={
-            "net_arch": {"pi": hidden, "vf": hidden},
-            "activation_fn": ACTIVATION_MODULES[activation],
-            "optimizer_kwargs": {"eps": 1e-5, "fused": True},
-            "features_extractor_class": ScaledObservation,
-            "features_extractor_kwargs": {"scale": [1.0] * env.shared.size},  # the env scales
-        },
-        seed=config.seed,
-        device="cpu",
-    )
+    features = {
+        "features_extractor_class": ScaledObservation,
+        "features_extractor_kwargs": {"scale": [1.0] * env.shared.size},
+    }
+    model = ppo_model(config, env, MaskedActorCritic, hidden, activation, features)  # the env scales each table
     with torch.no_grad():
         for layer, (weight, bias) in zip(policy_layers(model), layers, strict=True):
             layer.weight.copy_(torch.as_tensor(weight))

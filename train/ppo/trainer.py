@@ -326,25 +326,41 @@ def build_model(config: PPOConfig, env: VecEnv) -> MaskablePPO:
     else:
         policy = MaskedActorCritic
         features = {"features_extractor_class": ScaledObservation, "features_extractor_kwargs": {"scale": scale}}
+    return ppo_model(config, env, policy, hidden, config.activation, features, config.device, config.verbose)
+
+
+def ppo_model(
+    settings: Any,
+    env: VecEnv,
+    policy: type[MaskedActorCritic],
+    hidden: list[int],
+    activation: str,
+    features: dict[str, Any],
+    device: str = "cpu",
+    verbose: int = 0,
+) -> LeanMaskablePPO:
+    """MaskablePPO with the update settings of ``settings`` (``learning_rate``, ``n_steps``,
+    ``batch_size``, ``n_epochs``, ``gamma``, ``gae_lambda``, ``ent_coef``, ``seed``): separate policy
+    and value MLPs of widths ``hidden`` over the ``features`` extractor's output."""
     return LeanMaskablePPO(
         policy,
         VecMonitor(env),
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        ent_coef=config.ent_coef,
+        learning_rate=settings.learning_rate,
+        n_steps=settings.n_steps,
+        batch_size=settings.batch_size,
+        n_epochs=settings.n_epochs,
+        gamma=settings.gamma,
+        gae_lambda=settings.gae_lambda,
+        ent_coef=settings.ent_coef,
         policy_kwargs={
             "net_arch": {"pi": hidden, "vf": hidden},
-            "activation_fn": ACTIVATION_MODULES[config.activation],
+            "activation_fn": ACTIVATION_MODULES[activation],
             "optimizer_kwargs": {"eps": 1e-5, "fused": True},  # SB3's Adam for PPO, stepped in one fused kernel
             **features,
         },
-        seed=config.seed,
-        device=config.device,
-        verbose=config.verbose,
+        seed=settings.seed,
+        device=device,
+        verbose=verbose,
     )
 
 
