@@ -46,12 +46,12 @@ from hearts_env.agents.learned.family import TableFamily, table_rules
 from hearts_env.agents.learned.hashing import arrays_hash
 from hearts_env.agents.learned.trained import (
     ACTIVATIONS,
-    MAX_PARAMETERS,
     META_FILE,
     SHIPPED_DIR,
     WEIGHTS_FILE,
     MLPPolicy,
     as_path,
+    check_layer_chain,
     read_arrays,
     read_meta,
 )
@@ -138,7 +138,8 @@ def read_shared(path: str | Path) -> tuple[dict[str, Any], SharedLayout, list[tu
     meta = read_meta(folder / META_FILE)
     shared, layers = _check_meta(folder / META_FILE, meta), meta["layers"]
     names = [f"{layer}.{part}" for layer in layers for part in ("weight", "bias")]
-    arrays = read_arrays(folder / WEIGHTS_FILE, names, lambda shapes: _check_shapes(folder, shared, layers, shapes))
+    check = lambda shapes: check_layer_chain("shared network", folder / WEIGHTS_FILE, layers, shapes, shared.size)  # noqa: E731
+    arrays = read_arrays(folder / WEIGHTS_FILE, names, check)
     weights = [(arrays[f"{layer}.weight"], arrays[f"{layer}.bias"]) for layer in layers]
     if arrays_hash(meta["activation"], [a for layer in weights for a in layer]) != meta["weights_hash"]:
         raise ValueError(f"shared network: {folder / WEIGHTS_FILE}: its weights do not match the hash {META_FILE} pins")
@@ -181,23 +182,6 @@ def _check_meta(path: Path, meta: dict[str, Any]) -> SharedLayout:
         return SharedLayout(tables)
     except ValueError as error:
         raise ValueError(f"shared network: {path}: {error}") from None
-
-
-def _check_shapes(folder: Path, shared: SharedLayout, layers: list[str], shapes: dict[str, tuple[int, ...]]) -> None:
-    """The layers chain from the shared observation's size to 52 logits."""
-    width, total = shared.size, 0
-    for layer in layers:
-        w, b = shapes[f"{layer}.weight"], shapes[f"{layer}.bias"]
-        if len(w) != 2 or w[0] < 1 or w[1] != width or b != (w[0],):
-            raise ValueError(
-                f"shared network: {folder / WEIGHTS_FILE}: layer {layer!r} has weight {w} and bias {b}, "
-                f"expected (n, {width}) and (n,)"
-            )
-        width, total = w[0], total + w[0] * (w[1] + 1)
-        if total > MAX_PARAMETERS:
-            raise ValueError(f"shared network: {folder / WEIGHTS_FILE}: more than {MAX_PARAMETERS} numbers")
-    if width != 52:
-        raise ValueError(f"shared network: {folder / WEIGHTS_FILE}: the last layer gives {width} numbers, not 52")
 
 
 def export(

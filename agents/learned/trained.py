@@ -353,16 +353,27 @@ def _check_shapes(path: Path, meta: dict[str, Any], shapes: dict[str, tuple[int,
     size = meta["obs_size"]
     if shapes["input.scale"] != (size,):
         raise _refuse(path, f"input.scale must have shape ({size},), got {shapes['input.scale']}")
-    width, total = size, size
-    for layer in meta["layers"]:
+    check_layer_chain("trained policy", path, meta["layers"], shapes, size, already=size)
+
+
+def check_layer_chain(
+    what: str, path: Path, layers: list[str], shapes: dict[str, tuple[int, ...]], inputs: int, already: int = 0
+) -> None:
+    """``ValueError`` naming ``what`` and the file unless the (weight, bias) shapes of ``layers``
+    chain from ``inputs`` numbers to 52 logits, with at most ``MAX_PARAMETERS`` numbers in all
+    (``already`` of them outside the layers)."""
+    width, total = inputs, already
+    for layer in layers:
         w, b = shapes[f"{layer}.weight"], shapes[f"{layer}.bias"]
         if len(w) != 2 or w[0] < 1 or w[1] != width or b != (w[0],):
-            raise _refuse(path, f"layer {layer!r} has weight {w} and bias {b}, expected (n, {width}) and (n,)")
+            raise ValueError(
+                f"{what}: {path}: layer {layer!r} has weight {w} and bias {b}, expected (n, {width}) and (n,)"
+            )
         width, total = w[0], total + w[0] * (w[1] + 1)
         if total > MAX_PARAMETERS:
-            raise _refuse(path, f"the arrays hold more than {MAX_PARAMETERS} numbers")
+            raise ValueError(f"{what}: {path}: the arrays hold more than {MAX_PARAMETERS} numbers")
     if width != 52:
-        raise _refuse(path, f"the last layer must give 52 logits, got {width}")
+        raise ValueError(f"{what}: {path}: the last layer must give 52 logits, got {width}")
 
 
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, header: _Header) -> np.ndarray:

@@ -242,6 +242,11 @@ def starting_network(config: EveryTableConfig) -> tuple[Path, dict[str, Any], Sh
     return folder, meta, shared, layers
 
 
+def learner_layers(model: LeanMaskablePPO) -> list[Layer]:
+    """The (weight, bias) arrays of the model's policy net and action head, as the export holds them."""
+    return [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in policy_layers(model)]
+
+
 class SelfSeats(PeriodicCallback):
     """The ``self`` seats: at each table the learner's network, sampling, its weights refreshed
     from the model's policy net every ``every`` timesteps."""
@@ -255,7 +260,7 @@ class SelfSeats(PeriodicCallback):
         }
 
     def fire(self) -> None:
-        layers = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in policy_layers(self.model)]
+        layers = learner_layers(self.model)
         for key, player in self.players.items():
             fresh = table_network(key, self.shared, layers, self.activation)
             player.set_weights(fresh.scale, fresh.layers)
@@ -369,7 +374,7 @@ def main(config: EveryTableConfig) -> Path:
         callbacks = [selves, *([ProgressCallback()] if config.progress_bar else [])]
         model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
         report["steps_per_second"] = model.num_timesteps / (time.perf_counter() - began)
-        trained = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in policy_layers(model)]
+        trained = learner_layers(model)
         made = {"recipe": "hearts_env.train.ppo.every_table", **config.to_dict(), "init_weights_sha256": start}
         export(folder, shared.tables, trained, meta["activation"], made)
         report["evaluation"] = evaluate(config, folder)
