@@ -30,6 +30,7 @@ MOUNTS = {
     "agents/policies/ppo-family": "family-card",
     "agents/policies/ppo-family-2": "family-2-card",
     "agents/policies/ppo-family-3": "family-3-card",
+    "agents/policies/ppo-family-4": "family-4-card",
     "agents/policies/ppo-one": "one-card",
 }
 """Repository folder -> site folder: its Markdown and pictures become pages and images there."""
