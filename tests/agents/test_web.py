@@ -549,6 +549,8 @@ def test_a_game_with_the_keys_and_what_the_page_says_in_chromium(
                 legal = persons_turn(driver)
                 if legal == "over":
                     break
+                # the key, not the element: what this turn does before the play may redraw the hand
+                play_key = legal[-1].get_attribute("data-key")
                 status = text(driver, "status")
                 info = driver.find_element(By.CSS_SELECTOR, "#table .info").text
                 if turn and not shown_trick:  # the trick the person's last card was in, finished, on show
@@ -576,7 +578,7 @@ def test_a_game_with_the_keys_and_what_the_page_says_in_chromium(
                     assert game_id(driver) == first and first in app.state.tables.games  # still in play
                     driver.execute_script("document.getElementById('prompt').focus()")
                     retyped = True
-                press(driver, legal[-1].get_attribute("data-key"))
+                press(driver, play_key)
                 wait(driver, lambda d, s=status: text(d, "status") != s, "the card played")
             assert shown_trick and said_why and retyped
             assert text(driver, "status").endswith("Game over")
