@@ -23,7 +23,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from web_browser import browser, names, persons_turn, press, serving, text, wait  # noqa: E402
+from web_browser import browser, last_legal_key, names, persons_turn, press, serving, text, wait  # noqa: E402
 
 from hearts_env.agents.human.web import replays  # noqa: E402
 from hearts_env.agents.human.web.app import create_app  # noqa: E402
@@ -549,8 +549,7 @@ def test_a_game_with_the_keys_and_what_the_page_says_in_chromium(
                 legal = persons_turn(driver)
                 if legal == "over":
                     break
-                # the key, not the element: what this turn does before the play may redraw the hand
-                play_key = legal[-1].get_attribute("data-key")
+                play_key = last_legal_key(driver)  # a key, not an element: the page redraws the hand often
                 status = text(driver, "status")
                 info = driver.find_element(By.CSS_SELECTOR, "#table .info").text
                 if turn and not shown_trick:  # the trick the person's last card was in, finished, on show

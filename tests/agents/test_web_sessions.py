@@ -26,6 +26,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to httpx; either
 from web_browser import (  # noqa: E402
     browser,
     contrast_problems,
+    last_legal_key,
     layout_problems,
     page_width,
     persons_turn,
@@ -482,10 +483,6 @@ def fill(driver, field: str, value: str) -> None:
     element.send_keys(value)
 
 
-LAST_LEGAL_KEY = "return [...document.querySelectorAll('#hand .card.legal')].map(e => e.dataset.key).pop()"
-"""The key of the hand's last legal card, read in one go: the hand may be redrawn after its turn began."""
-
-
 def play_deal_with_keys(driver, deal: int, most: int = 99) -> None:
     """The person's deal ``deal``, played with the keys alone, sent to whatever has the focus (the
     page must put it where the keys act on the deal): three letters and Enter to pass (a deal that
@@ -513,7 +510,7 @@ def play_deal_with_keys(driver, deal: int, most: int = 99) -> None:
         if legal == "over":
             return
         status = text(driver, "status")
-        press(driver, wait(driver, lambda d: d.execute_script(LAST_LEGAL_KEY), "a legal card's key"))
+        press(driver, last_legal_key(driver))
         wait(driver, lambda d, s=status: text(d, "status") != s, "the card played")
 
 

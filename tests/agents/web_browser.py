@@ -81,6 +81,12 @@ def names(driver, selector: str) -> set[str]:
     return set(driver.execute_script(script, selector))
 
 
+def last_legal_key(driver) -> str:
+    """The keyboard key of the hand's last legal card, read in one go (the page redraws often)."""
+    script = "return [...document.querySelectorAll('#hand .card.legal')].map(e => e.dataset.key).pop()"
+    return wait(driver, lambda d: d.execute_script(script), "a legal card's key")
+
+
 def viewport(driver, width: int, height: int) -> None:
     """Make the page's viewport ``width`` x ``height`` CSS pixels (a phone's below 600 wide)."""
     metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}
