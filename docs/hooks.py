@@ -6,10 +6,10 @@ Also a Griffe extension (``SubpackageFolders``) for the API reference: the repos
 
 The pages live in ``docs/``, and some link to files outside it (the shipped agent's card, the
 benchmark suite's JSON), which MkDocs cannot check. These hooks add such files to the site:
-the folders in ``MOUNTS`` at their own place (the shipped agent's README becomes the page
-``agent-card/``), any other linked repository file under ``repo/``, and rewrite the links to
-match. A link to a file that does not exist is left as it is, so ``mkdocs build --strict`` fails
-on it, as it does on a missing page or anchor.
+every shipped policy's folder (``agents/policies/NAME``, ``MOUNTS``) at its own place (the
+shipped agent's README becomes the page ``agent-card/``), any other linked repository file under
+``repo/``, and rewrite the links to match. A link to a file that does not exist is left as it is,
+so ``mkdocs build --strict`` fails on it, as it does on a missing page or anchor.
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+POLICIES = "agents/policies"
+
+
+def _card_folder(name: str) -> str:
+    """The site folder of the shipped policy ``name``: ``ppo`` keeps its first URL, ``agent-card``."""
+    return "agent-card" if name == "ppo" else name.removeprefix("ppo-") + "-card"
+
+
 MOUNTS = {
-    "agents/policies/ppo": "agent-card",
-    "agents/policies/ppo-family": "family-card",
-    "agents/policies/ppo-family-2": "family-2-card",
-    "agents/policies/ppo-family-3": "family-3-card",
-    "agents/policies/ppo-family-4": "family-4-card",
-    "agents/policies/ppo-one": "one-card",
+    f"{POLICIES}/{card.parent.name}": _card_folder(card.parent.name)
+    for card in sorted((ROOT / POLICIES).glob("*/README.md"))
 }
 """Repository folder -> site folder: its Markdown and pictures become pages and images there."""
 SUBPACKAGES = {"agents": "agents", "train": "train", "bench": "bench"}
