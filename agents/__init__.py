@@ -24,6 +24,7 @@ from hearts_env.agents.learned.family import SHIPPED_FAMILIES, shipped_family
 from hearts_env.agents.learned.sb3_model import SB3Policy
 from hearts_env.agents.learned.shared import shipped_one
 from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
+from hearts_env.agents.options import check_options
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
@@ -55,7 +56,12 @@ AGENTS: dict[str, Callable[..., Policy]] = {
 
 
 def make_agent(name: str, **options: Any) -> Policy:
-    """The agent called ``name`` (see ``AGENTS``), built with ``options`` (e.g. ``seed=0``)."""
+    """The agent called ``name`` (see ``AGENTS``), built with ``options`` (e.g. ``seed=0``);
+    ``ValueError`` naming an option its factory does not take."""
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+    try:
+        check_options(name, AGENTS[name], options)
+    except ValueError as error:
+        raise ValueError(f"agent {name!r}: {error}") from None
     return AGENTS[name](**options)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hearts_env.agents import AGENTS, make_agent
+from hearts_env.agents.options import check_options
 from hearts_env.engine.core import legal_mask, new_games
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.rules import HeartsRules
@@ -68,10 +69,9 @@ def agent_from_spec(spec: str, seed: int) -> Policy:
     if name not in AGENTS:
         make_agent(name)  # its error names the agent and the known ones
     try:
+        check_options(name, AGENTS[name], options)
         return make_agent(name, **options)
-    except TypeError as error:  # an option the factory does not take, or a required one missing
-        raise ValueError(f"agent {spec!r}: {error} (options go as {name}:key=value,...)") from None
-    except ValueError as error:  # an option out of its range, named by the factory's check
+    except (TypeError, ValueError) as error:  # an unknown or missing option, or a value it cannot take
         raise ValueError(f"agent {spec!r}: {error}") from None
 
 

@@ -53,6 +53,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hearts_env.agents.options import passes_options_to
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.players import RANDOM
 from hearts_env.agents.rule_based.table import CompiledTable
@@ -279,6 +280,7 @@ def search_bytes(rollouts: int) -> int:
     return rollouts * NUM_CARDS * 512
 
 
+@passes_options_to(PIMCPolicy)
 def pimc_heuristic(seed: int | np.random.SeedSequence | None = None, worlds: int = 32, **options) -> PIMCPolicy:
     """PIMC with the heuristic agent (``hearts_env.agents.rule_based.heuristic``) for its passes and its rollouts:
     stronger than random rollouts, slower per world."""

@@ -65,6 +65,7 @@ from hearts_env.agents.learned.trained import (
     masked_softmax,
     shipped_policy,
 )
+from hearts_env.agents.options import passes_options_to
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.search.belief import belief_for
 from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, tricks_left
@@ -366,6 +367,7 @@ def searched_family(name: str) -> Callable[..., TableFamily]:
     each table by the network the shipped family ``name`` (``SHIPPED_FAMILIES``; or the family
     folder ``path=``) holds for it, at one deck and at two (Cancellation Hearts)."""
 
+    @passes_options_to(PIMCPPOPolicy, fixed=("network",))
     def search(
         seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
     ) -> TableFamily:
@@ -388,6 +390,7 @@ def search_family(
     return load_family(folder, name, make, seed)
 
 
+@passes_options_to(PIMCPPOPolicy, fixed=("network",))
 def pimc_ppo_one(
     seed: int | np.random.SeedSequence | None = None, path: str | Path | None = None, **options: Any
 ) -> TableFamily:

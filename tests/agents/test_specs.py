@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hearts_env import HeartsRules
+from hearts_env.agents import make_agent
 from hearts_env.agents.specs import agent_from_spec, check_agents
 
 
@@ -13,7 +14,7 @@ def test_specs_name_the_agent_and_its_options():
     assert agent_from_spec("pimc:worlds=4", 0) is not None  # the example of hearts-arena's docstring
     with pytest.raises(ValueError, match="agent 'pimc:samples=20'.*samples"):
         agent_from_spec("pimc:samples=20", 0)
-    with pytest.raises(ValueError, match="agent 'trained'.*path"):
+    with pytest.raises(ValueError, match=r"agent 'trained': the option 'path' is needed \(trained:path=\.\.\.\)"):
         agent_from_spec("trained", 0)
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         agent_from_spec("nobody", 0)
@@ -52,3 +53,21 @@ def test_agent_options_are_checked_with_their_names(spec: str, fragments: list[s
         agent_from_spec(spec, 0)
     for fragment in fragments:
         assert fragment in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "option", "listed"),
+    [
+        ("heuristic", "foo", "seed, shoot_moon"),
+        ("pimc", "wolrds", "seed, worlds, rollout"),  # its options go on to PIMCPolicy
+        ("pimc-ppo-family-4", "temperature", "seed, path, worlds, top_k"),  # ... to PIMCPPOPolicy
+        ("pimc-ppo-one", "network", "seed, path, worlds, top_k"),  # set by the agent itself
+        ("ppo-family-4", "worlds", "seed, sample, path"),
+    ],
+)
+def test_an_unknown_option_is_named_with_the_agents_options(name: str, option: str, listed: str) -> None:
+    with pytest.raises(ValueError) as error:
+        make_agent(name, **{option: 1})
+    message = str(error.value)
+    assert message.startswith(f"agent {name!r}: no option {option!r}; its options: {listed}")
+    assert "network" not in message.partition("its options:")[2]  # never an option of the search's own
