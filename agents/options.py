@@ -1,4 +1,4 @@
-"""The options an agent factory takes, so that ``make_agent`` names a wrong one and lists the right.
+"""The options an agent factory takes, so that ``make_agent`` (and a web request's check) can name a wrong one.
 
 A factory's options are its keyword parameters. A factory that passes the rest of its options on
 to a policy class (``**options``) says so with ``passes_options_to``: its signature then lists the
@@ -34,15 +34,22 @@ def passes_options_to(target: Callable[..., Any], fixed: tuple[str, ...] = ()) -
     return mark
 
 
+def factory_options(factory: Callable[..., Any]) -> tuple[list[str], list[str] | None]:
+    """The options ``factory`` needs (no default), and those it takes (None: any, a ``**options``)."""
+    parameters = inspect.signature(factory).parameters.values()
+    named = [p for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    needed = [p.name for p in named if p.default is p.empty]
+    takes = None if any(p.kind is p.VAR_KEYWORD for p in parameters) else [p.name for p in named]
+    return needed, takes
+
+
 def check_options(name: str, factory: Callable[..., Any], options: Mapping[str, Any]) -> None:
     """``ValueError`` naming the first option of ``options`` that the agent ``name``'s factory does
-    not take, and the ones it does, or the first it needs and is not given (a factory taking any
-    ``**options`` takes every name)."""
-    parameters = inspect.signature(factory).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-        for key in options:
-            if key not in parameters:
-                raise ValueError(f"no option {key!r}; its options: {', '.join(parameters)}")
-    for key, p in parameters.items():
-        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and key not in options:
+    not take, and the ones it does, or the first it needs and is not given."""
+    needed, takes = factory_options(factory)
+    for key in options:
+        if takes is not None and key not in takes:
+            raise ValueError(f"no option {key!r}; its options: {', '.join(takes)}")
+    for key in needed:
+        if key not in options:
             raise ValueError(f"the option {key!r} is needed ({name}:{key}=...)")

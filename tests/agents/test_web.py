@@ -123,7 +123,7 @@ def test_refusals_change_nothing(client: TestClient) -> None:
         ({"opponents": ["program:command=ls"]}, "agent 'program' is not offered by this server: it needs command="),
         ({"opponents": ["sb3"]}, "agent 'sb3' is not offered by this server"),
         ({"opponents": ["heuristic:worlds=3"]}, "agent 'heuristic:worlds=3': heuristic takes no option worlds="),
-        ({"opponents": ["pimc:top_k=3"]}, "agent 'pimc:top_k=3': pimc cannot be built with top_k="),
+        ({"opponents": ["pimc:top_k=3"]}, "agent 'pimc:top_k=3': pimc takes no option top_k="),  # pimc-ppo's
         ({"opponents": ["ppo"], "rules": {"num_players": 5}}, "cannot play these rules"),
         ({"rules": {"moon": "never"}}, "rules: moon must be one of"),
         ({"rules": {"num_players": 4, "colour": 1}}, "unknown rules knob colour"),

@@ -15,11 +15,11 @@ program), and ``trained`` or ``sb3`` (which need a ``path=``) only with a policy
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
 from hearts_env.agents import AGENTS
+from hearts_env.agents.options import factory_options
 from hearts_env.agents.specs import parse_spec
 from hearts_env.play.policy import Policy
 
@@ -47,18 +47,9 @@ def offered(policy_dirs: Sequence[Path]) -> list[str]:
     return sorted(name for name in AGENTS if _unbuildable(name, policy_dirs) is None)
 
 
-def _parameters(name: str) -> tuple[list[str], set[str] | None]:
-    """The options the agent ``name`` needs (no default), and those it takes (None: any)."""
-    parameters = inspect.signature(AGENTS[name]).parameters.values()
-    if any(p.kind == p.VAR_KEYWORD for p in parameters):
-        return [], None
-    needed = [p.name for p in parameters if p.default is p.empty and p.kind != p.VAR_POSITIONAL]
-    return needed, {p.name for p in parameters}
-
-
 def _unbuildable(name: str, policy_dirs: Sequence[Path]) -> str | None:
     """Why no request can build the agent ``name`` here, or None."""
-    needed, _ = _parameters(name)
+    needed, _ = factory_options(AGENTS[name])
     outside = [key for key in needed if key not in OPTIONS]
     if outside:  # e.g. program's command=: a request never starts a program
         return f"it needs {', '.join(k + '=' for k in outside)}, which a request may not set"
@@ -79,7 +70,7 @@ def check_spec(spec: object, policy_dirs: Sequence[Path]) -> str:
     why = _unbuildable(name, policy_dirs)
     if why is not None:
         raise ValueError(f"agent {name!r} is not offered by this server: {why}")
-    needed, takes = _parameters(name)
+    needed, takes = factory_options(AGENTS[name])
     missing = [key for key in needed if key not in options]
     if missing:
         example = ",".join(f"{key}=..." for key in missing)
@@ -112,7 +103,7 @@ def build(spec: str, seed: int, policy_dirs: Sequence[Path]) -> Policy:
     name, options = parse_spec(spec)
     try:
         return AGENTS[name](**{"seed": seed, **options})
-    except TypeError:  # an option its constructor refuses (pimc passes any on): no Python words on the page
+    except TypeError:  # a value its constructor cannot take: no Python words on the page
         raise ValueError(f"agent {spec!r}: {name} cannot be built with {', '.join(options)}=") from None
     except (ValueError, OSError) as error:  # an option out of its range, or a file it cannot read
         raise ValueError(f"agent {spec!r}: {error}") from None
