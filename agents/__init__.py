@@ -24,11 +24,11 @@ from hearts_env.agents.learned.family import SHIPPED_FAMILIES, shipped_family
 from hearts_env.agents.learned.sb3_model import SB3Policy
 from hearts_env.agents.learned.shared import shipped_one
 from hearts_env.agents.learned.trained import TrainedPolicy, shipped_policy
-from hearts_env.agents.options import check_options
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.simple import SimplePolicy
 from hearts_env.agents.search.pimc import PIMCPolicy, pimc_heuristic
 from hearts_env.agents.search.pimc_ppo import PIMCPPOPolicy, pimc_ppo_one, searched_family
+from hearts_env.play.agent_options import check_options
 from hearts_env.play.policy import PhaseSplit, Policy, RandomPolicy
 
 AGENTS: dict[str, Callable[..., Policy]] = {

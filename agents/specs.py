@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from hearts_env.agents import AGENTS, make_agent
-from hearts_env.agents.options import check_options
 from hearts_env.engine.core import legal_mask, new_games
 from hearts_env.engine.infoset import infoset
 from hearts_env.engine.rules import HeartsRules
+from hearts_env.play.agent_options import check_options
 from hearts_env.play.policy import Policy, close_agents
 
 

@@ -53,7 +53,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hearts_env.agents.options import passes_options_to
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.rule_based.players import RANDOM
 from hearts_env.agents.rule_based.table import CompiledTable
@@ -67,6 +66,7 @@ from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds, stream_key
 from hearts_env.play import runner
+from hearts_env.play.agent_options import passes_options_to
 from hearts_env.play.policy import Policy, RandomPolicy
 
 QS, KS, AS = (cards.parse_card(c) for c in ("QS", "KS", "AS"))

@@ -65,7 +65,6 @@ from hearts_env.agents.learned.trained import (
     masked_softmax,
     shipped_policy,
 )
-from hearts_env.agents.options import passes_options_to
 from hearts_env.agents.rule_based.heuristic import HeuristicPolicy
 from hearts_env.agents.search.belief import belief_for
 from hearts_env.agents.search.endgame import SEARCHES, endgame_scores, tricks_left
@@ -80,6 +79,7 @@ from hearts_env.engine.kernels import rule_params
 from hearts_env.engine.observation import encode, observe
 from hearts_env.engine.rules import HeartsRules
 from hearts_env.engine.worlds import sample_worlds
+from hearts_env.play.agent_options import passes_options_to
 from hearts_env.play.policy import Policy
 
 ROLLOUT_OTHERS = ("network", "heuristic")

@@ -1,2 +1,3 @@
-"""Games played by policies: the ``Policy`` interface, the one batched runner every loop uses,
-recorded games (replays) and the progress bars of long runs. Imports only the engine."""
+"""Games played by policies: the ``Policy`` interface, the options an agent factory takes, the one
+batched runner every loop uses, recorded games (replays) and the progress bars of long runs.
+Imports only the engine."""

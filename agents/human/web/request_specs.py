@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hearts_env.agents import AGENTS
-from hearts_env.agents.options import factory_options
 from hearts_env.agents.specs import parse_spec
+from hearts_env.play.agent_options import factory_options
 from hearts_env.play.policy import Policy
 
 LIMITS: dict[str, tuple[float, float] | None] = {
