@@ -41,7 +41,7 @@ from hearts_env.play.policy import Policy
 INDEX_FILE = "family.json"
 FAMILY_FORMAT = "hearts-mlp-family-v1"
 """The ``format`` entry of ``family.json`` this loader reads."""
-SHIPPED_FAMILIES = ("ppo-family", "ppo-family-2", "ppo-family-3", "ppo-family-4")
+SHIPPED_FAMILIES = ("ppo-family", "ppo-family-2", "ppo-family-3", "ppo-family-4", "ppo-family-5")
 """The shipped families, each an agent of that name playing ``agents/policies/NAME`` (with
 ``pimc-`` before it, the search guided by it). hearts-bench v2 pins the first; each later one keeps
 the networks of the one before where it has none better (shared, one copy on disk)."""

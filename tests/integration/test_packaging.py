@@ -76,6 +76,8 @@ def test_the_wheel_has_one_import_name_and_the_shipped_policy(built: Path) -> No
         "hearts_env/agents/policies/ppo-family-3/4p-jd/policy.npz",
         "hearts_env/agents/policies/ppo-family-4/family.json",
         "hearts_env/agents/policies/ppo-family-4/7p/policy.npz",
+        "hearts_env/agents/policies/ppo-family-5/family.json",
+        "hearts_env/agents/policies/ppo-family-5/8p-2d/policy.npz",
         "hearts_env/agents/policies/ppo-one/policy.npz",
         "hearts_env/train/ppo/trainer.py",
         "hearts_env/bench/suites/v1.json",
